@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR MIT) */
+/*
+ * kmemtrace_abi.h - the trace format and debugfs interface shared by
+ * kmemtrace.ko, kmemtraced and the readers. Documented byte by byte in
+ * Documentation/trace-format.md; change both together.
+ */
+#ifndef KMEMTRACE_ABI_H
+#define KMEMTRACE_ABI_H
+
+#if defined(__KERNEL__) || defined(__linux__)
+#include <linux/types.h>
+#else
+/* Readers on non-Linux hosts (the report may run anywhere). */
+#include <stdint.h>
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+typedef int16_t __s16;
+typedef int32_t __s32;
+#endif
+
+/*
+ * Version of the record layout. A reader refuses a file whose major it
+ * does not know and accepts any minor: a minor bump only adds record
+ * types or gives meaning to bytes that were reserved (zero) before.
+ */
+#define KMT_ABI_MAJOR		1
+#define KMT_ABI_MINOR		0
+
+/* "KMTR" when read as a little-endian u32; its byte-swap marks a BE file. */
+#define KMT_MAGIC		0x52544d4bU
+
+/* Every record, and the file header, is exactly this many bytes. */
+#define KMT_RECORD_SIZE		64
+
+/* Byte order of the writer, stored in kmt_file_header.byte_order. */
+#define KMT_BYTE_ORDER_LE	1
+#define KMT_BYTE_ORDER_BE	2
+
+/* Clock of every timestamp: CLOCK_MONOTONIC, ktime_get_mono_fast_ns(). */
+#define KMT_CLOCK_MONOTONIC	1
+
+/*
+ * A cpuN.out file is one kmt_file_header followed by whole kmt_record
+ * slots. kmemtraced writes the header; the records come verbatim from
+ * the module's relay buffer for that CPU, in the traced kernel's byte
+ * order.
+ */
+struct kmt_file_header {
+	__u32 magic;		/* KMT_MAGIC in the writer's byte order */
+	__u16 version_major;	/* KMT_ABI_MAJOR of the records that follow */
+	__u16 version_minor;	/* KMT_ABI_MINOR of the records that follow */
+	__u16 header_size;	/* bytes, KMT_RECORD_SIZE */
+	__u16 record_size;	/* bytes, KMT_RECORD_SIZE */
+	__u16 cpu;		/* the CPU whose buffer this file holds */
+	__u8 byte_order;	/* KMT_BYTE_ORDER_LE or _BE */
+	__u8 word_bits;		/* traced kernel's pointer width: 32 or 64 */
+	__u8 clock_id;		/* KMT_CLOCK_MONOTONIC */
+	__u8 reserved0[3];	/* zero */
+	__u32 page_size;	/* bytes, traced kernel's PAGE_SIZE */
+	__u64 start_mono_ns;	/* CLOCK_MONOTONIC when kmemtraced began */
+	__u64 start_real_ns;	/* CLOCK_REALTIME at the same moment */
+	__u8 reserved1[24];	/* zero */
+};
+
+/* Record types: the first byte of every record slot. */
+enum kmt_record_type {
+	KMT_REC_KMALLOC		= 1,	/* kmalloc(), kmalloc_node(), ... */
+	KMT_REC_CACHE_ALLOC	= 2,	/* kmem_cache_alloc*() */
+	KMT_REC_PAGE_ALLOC	= 3,	/* mm_page_alloc (opt-in) */
+	KMT_REC_KFREE		= 4,	/* kfree() */
+	KMT_REC_CACHE_FREE	= 5,	/* kmem_cache_free() */
+	KMT_REC_PAGE_FREE	= 6,	/* mm_page_free (opt-in) */
+	KMT_REC_CACHE_DESC	= 7,	/* cache identity -> name and sizes */
+	KMT_REC_LOST		= 8,	/* records dropped before this point */
+	/*
+	 * Readers skip (and count) types they do not know, so new kinds
+	 * never break an older reader; a kind needing more than one slot
+	 * uses several consecutive slots of its own types.
+	 */
+};
+
+/* kmt_record.flags */
+#define KMT_F_HARDIRQ		0x01	/* emitted in hard interrupt context */
+#define KMT_F_SOFTIRQ		0x02	/* emitted in softirq context */
+#define KMT_F_CLAMPED		0x04	/* a byte count exceeded U32_MAX */
+#define KMT_F_NAME_TRUNC	0x08	/* cache name longer than the field */
+
+/* Node value meaning "no node requested". */
+#define KMT_NODE_ANY		(-1)
+
+/*
+ * Allocation and free events (types 1..6). Fields a type does not use
+ * are zero. For page events ptr is the page frame number and
+ * bytes_alloc is PAGE_SIZE << order.
+ */
+struct kmt_event {
+	__u8 type;		/* enum kmt_record_type */
+	__u8 flags;		/* KMT_F_* */
+	__u16 cpu;		/* CPU that emitted the record */
+	__u32 seq;		/* per-CPU sequence number, wraps at 2^32 */
+	__u64 timestamp;	/* ns, clock of kmt_file_header.clock_id */
+	__u64 call_site;	/* return address into the caller */
+	__u64 ptr;		/* object address; 0 for a failed allocation */
+	__u64 cache_id;		/* kmem_cache identity, 0 for kmalloc/page */
+	__u32 bytes_req;	/* bytes, requested (allocations) */
+	__u32 bytes_alloc;	/* bytes, actually reserved (allocations) */
+	__u32 gfp_flags;	/* gfp_t of the allocation */
+	__s32 node;		/* NUMA node requested, KMT_NODE_ANY if none */
+	__u32 pid;		/* current task's pid (the interrupted one in IRQ) */
+	__s16 cpu_node;		/* NUMA node of the emitting CPU */
+	__u16 reserved;		/* zero */
+};
+
+#define KMT_CACHE_NAME_LEN	32
+
+/*
+ * Cache description: the module emits one into a CPU's stream before the
+ * first event on that CPU that names the cache.
+ */
+struct kmt_cache_desc {
+	__u8 type;		/* KMT_REC_CACHE_DESC */
+	__u8 flags;		/* KMT_F_NAME_TRUNC */
+	__u16 cpu;
+	__u32 seq;
+	__u64 timestamp;	/* ns */
+	__u64 cache_id;		/* identity used by kmt_event.cache_id */
+	__u32 object_size;	/* bytes a user of the cache asks for */
+	__u32 size;		/* bytes each object occupies in the slab */
+	char name[KMT_CACHE_NAME_LEN];	/* NUL-padded, NUL-terminated */
+};
+
+/*
+ * Lost records: written as soon as the buffer has room again after one
+ * or more records were dropped because it was full. Its seq is the seq
+ * the next data record will carry; it does not consume one.
+ */
+struct kmt_lost {
+	__u8 type;		/* KMT_REC_LOST */
+	__u8 flags;
+	__u16 cpu;
+	__u32 seq;		/* seq of the next data record */
+	__u64 timestamp;	/* ns, when room was found again */
+	__u64 count;		/* records dropped since the last written one */
+	__u64 first_lost_ns;	/* timestamp of the first dropped record */
+	__u64 total_dropped;	/* dropped on this CPU since the module loaded */
+	__u8 reserved[24];	/* zero */
+};
+
+/* Any slot: the first 16 bytes are common to every record type. */
+struct kmt_record_common {
+	__u8 type;
+	__u8 flags;
+	__u16 cpu;
+	__u32 seq;
+	__u64 timestamp;
+};
+
+_Static_assert(sizeof(struct kmt_file_header) == KMT_RECORD_SIZE,
+	       "kmt_file_header must fill one slot");
+_Static_assert(sizeof(struct kmt_event) == KMT_RECORD_SIZE,
+	       "kmt_event must fill one slot");
+_Static_assert(sizeof(struct kmt_cache_desc) == KMT_RECORD_SIZE,
+	       "kmt_cache_desc must fill one slot");
+_Static_assert(sizeof(struct kmt_lost) == KMT_RECORD_SIZE,
+	       "kmt_lost must fill one slot");
+_Static_assert(sizeof(struct kmt_record_common) == 16,
+	       "kmt_record_common is the shared 16-byte prefix");
+
+/*
+ * debugfs interface, below <debugfs>/KMT_DEBUGFS_DIR:
+ *   cpuN            relay buffer of CPU N (read, poll, splice, mmap)
+ *   abi_version     "MAJOR.MINOR\n"
+ *   enabled         "0\n" or "1\n"; writing 0 stops tracing and flushes
+ *                   the partial sub-buffers so a reader can drain them
+ *   total_overruns  records dropped because a buffer was full, all CPUs
+ *   stats           "# cpu emitted written dropped\n" then a line a CPU
+ * All files are mode 0400 or 0600 (root only).
+ */
+#define KMT_DEBUGFS_DIR		"kmemtrace"
+#define KMT_DEBUGFS_CPU_FMT	"cpu%u"
+#define KMT_DEBUGFS_ABI		"abi_version"
+#define KMT_DEBUGFS_ENABLED	"enabled"
+#define KMT_DEBUGFS_OVERRUNS	"total_overruns"
+#define KMT_DEBUGFS_STATS	"stats"
+
+#endif /* KMEMTRACE_ABI_H */
