@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Makefile - builds kmemtrace (module, daemon, report tools), runs its tests, installs it.
 #
-# Userspace is built non-recursively into $(BUILD); each directory adds its programs in a
-# build.mk fragment. The module goes through Kbuild in kmod/ for the kernel in $(KDIR).
+# Userspace is built non-recursively into $(BUILD); each directory adds its programs in
+# *.mk fragments. The module goes through Kbuild in kmod/ for the kernel in $(KDIR).
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -38,9 +38,8 @@ UNIT_TESTS :=
 .PHONY: all tools module test-modules unit-tests check demo install clean deps bench stress fuzz
 all: tools module
 
-include report/build.mk
-include kmemtraced/build.mk
-include tests/unit/build.mk
+# Every *.mk in these directories adds programs (TOOLS) or unit tests (UNIT_TESTS).
+include $(sort $(wildcard report/*.mk kmemtraced/*.mk tests/unit/*.mk))
 
 tools: $(TOOLS)
 unit-tests: $(UNIT_TESTS)
