@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kmt_reader.h - the one trace reader: opens cpuN.out files, validates
+ * them as it streams their records (in host byte order) and merges several
+ * files in time order. Every tool that parses traces goes through here.
+ */
+#ifndef KMT_READER_H
+#define KMT_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kmemtrace_abi.h"
+
+/* One record slot, decoded into host byte order. Select a member by c.type. */
+union kmt_rec {
+	struct kmt_record_common c;	/* any type: type, flags, cpu, seq, timestamp */
+	struct kmt_event ev;		/* KMT_REC_KMALLOC .. KMT_REC_PAGE_FREE */
+	struct kmt_cache_desc cache;	/* KMT_REC_CACHE_DESC */
+	struct kmt_lost lost;		/* KMT_REC_LOST */
+	uint8_t raw[KMT_RECORD_SIZE];
+};
+
+/* Highest record type this reader knows; index bound of kmt_file_stats.by_type. */
+#define KMT_REC_TYPE_MAX	KMT_REC_LOST
+
+/* What went wrong, which decides the exit code (kmt_error_exit()). */
+enum kmt_err_class {
+	KMT_ERR_NONE = 0,
+	KMT_ERR_DATA,		/* not a trace, corrupt, inconsistent: exit 2 */
+	KMT_ERR_IO,		/* open/read/readdir failed: exit 3 */
+	KMT_ERR_NOMEM,		/* out of memory: exit 4 */
+	KMT_ERR_USAGE,		/* caller error, e.g. no files given: exit 1 */
+};
+
+#define KMT_ERROR_MSG_LEN	768
+
+/*
+ * A failure, ready to print: msg is one line without a newline, of the form
+ * "PATH: offset N: what is wrong" for bad data at a known byte offset,
+ * "PATH: what is wrong" otherwise (e.g. "PATH: cannot open: No such file or
+ * directory"). offset is the byte offset in the file of the header field or
+ * record slot at fault, or UINT64_MAX when there is none.
+ */
+struct kmt_error {
+	enum kmt_err_class cls;
+	uint64_t offset;
+	char msg[KMT_ERROR_MSG_LEN];
+};
+
+/* KMT_EXIT_* (kmt_exit.h) for an error class; KMT_EXIT_OK for KMT_ERR_NONE. */
+int kmt_error_exit(const struct kmt_error *err);
+
+/*
+ * Flags for kmt_file_open() and kmt_merge_open().
+ *
+ * KMT_OPEN_ALLOW_TRUNCATED: a partial record slot at the end of the file
+ * (a killed kmemtraced, a full disk) is not an error: reading stops cleanly
+ * before it and kmt_file_stats().truncated_bytes says how long it was.
+ * Without the flag it is a KMT_ERR_DATA error at its offset.
+ *
+ * KMT_OPEN_NO_NAME_CHECK: do not compare the header's CPU with N of a file
+ * named cpuN.out (files with other names are never checked).
+ */
+#define KMT_OPEN_ALLOW_TRUNCATED	0x1u
+#define KMT_OPEN_NO_NAME_CHECK		0x2u
+
+/*
+ * Counts of what a file held, from the records read so far (the whole
+ * file once kmt_file_next() returned 0; up to the bad record after -1).
+ * Only validated records are counted.
+ */
+struct kmt_file_stats {
+	uint64_t records;		/* slots read after the header, unknown types included */
+	uint64_t events;		/* types KMT_REC_KMALLOC .. KMT_REC_PAGE_FREE */
+	uint64_t by_type[KMT_REC_TYPE_MAX + 1];	/* per known type; [0] unused */
+	uint64_t unknown;		/* slots of unknown type, skipped */
+	uint64_t cache_descs;		/* KMT_REC_CACHE_DESC */
+	uint64_t lost_markers;		/* KMT_REC_LOST records */
+	uint64_t lost_records;		/* sum of their count fields */
+	uint64_t last_total_dropped;	/* total_dropped of the last LOST record */
+	uint64_t first_ts, last_ts;	/* ns, of known records; valid if records_timed */
+	uint64_t records_timed;		/* known-type records (those with checked timestamps) */
+	uint32_t first_seq, last_seq;	/* of known records; valid if records_timed */
+	uint64_t truncated_bytes;	/* partial slot at the end (KMT_OPEN_ALLOW_TRUNCATED) */
+	uint64_t file_bytes;		/* bytes consumed: header + slots (+ truncated tail) */
+};
+
+struct kmt_file;
+
+/*
+ * Opens and validates the header of a trace file. Returns NULL with *err
+ * filled (err may not be NULL). Header checks, each with its own message:
+ * file shorter than a header, magic (either byte order), unknown major
+ * (a newer minor is accepted), header_size and record_size of 64,
+ * byte_order agreeing with the magic, word_bits 32 or 64, known clock,
+ * page_size a power of two, and the header's CPU equal to N of a file
+ * named cpuN.out. Reserved header bytes are not checked: a newer minor
+ * may use them.
+ */
+struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_error *err);
+
+/*
+ * Reads the next record into *rec in host byte order, skipping (and
+ * counting) unknown record types. Returns 1 for a record, 0 at the clean
+ * end of the file, -1 on error (kmt_file_error(); every later call returns
+ * -1 again). Checks on every known record: its cpu equals the header's;
+ * type 0 (a zeroed slot) is corruption; timestamps never decrease; seq
+ * continuity (a gap must be explained by a LOST record; an unknown-type
+ * slot may consume one seq); a cache name is NUL-terminated; on a 32-bit
+ * trace, addresses fit in 32 bits.
+ */
+int kmt_file_next(struct kmt_file *f, union kmt_rec *rec);
+
+/* The header in host byte order (magic reads as KMT_MAGIC). */
+const struct kmt_file_header *kmt_file_header(const struct kmt_file *f);
+const struct kmt_file_stats *kmt_file_stats(const struct kmt_file *f);
+/* The error after kmt_file_next() returned -1 (cls KMT_ERR_NONE before). */
+const struct kmt_error *kmt_file_error(const struct kmt_file *f);
+const char *kmt_file_path(const struct kmt_file *f);
+/* Byte offset in the file of the record kmt_file_next() last returned. */
+uint64_t kmt_file_offset(const struct kmt_file *f);
+/* Nonzero if the file is big-endian (whatever the host is). */
+int kmt_file_big_endian(const struct kmt_file *f);
+void kmt_file_close(struct kmt_file *f);
+
+/* "kmalloc", "cache_alloc", "page_alloc", "kfree", "cache_free", "page_free",
+ * "cache_desc", "lost"; "unknown" otherwise. */
+const char *kmt_rec_type_name(unsigned int type);
+
+/*
+ * Lists DIR/cpuN.out (N decimal, nothing else matches) sorted by N into a
+ * malloc'ed array of malloc'ed "DIR/cpuN.out" strings. Returns 0, or -1
+ * with *err: the directory cannot be read (KMT_ERR_IO) or holds no such
+ * file ("DIR: no cpu*.out files", KMT_ERR_DATA). Free with kmt_free_paths().
+ */
+int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_error *err);
+void kmt_free_paths(char **paths, size_t n);
+
+/*
+ * Streaming k-way merge of several files (one per CPU) in order of
+ * (timestamp, cpu, seq) with a binary heap: memory is O(number of files),
+ * never of the trace's length. Every file is opened with flags and
+ * validated as by kmt_file_next(). Refused at open, with a clear error:
+ * n == 0, files of different ABI majors ("mixed ABI versions"), two files
+ * of the same CPU, files disagreeing on byte order, word size or page size
+ * (not one trace).
+ */
+struct kmt_merge;
+
+struct kmt_merge *kmt_merge_open(char *const *paths, size_t n, unsigned int flags,
+				 struct kmt_error *err);
+/* kmt_find_cpu_files(dir) + kmt_merge_open(). */
+struct kmt_merge *kmt_merge_open_dir(const char *dir, unsigned int flags, struct kmt_error *err);
+/*
+ * Next record in merged order: 1 with *rec (host order) and *file_index
+ * (index into the paths given to kmt_merge_open, may be NULL), 0 when
+ * every file is exhausted, -1 on error (kmt_merge_error(), which is the
+ * failing file's error).
+ */
+int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index);
+const struct kmt_error *kmt_merge_error(const struct kmt_merge *m);
+size_t kmt_merge_nfiles(const struct kmt_merge *m);
+/* The i-th file (its header, stats, path) while the merge is open. */
+struct kmt_file *kmt_merge_file(const struct kmt_merge *m, size_t i);
+void kmt_merge_close(struct kmt_merge *m);
+
+#endif /* KMT_READER_H */
