@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmt_reader.c - opens one cpuN.out, validates its header and streams its
+ * records in host byte order, checking each as it goes. This is the only
+ * code that decides what a valid trace is; kmemtrace_check and the report
+ * both rely on it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kmt_exit.h"
+#include "kmt_reader_int.h"
+#include "kmt_writer.h"
+
+/*
+ * Large reads keep the per-record cost to a copy and a few compares; a
+ * multiple of the slot size keeps slots from straddling refills in the
+ * common case of a whole file.
+ */
+#define KMT_READ_BUF	(1u << 20)
+
+struct kmt_file {
+	int fd;
+	unsigned int flags;
+	int swap;		/* file byte order differs from the host's */
+	int big_endian;
+	int failed;		/* sticky: an error was reported */
+	int at_eof;		/* read(2) returned 0 */
+	int have_seq;		/* expected is valid */
+	uint32_t expected;	/* seq the next data record must carry */
+	uint32_t unknown_since;	/* unknown slots since the last known record */
+	uint64_t last_ts;
+	uint8_t *buf;
+	size_t len, pos;	/* bytes in buf, next unread byte */
+	uint64_t buf_off;	/* file offset of buf[0] */
+	uint64_t rec_off;	/* offset of the last record returned */
+	struct kmt_file_header hdr;
+	struct kmt_file_stats st;
+	struct kmt_error err;
+	char *path;
+};
+
+int kmt_error_exit(const struct kmt_error *err)
+{
+	switch (err->cls) {
+	case KMT_ERR_NONE:
+		return KMT_EXIT_OK;
+	case KMT_ERR_DATA:
+		return KMT_EXIT_DATA;
+	case KMT_ERR_IO:
+		return KMT_EXIT_IO;
+	case KMT_ERR_USAGE:
+		return KMT_EXIT_USAGE;
+	case KMT_ERR_NOMEM:
+	default:
+		return KMT_EXIT_INTERNAL;
+	}
+}
+
+void kmt_err_set(struct kmt_error *err, enum kmt_err_class cls, const char *path,
+		 uint64_t offset, const char *fmt, ...)
+{
+	char what[KMT_ERROR_MSG_LEN];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	err->cls = cls;
+	err->offset = offset;
+	if (offset == UINT64_MAX)
+		n = snprintf(err->msg, sizeof(err->msg), "%s: %s", path, what);
+	else
+		n = snprintf(err->msg, sizeof(err->msg), "%s: offset %" PRIu64 ": %s", path,
+			     offset, what);
+	/* A path too long for the line: keep what fits, marked as cut. */
+	if (n >= (int)sizeof(err->msg))
+		memcpy(err->msg + sizeof(err->msg) - 4, "...", 4);
+}
+
+static const char *const type_names[] = {
+	[KMT_REC_KMALLOC] = "kmalloc",
+	[KMT_REC_CACHE_ALLOC] = "cache_alloc",
+	[KMT_REC_PAGE_ALLOC] = "page_alloc",
+	[KMT_REC_KFREE] = "kfree",
+	[KMT_REC_CACHE_FREE] = "cache_free",
+	[KMT_REC_PAGE_FREE] = "page_free",
+	[KMT_REC_CACHE_DESC] = "cache_desc",
+	[KMT_REC_LOST] = "lost",
+};
+
+const char *kmt_rec_type_name(unsigned int type)
+{
+	if (type >= 1 && type <= KMT_REC_TYPE_MAX)
+		return type_names[type];
+	return "unknown";
+}
+
+/*
+ * Reads until the buffer holds at least want unread bytes or the file
+ * ends. Returns 0, or -1 with f->err set on a read error.
+ */
+static int fill(struct kmt_file *f, size_t want)
+{
+	if (f->pos) {
+		size_t rest = f->len - f->pos;
+
+		memmove(f->buf, f->buf + f->pos, rest);
+		f->buf_off += f->pos;
+		f->len = rest;
+		f->pos = 0;
+	}
+	while (f->len < want && !f->at_eof) {
+		ssize_t n = read(f->fd, f->buf + f->len, KMT_READ_BUF - f->len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			kmt_err_set(&f->err, KMT_ERR_IO, f->path, f->buf_off + f->len,
+				    "read error: %s", strerror(errno));
+			f->failed = 1;
+			return -1;
+		}
+		if (n == 0)
+			f->at_eof = 1;
+		f->len += (size_t)n;
+	}
+	return 0;
+}
+
+/* N of a base name "cpuN.out", or -1 for any other name. */
+static long cpu_of_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *p;
+	char *end;
+	unsigned long n;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "cpu", 3) != 0)
+		return -1;
+	p = base + 3;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	n = strtoul(p, &end, 10);
+	if (errno || strcmp(end, ".out") != 0 || n > 0x7fffffffUL)
+		return -1;
+	return (long)n;
+}
+
+long kmt_cpu_of_name(const char *path)
+{
+	return cpu_of_name(path);
+}
+
+/*
+ * Checks a header (already in host order) of a file whose magic said
+ * big_endian. One message per failure, at the offset of the field.
+ */
+static int check_header(const struct kmt_file_header *h, int big_endian, const char *path,
+			unsigned int flags, struct kmt_error *err)
+{
+	unsigned int want_order = big_endian ? KMT_BYTE_ORDER_BE : KMT_BYTE_ORDER_LE;
+	long name_cpu;
+
+	if (h->version_major != KMT_ABI_MAJOR) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 4,
+			    "ABI version %u.%u not supported (this reader: %u.x)",
+			    h->version_major, h->version_minor, KMT_ABI_MAJOR);
+		return -1;
+	}
+	if (h->header_size != KMT_RECORD_SIZE) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 8, "header size %u, expected %u",
+			    h->header_size, KMT_RECORD_SIZE);
+		return -1;
+	}
+	if (h->record_size != KMT_RECORD_SIZE) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 10, "record size %u, expected %u",
+			    h->record_size, KMT_RECORD_SIZE);
+		return -1;
+	}
+	if (h->byte_order != want_order) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 14,
+			    "byte order field is %u but the magic is %s-endian (expected %u)",
+			    h->byte_order, big_endian ? "big" : "little", want_order);
+		return -1;
+	}
+	if (h->word_bits != 32 && h->word_bits != 64) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 15, "word size %u bits, expected 32 or 64",
+			    h->word_bits);
+		return -1;
+	}
+	if (h->clock_id != KMT_CLOCK_MONOTONIC) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 16,
+			    "unknown clock id %u (this reader knows %u, CLOCK_MONOTONIC)",
+			    h->clock_id, KMT_CLOCK_MONOTONIC);
+		return -1;
+	}
+	if (h->page_size == 0 || (h->page_size & (h->page_size - 1))) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 20, "page size %" PRIu32
+			    " is not a power of two", h->page_size);
+		return -1;
+	}
+	name_cpu = (flags & KMT_OPEN_NO_NAME_CHECK) ? -1 : cpu_of_name(path);
+	if (name_cpu >= 0 && name_cpu != h->cpu) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 12, "file name says CPU %ld, header says CPU %u",
+			    name_cpu, h->cpu);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Decodes a raw 64-byte header: 0 with *h in host order and *big_endian,
+ * or -1 if the magic matches in neither byte order.
+ */
+int kmt_header_decode(const void *raw, struct kmt_file_header *h, int *big_endian)
+{
+	memcpy(h, raw, sizeof(*h));
+	if (h->magic == KMT_MAGIC) {
+		*big_endian = kmt_host_big_endian();
+		return 0;
+	}
+	if (h->magic == __builtin_bswap32(KMT_MAGIC)) {
+		kmt_header_swap(h);
+		*big_endian = !kmt_host_big_endian();
+		return 0;
+	}
+	return -1;
+}
+
+static int not_a_trace(const uint8_t *raw, const char *path, struct kmt_error *err)
+{
+	kmt_err_set(err, KMT_ERR_DATA, path, 0,
+		    "not a kmemtrace file (magic bytes %02x %02x %02x %02x, expected 4b 4d 54 52 or 52 54 4d 4b)",
+		    raw[0], raw[1], raw[2], raw[3]);
+	return -1;
+}
+
+struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_error *err)
+{
+	struct kmt_file *f;
+	struct stat sb;
+
+	memset(err, 0, sizeof(*err));
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		goto err_nomem;
+	f->fd = -1;
+	f->flags = flags;
+	f->path = strdup(path);
+	f->buf = malloc(KMT_READ_BUF);
+	if (!f->path || !f->buf)
+		goto err_nomem;
+
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		kmt_err_set(err, KMT_ERR_IO, path, UINT64_MAX, "cannot open: %s", strerror(errno));
+		goto err_free;
+	}
+	if (fstat(f->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		kmt_err_set(err, KMT_ERR_IO, path, UINT64_MAX, "is a directory, not a trace file");
+		goto err_free;
+	}
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	if (fill(f, KMT_RECORD_SIZE) < 0) {
+		*err = f->err;
+		goto err_free;
+	}
+	if (f->len == 0) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 0, "empty file, not a kmemtrace file");
+		goto err_free;
+	}
+	if (f->len < KMT_RECORD_SIZE) {
+		if (f->len >= 4) {
+			uint8_t raw[KMT_RECORD_SIZE] = { 0 };
+			struct kmt_file_header tmp;
+			int be;
+
+			memcpy(raw, f->buf, f->len);
+			if (kmt_header_decode(raw, &tmp, &be) < 0) {
+				not_a_trace(f->buf, path, err);
+				goto err_free;
+			}
+		}
+		kmt_err_set(err, KMT_ERR_DATA, path, 0,
+			    "file too short for a kmemtrace header (%zu bytes, need %u)", f->len,
+			    KMT_RECORD_SIZE);
+		goto err_free;
+	}
+	if (kmt_header_decode(f->buf, &f->hdr, &f->big_endian) < 0) {
+		not_a_trace(f->buf, path, err);
+		goto err_free;
+	}
+	if (check_header(&f->hdr, f->big_endian, path, flags, err) < 0)
+		goto err_free;
+	f->swap = f->big_endian != kmt_host_big_endian();
+	f->pos = KMT_RECORD_SIZE;
+	f->st.file_bytes = KMT_RECORD_SIZE;
+	return f;
+
+err_nomem:
+	kmt_err_set(err, KMT_ERR_NOMEM, path, UINT64_MAX, "out of memory");
+err_free:
+	kmt_file_close(f);
+	return NULL;
+}
+
+/* Records an error at the slot just taken; kmt_file_next() returns its -1. */
+static int rec_fail(struct kmt_file *f, const char *fmt, ...)
+{
+	char what[KMT_ERROR_MSG_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	kmt_err_set(&f->err, KMT_ERR_DATA, f->path, f->rec_off, "%s", what);
+	f->failed = 1;
+	return -1;
+}
+
+/* The checks every known record passes; stats only count what passed. */
+static int check_rec(struct kmt_file *f, const union kmt_rec *r)
+{
+	unsigned int type = r->c.type;
+	uint32_t seq = r->c.seq;
+
+	if (r->c.cpu != f->hdr.cpu)
+		return rec_fail(f, "%s record of CPU %u in a file of CPU %u",
+				kmt_rec_type_name(type), r->c.cpu, f->hdr.cpu);
+	if (f->st.records_timed && r->c.timestamp < f->last_ts)
+		return rec_fail(f, "timestamp %" PRIu64 " goes backwards (previous record: %"
+				PRIu64 ")", r->c.timestamp, f->last_ts);
+
+	if (type == KMT_REC_LOST) {
+		uint32_t want = f->expected + (uint32_t)r->lost.count;
+
+		/* An unknown slot in between may have taken a seq of its own. */
+		if (f->have_seq && (uint32_t)(seq - want) > f->unknown_since)
+			return rec_fail(f, "lost-records marker with seq %" PRIu32 " where %"
+					PRIu32 " expected (%" PRIu32 " + count %" PRIu64 ")",
+					seq, want, f->expected, (uint64_t)r->lost.count);
+		f->expected = seq;
+	} else {
+		if (f->have_seq && (uint32_t)(seq - f->expected) > f->unknown_since)
+			return rec_fail(f, "seq %" PRIu32 " where %" PRIu32
+					" expected and no lost-records marker", seq, f->expected);
+		f->expected = seq + 1;
+	}
+
+	if (type == KMT_REC_CACHE_DESC) {
+		if (!memchr(r->cache.name, 0, sizeof(r->cache.name)))
+			return rec_fail(f, "cache name not NUL-terminated");
+		if (f->hdr.word_bits == 32 && (r->cache.cache_id >> 32))
+			return rec_fail(f, "cache id 0x%" PRIx64 " does not fit a 32-bit trace",
+					(uint64_t)r->cache.cache_id);
+	} else if (type != KMT_REC_LOST && f->hdr.word_bits == 32) {
+		if ((r->ev.call_site | r->ev.ptr | r->ev.cache_id) >> 32)
+			return rec_fail(f, "%s address above 32 bits in a 32-bit trace "
+					"(call_site 0x%" PRIx64 ", ptr 0x%" PRIx64 ", cache 0x%"
+					PRIx64 ")", kmt_rec_type_name(type),
+					(uint64_t)r->ev.call_site, (uint64_t)r->ev.ptr,
+					(uint64_t)r->ev.cache_id);
+	}
+
+	f->have_seq = 1;
+	f->unknown_since = 0;
+	f->last_ts = r->c.timestamp;
+	if (!f->st.records_timed) {
+		f->st.first_ts = r->c.timestamp;
+		f->st.first_seq = seq;
+	}
+	f->st.records_timed++;
+	f->st.last_seq = seq;
+	f->st.last_ts = r->c.timestamp;
+	f->st.by_type[type]++;
+	if (type <= KMT_REC_PAGE_FREE) {
+		f->st.events++;
+	} else if (type == KMT_REC_CACHE_DESC) {
+		f->st.cache_descs++;
+	} else {
+		f->st.lost_markers++;
+		f->st.lost_records += r->lost.count;
+		f->st.last_total_dropped = r->lost.total_dropped;
+	}
+	return 0;
+}
+
+int kmt_file_next(struct kmt_file *f, union kmt_rec *rec)
+{
+	for (;;) {
+		unsigned int type;
+
+		if (f->failed)
+			return -1;
+		if (f->len - f->pos < KMT_RECORD_SIZE) {
+			size_t rest;
+
+			if (fill(f, KMT_RECORD_SIZE) < 0)
+				return -1;
+			rest = f->len - f->pos;
+			if (rest == 0)
+				return 0;
+			if (rest < KMT_RECORD_SIZE) {
+				f->rec_off = f->buf_off + f->pos;
+				if (f->flags & KMT_OPEN_ALLOW_TRUNCATED) {
+					f->st.truncated_bytes = rest;
+					f->st.file_bytes += rest;
+					f->pos = f->len;
+					return 0;
+				}
+				return rec_fail(f, "truncated record: %zu of %u bytes at the end of the file",
+						rest, KMT_RECORD_SIZE);
+			}
+		}
+		f->rec_off = f->buf_off + f->pos;
+		memcpy(rec, f->buf + f->pos, KMT_RECORD_SIZE);
+		type = rec->c.type;
+		if (type == 0)
+			return rec_fail(f, "zeroed record slot (type 0)");
+		if (type > KMT_REC_TYPE_MAX) {
+			/* A newer minor's record: skip it, whatever its layout. */
+			f->pos += KMT_RECORD_SIZE;
+			f->st.file_bytes += KMT_RECORD_SIZE;
+			f->st.records++;
+			f->st.unknown++;
+			f->unknown_since++;
+			continue;
+		}
+		if (f->swap)
+			kmt_rec_swap(rec);
+		if (check_rec(f, rec) < 0)
+			return -1;
+		f->pos += KMT_RECORD_SIZE;
+		f->st.file_bytes += KMT_RECORD_SIZE;
+		f->st.records++;
+		return 1;
+	}
+}
+
+const struct kmt_file_header *kmt_file_header(const struct kmt_file *f)
+{
+	return &f->hdr;
+}
+
+const struct kmt_file_stats *kmt_file_stats(const struct kmt_file *f)
+{
+	return &f->st;
+}
+
+const struct kmt_error *kmt_file_error(const struct kmt_file *f)
+{
+	return &f->err;
+}
+
+const char *kmt_file_path(const struct kmt_file *f)
+{
+	return f->path;
+}
+
+uint64_t kmt_file_offset(const struct kmt_file *f)
+{
+	return f->rec_off;
+}
+
+int kmt_file_big_endian(const struct kmt_file *f)
+{
+	return f->big_endian;
+}
+
+void kmt_file_close(struct kmt_file *f)
+{
+	if (!f)
+		return;
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->buf);
+	free(f->path);
+	free(f);
+}
