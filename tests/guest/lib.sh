@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# lib.sh - TAP helpers and kmemtrace-vm wrappers for the guest tests (tests/guest/*.t).
+#
+# Source it from a bash test after optionally setting KMT_TEST_TIMEOUT (seconds, default 300):
+# the whole test re-executes itself under timeout(1) so that no guest test can hang prove.
+#
+#   plan N | done_testing      TAP plan up front, or at the end
+#   ok DESC CMD [ARG]...       pass when CMD succeeds
+#   is GOT WANT DESC           pass when the strings are equal
+#   like GOT ERE DESC          pass when GOT matches the extended regex ERE
+#   diag MSG... / note_file F  comments on stderr / a file's last lines as comments
+#   skip_all REASON            plan nothing and exit (prove counts a skip)
+#   bail REASON                Bail out! (stops prove)
+#   vm NAME [kmemtrace-vm OPTION]... -- CMD...
+#                              run the guest into a fresh $VM_OUT (build/guest-tests/TEST/NAME),
+#                              set VM_STATUS (kmemtrace-vm's exit status) and VM_ERR (its
+#                              stderr); never fails by itself
+#   vm_ok NAME ...             vm, then ok "NAME: kmemtrace-vm exit 0" (stderr as diag if not)
+#   command_status             COMMAND's exit status in the guest ("" if it did not run)
+#   dmesg_clean [DESC]         ok when $VM_OUT/dmesg.txt has no BUG/WARNING/Oops/... line
+#   guest_kernel               the guest kernel release (for building test modules)
+
+KMT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KMT_VM=$KMT_TOP/scripts/kmemtrace-vm
+KMT_TEST=$(basename "$0" .t)
+KMT_TEST_DIR=$KMT_TOP/build/guest-tests/$KMT_TEST
+
+if [ -z "${KMT_UNDER_TIMEOUT:-}" ]; then
+	export KMT_UNDER_TIMEOUT=1
+	timeout -k 10 "${KMT_TEST_TIMEOUT:-300}" "$0" "$@"
+	st=$?
+	if [ "$st" = 124 ] || [ "$st" = 137 ]; then
+		echo "not ok - $KMT_TEST timed out after ${KMT_TEST_TIMEOUT:-300}s"
+		echo "Bail out! $KMT_TEST timed out"
+	fi
+	exit "$st"
+fi
+
+_tap_n=0
+_tap_failed=0
+_tap_planned=
+
+plan() {
+	_tap_planned=$1
+	echo "1..$1"
+}
+
+diag() {
+	local l
+	while IFS= read -r l; do
+		echo "# $l" >&2
+	done <<<"$*"
+}
+
+note_file() {
+	[ -f "$1" ] || { diag "($1 missing)"; return 0; }
+	diag "--- last lines of $1:"
+	diag "$(tail -n "${2:-20}" "$1")"
+}
+
+_tap_result() {
+	local pass=$1 desc=$2
+	_tap_n=$((_tap_n + 1))
+	if [ "$pass" = 1 ]; then
+		echo "ok $_tap_n - $desc"
+	else
+		_tap_failed=$((_tap_failed + 1))
+		echo "not ok $_tap_n - $desc"
+		local caller=("${BASH_SOURCE[2]:-?}" "${BASH_LINENO[1]:-?}")
+		diag "  failed at ${caller[0]##*/} line ${caller[1]}"
+	fi
+	[ "$pass" = 1 ]
+}
+
+ok() {
+	local desc=$1
+	shift
+	if "$@"; then _tap_result 1 "$desc"; else _tap_result 0 "$desc"; fi
+}
+
+is() {
+	if [ "$1" = "$2" ]; then
+		_tap_result 1 "$3"
+	else
+		_tap_result 0 "$3"
+		diag "  got:      '$1'"
+		diag "  expected: '$2'"
+		return 1
+	fi
+}
+
+like() {
+	if [[ $1 =~ $2 ]]; then
+		_tap_result 1 "$3"
+	else
+		_tap_result 0 "$3"
+		diag "  got:      '$1'"
+		diag "  expected to match: $2"
+		return 1
+	fi
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+bail() {
+	echo "Bail out! $*"
+	exit 255
+}
+
+done_testing() {
+	[ -n "$_tap_planned" ] || echo "1..$_tap_n"
+	if [ -n "$_tap_planned" ] && [ "$_tap_planned" != "$_tap_n" ]; then
+		diag "planned $_tap_planned tests but ran $_tap_n"
+		exit 255
+	fi
+	[ "$_tap_failed" = 0 ] || exit 1
+	exit 0
+}
+
+vm() {
+	local name=$1
+	shift
+	VM_OUT=$KMT_TEST_DIR/$name
+	rm -rf "$VM_OUT"
+	mkdir -p "$KMT_TEST_DIR"
+	VM_STATUS=0
+	"$KMT_VM" -o "$VM_OUT" "$@" 2>"$VM_OUT.err" || VM_STATUS=$?
+	VM_ERR=$(cat "$VM_OUT.err")
+}
+
+vm_ok() {
+	local name=$1
+	vm "$@"
+	if ! is "$VM_STATUS" 0 "$name: kmemtrace-vm exit 0"; then
+		diag "$VM_ERR"
+		note_file "$VM_OUT/console.log"
+		return 1
+	fi
+}
+
+command_status() {
+	cat "$VM_OUT/command.status" 2>/dev/null || true
+}
+
+dmesg_clean() {
+	local bad st=0
+	bad=$("$KMT_VM" --check-dmesg "$VM_OUT/dmesg.txt") || st=$?
+	if [ "$st" = 0 ]; then
+		_tap_result 1 "${1:-guest dmesg is clean}"
+	else
+		_tap_result 0 "${1:-guest dmesg is clean}"
+		diag "$bad"
+		return 1
+	fi
+}
+
+guest_kernel() {
+	"$KMT_VM" --print-kernel
+}
