@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmemtrace-gen.c - writes realistic synthetic traces (alloc/free pairs
+ * with lifetimes, cross-CPU frees, many call sites, objects left
+ * outstanding) for benchmarks and fuzz seeds, streaming whatever the
+ * length, and prints the totals it wrote for tests to compare against.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "kmt_exit.h"
+
+const char *argp_program_version = "kmemtrace-gen 1.0";
+
+static const char doc[] =
+	"Write a synthetic kmemtrace trace into DIR/cpuN.out and print what it holds."
+	"\v"
+	"The summary on standard output is one \"key value\" line per total, as the\n"
+	"generator counted them (see tests/unit/gen.h, struct gen_totals).\n"
+	"\n"
+	"EXAMPLES:\n"
+	"  kmemtrace-gen -o /tmp/t --cpus 4 --events 1000000 --seed 1\n"
+	"  kmemtrace-gen -o /tmp/be --cpus 2 --events 1000 --big-endian --word-bits 32\n"
+	"  kmemtrace-gen -o /tmp/l --events 100000 --lost-every 5000 --first-seq 4294967000\n"
+	"\n"
+	"Exit status: 0 written, 1 usage error, 3 I/O error, 4 out of memory.";
+
+enum {
+	OPT_CPUS = 256, OPT_EVENTS, OPT_CALLSITES, OPT_SEED, OPT_BE, OPT_WORD_BITS,
+	OPT_LOST_EVERY, OPT_PAGES, OPT_NODES, OPT_FIRST_SEQ, OPT_LIVE, OPT_PAGE_SIZE,
+};
+
+static const struct argp_option options[] = {
+	{ "output", 'o', "DIR", 0, "Directory to write cpuN.out into (created if needed)", 0 },
+	{ "cpus", OPT_CPUS, "N", 0, "Number of CPUs, 1-1024 (default 2)", 0 },
+	{ "events", OPT_EVENTS, "M", 0, "Number of alloc/free events (default 10000)", 0 },
+	{ "callsites", OPT_CALLSITES, "K", 0, "Number of allocation call sites (default 64)", 0 },
+	{ "seed", OPT_SEED, "S", 0, "Random seed (default 1)", 0 },
+	{ "big-endian", OPT_BE, NULL, 0, "Write big-endian files", 0 },
+	{ "word-bits", OPT_WORD_BITS, "32|64", 0, "Pointer width of the fake kernel (default 64)", 0 },
+	{ "page-size", OPT_PAGE_SIZE, "BYTES", 0, "PAGE_SIZE of the fake kernel (default 4096)", 0 },
+	{ "lost-every", OPT_LOST_EVERY, "N", 0, "A lost-records marker every N events (default never)", 0 },
+	{ "pages", OPT_PAGES, NULL, 0, "Include page allocator events", 0 },
+	{ "nodes", OPT_NODES, "N", 0, "NUMA nodes; CPU c is on node c % N (default 1)", 0 },
+	{ "first-seq", OPT_FIRST_SEQ, "SEQ", 0, "Seq of each CPU's first record (default 0)", 0 },
+	{ "live", OPT_LIVE, "N", 0, "At most N objects live at once (default 4096)", 0 },
+	{ 0 }
+};
+
+struct args {
+	const char *dir;
+	uint64_t cpus, events, callsites, seed, word_bits, lost_every, nodes, first_seq, live;
+	uint64_t page_size;
+	int big_endian, pages;
+};
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+	const char *name = NULL;
+	uint64_t *dst = NULL, min = 0, max = UINT64_MAX;
+
+	switch (key) {
+	case 'o':
+		a->dir = arg;
+		return 0;
+	case OPT_CPUS:
+		name = "--cpus", dst = &a->cpus, min = 1, max = 1024;
+		break;
+	case OPT_EVENTS:
+		name = "--events", dst = &a->events;
+		break;
+	case OPT_CALLSITES:
+		name = "--callsites", dst = &a->callsites, min = 1, max = 1u << 20;
+		break;
+	case OPT_SEED:
+		name = "--seed", dst = &a->seed;
+		break;
+	case OPT_WORD_BITS:
+		name = "--word-bits", dst = &a->word_bits, min = 32, max = 64;
+		break;
+	case OPT_PAGE_SIZE:
+		name = "--page-size", dst = &a->page_size, min = 512, max = 1u << 20;
+		break;
+	case OPT_LOST_EVERY:
+		name = "--lost-every", dst = &a->lost_every, min = 1;
+		break;
+	case OPT_NODES:
+		name = "--nodes", dst = &a->nodes, min = 1, max = 64;
+		break;
+	case OPT_FIRST_SEQ:
+		name = "--first-seq", dst = &a->first_seq, max = UINT32_MAX;
+		break;
+	case OPT_LIVE:
+		name = "--live", dst = &a->live, min = 1, max = 1u << 24;
+		break;
+	case OPT_BE:
+		a->big_endian = 1;
+		return 0;
+	case OPT_PAGES:
+		a->pages = 1;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (!a->dir)
+			argp_error(state, "-o DIR is required");
+		if (a->word_bits != 32 && a->word_bits != 64)
+			argp_error(state, "--word-bits must be 32 or 64");
+		if (a->page_size & (a->page_size - 1))
+			argp_error(state, "--page-size must be a power of two");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	if (parse_u64(arg, min, max, dst) < 0)
+		argp_error(state, "%s: '%s' is not a number in %" PRIu64 "..%" PRIu64, name, arg,
+			   min, max);
+	return 0;
+}
+
+/* xorshift64*: fast, reproducible from the seed, good enough for load shapes. */
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+static uint64_t below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+#define NCACHES		16
+
+struct obj {
+	uint64_t ptr, cache_id, site_addr;
+	uint32_t order;
+	uint8_t kind;		/* 0 kmalloc, 1 cache, 2 page */
+	uint16_t cpu;
+};
+
+struct site {
+	uint64_t addr;
+	uint8_t kind;
+	uint8_t cache;
+	uint32_t size;
+};
+
+static const uint32_t kmalloc_sizes[] = { 8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048,
+					  4096, 8192 };
+
+static uint32_t kmalloc_slab(uint32_t req)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]); i++)
+		if (req <= kmalloc_sizes[i])
+			return kmalloc_sizes[i];
+	return req;
+}
+
+/*
+ * As the module does: a CPU describes a cache in its own stream before
+ * its first event naming it, a free included.
+ */
+static int describe(struct gen *g, uint8_t *described, unsigned int cpu, unsigned int cache,
+		    uint64_t cache_base, uint64_t t)
+{
+	uint8_t *d = &described[cpu * NCACHES + cache];
+	uint32_t osz = 32 + 32 * cache;
+	char name[32];
+
+	if (*d)
+		return 0;
+	*d = 1;
+	snprintf(name, sizeof(name), "gen_cache_%u", cache);
+	return gen_cache_desc(g, cpu, t, cache_base + cache * 0x100, osz, osz + 16, name);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
+	struct args a = { .cpus = 2, .events = 10000, .callsites = 64, .seed = 1,
+			  .word_bits = 64, .nodes = 1, .live = 4096, .page_size = 4096 };
+	uint64_t text, heap, cache_base, pfn_base, t = 1000000, next_ptr = 0, i;
+	struct gen_opts opts = { 0 };
+	const struct gen_totals *tot;
+	uint8_t *described = NULL;
+	struct site *sites = NULL;
+	struct obj *live = NULL;
+	size_t nlive = 0;
+	struct gen *g = NULL;
+	int ret = KMT_EXIT_INTERNAL;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	rng_state = a.seed * 0x9e3779b97f4a7c15ULL + 1;
+	if (a.word_bits == 32) {
+		text = 0xc1000000ULL;
+		heap = 0xd0000000ULL;
+		cache_base = 0xcf000000ULL;
+		pfn_base = 0x1000;
+	} else {
+		text = 0xffffffff81000000ULL;
+		heap = 0xffff888100000000ULL;
+		cache_base = 0xffff888003000000ULL;
+		pfn_base = 0x100000;
+	}
+
+	sites = calloc(a.callsites, sizeof(*sites));
+	live = calloc(a.live, sizeof(*live));
+	described = calloc(a.cpus, NCACHES);
+	if (!sites || !live || !described) {
+		fprintf(stderr, "kmemtrace-gen: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < a.callsites; i++) {
+		sites[i].addr = text + 0x1000 + i * 0x40 + below(0x30);
+		sites[i].kind = a.pages && below(10) == 0 ? 2 : (uint8_t)below(2);
+		sites[i].cache = (uint8_t)below(NCACHES);
+		sites[i].size = (uint32_t)(1 + below(below(4) ? 256 : 6000));
+	}
+
+	opts.big_endian = a.big_endian;
+	opts.word_bits = (unsigned int)a.word_bits;
+	opts.page_size = (uint32_t)a.page_size;
+	opts.first_seq = (uint32_t)a.first_seq;
+	opts.start_mono_ns = t;
+	opts.start_real_ns = 1700000000ULL * 1000000000ULL;
+	g = gen_open(a.dir, (unsigned int)a.cpus, &opts);
+	if (!g) {
+		ret = KMT_EXIT_IO;
+		goto out;
+	}
+	for (i = 0; i < a.cpus; i++)
+		gen_set_cpu_node(g, (unsigned int)i, (int)(i % a.nodes));
+
+	for (i = 0; i < a.events; i++) {
+		unsigned int cpu = (unsigned int)below(a.cpus);
+		uint32_t pid = 100 + (uint32_t)below(50);
+		int r = 0;
+
+		t += 1 + below(2000);
+		if (a.lost_every && i && i % a.lost_every == 0) {
+			if (gen_lost(g, cpu, t, 1 + below(64)) < 0)
+				goto io_err;
+			t++;
+		}
+		/* Free when the pool is full, else half the time once there are objects. */
+		if (nlive == a.live || (nlive && below(100) < 48)) {
+			size_t k = below(nlive);
+			struct obj o = live[k];
+
+			live[k] = live[--nlive];
+			/* Mostly freed where allocated: other CPUs a quarter of the time. */
+			if (below(4))
+				cpu = o.cpu;
+			if (o.kind == 0) {
+				r = gen_kfree(g, cpu, t, o.site_addr + 0x100000, o.ptr, pid);
+			} else if (o.kind == 1) {
+				unsigned int c = (unsigned int)((o.cache_id - cache_base) / 0x100);
+
+				r = describe(g, described, cpu, c, cache_base, t);
+				if (!r)
+					r = gen_cache_free(g, cpu, t, o.site_addr + 0x100000, o.ptr,
+							   o.cache_id, pid);
+			} else {
+				r = gen_page_free(g, cpu, t, o.site_addr + 0x100000, o.ptr,
+						  o.order, pid);
+			}
+		} else if (below(1000) == 0) {
+			/* A free of an object allocated before the trace began. */
+			r = gen_kfree(g, cpu, t, text + 0x200000, heap - 0x10000 + below(0x1000) * 8,
+				      pid);
+		} else {
+			struct site *s = &sites[below(a.callsites)];
+			int32_t node = below(8) ? KMT_NODE_ANY : (int32_t)below(a.nodes);
+			int fail = below(2000) == 0;
+			struct obj o = { .site_addr = s->addr, .kind = s->kind, .cpu = (uint16_t)cpu };
+			uint32_t req = s->size - (uint32_t)below(s->size / 4 + 1);
+
+			if (req == 0)
+				req = 1;
+			/* Unique addresses: a 32-bit space wraps only after 2^28 objects. */
+			o.ptr = fail ? 0 : heap + ((next_ptr++ * 64) & 0x0fffffffULL);
+			if (s->kind == 0) {
+				r = gen_kmalloc(g, cpu, t, s->addr, o.ptr, req, kmalloc_slab(req), node,
+						pid);
+			} else if (s->kind == 1) {
+				uint32_t osz = 32 + 32 * s->cache;
+
+				o.cache_id = cache_base + s->cache * 0x100;
+				if (describe(g, described, cpu, s->cache, cache_base, t) < 0)
+					goto io_err;
+				r = gen_cache_alloc(g, cpu, t, s->addr, o.ptr, o.cache_id, osz,
+						    osz + 16, node, pid);
+			} else {
+				o.order = (uint32_t)below(3);
+				o.ptr = fail ? 0 : pfn_base + next_ptr * 8;
+				r = gen_page_alloc(g, cpu, t, s->addr, o.ptr, o.order, node, pid);
+			}
+			if (!fail)
+				live[nlive++] = o;
+		}
+		if (r < 0)
+			goto io_err;
+	}
+	if (gen_flush(g) < 0)
+		goto io_err;
+
+	tot = gen_totals(g);
+	printf("cpus %" PRIu64 "\n", a.cpus);
+	printf("records %" PRIu64 "\n", tot->records);
+	printf("events %" PRIu64 "\n", tot->allocs + tot->frees);
+	printf("allocs %" PRIu64 "\n", tot->allocs);
+	printf("failed_allocs %" PRIu64 "\n", tot->failed_allocs);
+	printf("frees %" PRIu64 "\n", tot->frees);
+	printf("tracked_frees %" PRIu64 "\n", tot->tracked_frees);
+	printf("untracked_frees %" PRIu64 "\n", tot->untracked_frees);
+	printf("bytes_req %" PRIu64 "\n", tot->bytes_req);
+	printf("bytes_alloc %" PRIu64 "\n", tot->bytes_alloc);
+	printf("bytes_freed %" PRIu64 "\n", tot->bytes_freed);
+	printf("cross_cpu_frees %" PRIu64 "\n", tot->cross_cpu_frees);
+	printf("cross_node_allocs %" PRIu64 "\n", tot->cross_node_allocs);
+	printf("outstanding %" PRIu64 "\n", tot->outstanding);
+	printf("outstanding_bytes %" PRIu64 "\n", tot->outstanding_bytes);
+	printf("cache_descs %" PRIu64 "\n", tot->cache_descs);
+	printf("lost_markers %" PRIu64 "\n", tot->lost_markers);
+	printf("lost %" PRIu64 "\n", tot->lost);
+	printf("callsites %zu\n", gen_ncallsites(g));
+	for (i = 1; i <= KMT_REC_TYPE_MAX; i++)
+		printf("type_%s %" PRIu64 "\n", kmt_rec_type_name((unsigned int)i), tot->by_type[i]);
+	ret = KMT_EXIT_OK;
+	goto out;
+
+io_err:
+	ret = KMT_EXIT_IO;
+out:
+	if (g && gen_close(g) < 0 && ret == KMT_EXIT_OK)
+		ret = KMT_EXIT_IO;
+	free(sites);
+	free(live);
+	free(described);
+	return ret;
+}
