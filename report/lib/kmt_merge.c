@@ -119,7 +119,7 @@ int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_err
 	closedir(d);
 	if (!len) {
 		free(v);
-		kmt_err_set(err, KMT_ERR_DATA, dir, UINT64_MAX, "no cpu*.out files in %s", dir);
+		kmt_err_set(err, KMT_ERR_DATA, dir, UINT64_MAX, "no cpu*.out files");
 		return -1;
 	}
 	qsort(v, len, sizeof(*v), cmp_cpu_path);

@@ -4,6 +4,7 @@
  * the module does, encodes them with the library's writer and keeps the
  * tallies tests use as expected values.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -630,4 +631,57 @@ int gen_patch_file(const char *path, uint64_t offset, const void *buf, size_t le
 	if (close(fd) != 0 || n != (ssize_t)len)
 		return -1;
 	return 0;
+}
+
+char *gen_mkdtemp(const char *tag)
+{
+	const char *tmp = getenv("TMPDIR");
+	size_t sz;
+	char *p;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	sz = strlen(tmp) + strlen(tag) + 32;
+	p = malloc(sz);
+	if (!p)
+		return NULL;
+	snprintf(p, sz, "%s/kmt-%s.XXXXXX", tmp, tag);
+	if (!mkdtemp(p)) {
+		fprintf(stderr, "gen: mkdtemp %s: %s\n", p, strerror(errno));
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int gen_rm_rf(const char *dir)
+{
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno == EISDIR) {
+			size_t sz = strlen(dir) + strlen(de->d_name) + 2;
+			char *sub = malloc(sz);
+
+			if (!sub) {
+				ret = -1;
+				continue;
+			}
+			snprintf(sub, sz, "%s/%s", dir, de->d_name);
+			if (gen_rm_rf(sub) < 0)
+				ret = -1;
+			free(sub);
+		}
+	}
+	closedir(d);
+	if (rmdir(dir) < 0)
+		ret = -1;
+	return ret;
 }

@@ -132,4 +132,11 @@ const struct gen_callsite *gen_callsite_find(const struct gen *g, uint64_t addr)
 int gen_write_file(const char *path, const void *buf, size_t len);
 int gen_patch_file(const char *path, uint64_t offset, const void *buf, size_t len);
 
+/*
+ * A fresh directory for a test's files under $TMPDIR (or /tmp), malloc'ed;
+ * NULL on error. gen_rm_rf() removes it and everything in it.
+ */
+char *gen_mkdtemp(const char *tag);
+int gen_rm_rf(const char *dir);
+
 #endif /* KMT_GEN_H */
