@@ -1,0 +1,880 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmemtrace.c - records slab allocations and frees (page allocations on
+ * request) as 64-byte records in per-CPU relay buffers under
+ * <debugfs>/kmemtrace/, in the format of abi/kmemtrace_abi.h.
+ *
+ * Write path, per CPU and with interrupts off: a LOST record first if
+ * records were dropped since the last one written, then a cache
+ * description the first time this CPU's stream names a cache, then the
+ * event. Every data record (event or description) takes the next
+ * sequence number whether it is written or dropped, and is counted as
+ * emitted and as either written or dropped, so the identity
+ * emitted == written + dropped holds exactly on each CPU. A full buffer
+ * drops new records; it never overwrites unread ones.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/kstrtox.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/relay.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/seqlock.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
+#include <asm/local.h>
+
+#include "kmemtrace_abi.h"
+#include "kmt_compat.h"
+
+/* Limits keep a buffer's size below what relay's splice can address. */
+#define KMT_SUBBUFS_MIN		2U
+#define KMT_SUBBUFS_MAX		4096U
+#define KMT_SUBBUF_SIZE_MIN	(4U * KMT_RECORD_SIZE)
+#define KMT_SUBBUF_SIZE_MAX	SZ_64M
+#define KMT_BUF_SIZE_MAX	((u64)SZ_1G)
+
+static unsigned int subbufs = 64;
+module_param(subbufs, uint, 0444);
+MODULE_PARM_DESC(subbufs,
+		 "Sub-buffers per CPU, 2..4096 (default 64). As a built-in or through modprobe: kmemtrace.subbufs=N on the kernel command line.");
+
+static unsigned int subbuf_size = 65536;
+module_param(subbuf_size, uint, 0444);
+MODULE_PARM_DESC(subbuf_size,
+		 "Bytes per sub-buffer, 256..67108864, rounded up to a multiple of 64 (default 65536). Kernel command line: kmemtrace.subbuf_size=N.");
+
+static bool start_disabled;
+module_param(start_disabled, bool, 0444);
+MODULE_PARM_DESC(start_disabled,
+		 "Load with tracing off; write 1 to <debugfs>/kmemtrace/enabled to start (default 0: trace from load). Kernel command line: kmemtrace.start_disabled=1.");
+
+static bool pages;
+module_param(pages, bool, 0444);
+MODULE_PARM_DESC(pages,
+		 "Also record page allocator events mm_page_alloc and mm_page_free (default 0). Kernel command line: kmemtrace.pages=1.");
+
+/*
+ * Caches already described in one CPU's stream: an open-addressed set
+ * keyed by the cache address. The name pointer tells a cache that was
+ * destroyed and re-created at the same address from the old one.
+ */
+#define KMT_DESC_BITS		9
+#define KMT_DESC_SLOTS		BIT(KMT_DESC_BITS)
+#define KMT_DESC_PROBES		32U
+
+struct kmt_desc_slot {
+	const struct kmem_cache *cache;
+	const char *name;
+};
+
+/*
+ * Per-CPU writer state. Only its own CPU changes it, with interrupts
+ * off (or, for the flush at disable time, with no probe attached), so
+ * plain fields are enough; stats_seq lets readers on other CPUs take a
+ * consistent snapshot of the three counters.
+ */
+struct kmt_cpu {
+	seqcount_t stats_seq;
+	u64 emitted;		/* data records attempted */
+	u64 written;		/* data records that reached the buffer */
+	u64 dropped;		/* data records lost to a full buffer */
+	u64 pending_lost;	/* dropped since the last record written */
+	u64 first_lost_ns;	/* timestamp of the first of those */
+	u32 seq;		/* seq of the next data record */
+	bool busy;		/* a record is being written on this CPU */
+	local_t nested;		/* events that arrived while busy (NMI) */
+	struct kmt_desc_slot desc[KMT_DESC_SLOTS];
+};
+
+static struct kmt_cpu __percpu *kmt_cpus;
+static struct rchan *kmt_chan;
+static struct dentry *kmt_dir;
+static struct tracepoint *kmt_page_alloc_tp;
+static struct tracepoint *kmt_page_free_tp;
+
+/* Serializes attaching, detaching and flushing; protects kmt_enabled. */
+static DEFINE_MUTEX(kmt_enable_lock);
+static bool kmt_enabled;
+
+/* What a probe hands to kmt_record(). */
+struct kmt_ev {
+	u8 type;
+	unsigned long call_site;
+	u64 ptr;
+	const struct kmem_cache *cache;
+	size_t bytes_req;
+	size_t bytes_alloc;
+	gfp_t gfp;
+	int node;
+};
+
+static u32 kmt_u32(size_t bytes, u8 *flags)
+{
+	if (bytes > U32_MAX) {
+		*flags |= KMT_F_CLAMPED;
+		return U32_MAX;
+	}
+	return bytes;
+}
+
+/*
+ * Room for one record in @buf, or NULL when the buffer is full. Unlike
+ * relay_reserve(), the offset only moves in kmt_commit(), after the
+ * record is complete, so read() of the current sub-buffer by a
+ * concurrent reader never returns a half-written record.
+ */
+static void *kmt_slot(struct rchan_buf *buf)
+{
+	if (unlikely(!buf))
+		return NULL;
+	if (unlikely(buf->offset + KMT_RECORD_SIZE > buf->chan->subbuf_size) &&
+	    !relay_switch_subbuf(buf, KMT_RECORD_SIZE))
+		return NULL;
+	return buf->data + buf->offset;
+}
+
+static void kmt_commit(struct rchan_buf *buf)
+{
+	/* Pairs with the reader's view of buf->offset: record, then offset. */
+	smp_wmb();
+	buf->offset += KMT_RECORD_SIZE;
+}
+
+static void kmt_note_dropped(struct kmt_cpu *c, u64 n, u64 now)
+{
+	if (!c->pending_lost)
+		c->first_lost_ns = now;
+	c->pending_lost += n;
+	c->dropped += n;
+}
+
+/* Events that found the CPU busy count as emitted and dropped. */
+static void kmt_fold_nested(struct kmt_cpu *c, u64 now)
+{
+	long n = local_xchg(&c->nested, 0);
+
+	if (likely(!n))
+		return;
+	c->emitted += n;
+	c->seq += n;
+	kmt_note_dropped(c, n, now);
+}
+
+/* Emits the pending LOST record; false if there is still no room. */
+static bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf,
+			   unsigned int cpu, u64 now)
+{
+	struct kmt_lost *rec = kmt_slot(buf);
+
+	if (!rec)
+		return false;
+	*rec = (struct kmt_lost) {
+		.type = KMT_REC_LOST,
+		.cpu = cpu,
+		.seq = c->seq,
+		.timestamp = now,
+		.count = c->pending_lost,
+		.first_lost_ns = c->first_lost_ns,
+		.total_dropped = c->dropped,
+	};
+	kmt_commit(buf);
+	c->pending_lost = 0;
+	return true;
+}
+
+/*
+ * Takes the next seq for a data record and accounts for it. Returns
+ * the slot to fill, or NULL if the record is dropped (always when
+ * @room is false: nothing may be written while a LOST record waits).
+ */
+static void *kmt_data_slot(struct kmt_cpu *c, struct rchan_buf *buf,
+			   bool room, u64 now, u32 *seq)
+{
+	void *slot = room ? kmt_slot(buf) : NULL;
+
+	*seq = c->seq++;
+	c->emitted++;
+	if (slot)
+		c->written++;
+	else
+		kmt_note_dropped(c, 1, now);
+	return slot;
+}
+
+/*
+ * Looks @s up in this CPU's set. Returns true if already described;
+ * otherwise *claim is the slot to remember it in once its description
+ * is written, or NULL when the probe window is full (then the cache is
+ * described every time).
+ */
+static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
+			   const char *name, struct kmt_desc_slot **claim)
+{
+	u32 h = hash_ptr(s, KMT_DESC_BITS);
+	unsigned int i;
+
+	*claim = NULL;
+	for (i = 0; i < KMT_DESC_PROBES; i++) {
+		struct kmt_desc_slot *d = &c->desc[(h + i) % KMT_DESC_SLOTS];
+
+		if (d->cache == s) {
+			if (d->name == name)
+				return true;
+			*claim = d;
+			return false;
+		}
+		if (!d->cache) {
+			*claim = d;
+			return false;
+		}
+	}
+	return false;
+}
+
+/* Describes @s unless this CPU's stream already did; returns room. */
+static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
+			 unsigned int cpu, const struct kmem_cache *s,
+			 bool room, u64 now)
+{
+	struct kmt_cache_desc *rec;
+	struct kmt_desc_slot *claim;
+	size_t object_size, size;
+	const char *name;
+	u8 flags = 0;
+	u32 seq;
+
+	kmt_cache_info(s, &name, &object_size, &size);
+	if (kmt_desc_known(c, s, name, &claim))
+		return room;
+
+	rec = kmt_data_slot(c, buf, room, now, &seq);
+	if (!rec)
+		return false;
+	*rec = (struct kmt_cache_desc) {
+		.type = KMT_REC_CACHE_DESC,
+		.cpu = cpu,
+		.seq = seq,
+		.timestamp = now,
+		.cache_id = (unsigned long)s,
+		.object_size = kmt_u32(object_size, &flags),
+		.size = kmt_u32(size, &flags),
+	};
+	if (name && strscpy(rec->name, name, sizeof(rec->name)) < 0)
+		flags |= KMT_F_NAME_TRUNC;
+	rec->flags = flags;
+	kmt_commit(buf);
+	if (claim) {
+		claim->cache = s;
+		claim->name = name;
+	}
+	return true;
+}
+
+static u8 kmt_context_flags(void)
+{
+	u8 flags = 0;
+
+	if (kmt_in_hardirq())
+		flags |= KMT_F_HARDIRQ;
+	if (in_serving_softirq())
+		flags |= KMT_F_SOFTIRQ;
+	return flags;
+}
+
+/*
+ * Writes one event, preceded by whatever must come before it. The
+ * sequence number, the timestamp and the position in the buffer are all
+ * taken with interrupts off on this CPU, so within a CPU's stream seq
+ * order, timestamp order and file order are the same.
+ */
+static void kmt_record(const struct kmt_ev *ev)
+{
+	struct rchan_buf *buf;
+	struct kmt_event *rec;
+	unsigned long irqflags;
+	struct kmt_cpu *c;
+	unsigned int cpu;
+	bool room = true;
+	u8 flags;
+	u64 now;
+	u32 seq;
+
+	local_irq_save(irqflags);
+	c = this_cpu_ptr(kmt_cpus);
+	if (unlikely(c->busy)) {
+		/* Only an NMI can get here; never recurse into relay. */
+		local_inc(&c->nested);
+		goto out;
+	}
+	c->busy = true;
+	cpu = smp_processor_id();
+	buf = *this_cpu_ptr(kmt_chan->buf);
+	flags = kmt_context_flags();
+	now = ktime_get_mono_fast_ns();
+
+	raw_write_seqcount_begin(&c->stats_seq);
+	kmt_fold_nested(c, now);
+	if (c->pending_lost)
+		room = kmt_write_lost(c, buf, cpu, now);
+	if (ev->cache)
+		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
+	rec = kmt_data_slot(c, buf, room, now, &seq);
+	if (rec) {
+		*rec = (struct kmt_event) {
+			.type = ev->type,
+			.cpu = cpu,
+			.seq = seq,
+			.timestamp = now,
+			.call_site = ev->call_site,
+			.ptr = ev->ptr,
+			.cache_id = (unsigned long)ev->cache,
+			.bytes_req = kmt_u32(ev->bytes_req, &flags),
+			.bytes_alloc = kmt_u32(ev->bytes_alloc, &flags),
+			.gfp_flags = (__force u32)ev->gfp,
+			.node = ev->node,
+			.pid = current->pid,
+			.cpu_node = cpu_to_node(cpu),
+		};
+		rec->flags = flags;
+		kmt_commit(buf);
+	}
+	raw_write_seqcount_end(&c->stats_seq);
+	c->busy = false;
+out:
+	local_irq_restore(irqflags);
+}
+
+static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
+			   size_t bytes_req, size_t bytes_alloc, gfp_t gfp,
+			   int node)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_KMALLOC,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.bytes_req = bytes_req,
+		.bytes_alloc = bytes_alloc,
+		.gfp = gfp,
+		.node = node,
+	};
+
+	kmt_record(&ev);
+}
+
+static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
+			       const struct kmem_cache *s, size_t bytes_req,
+			       size_t bytes_alloc, gfp_t gfp, int node)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_CACHE_ALLOC,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.cache = s,
+		.bytes_req = bytes_req,
+		.bytes_alloc = bytes_alloc,
+		.gfp = gfp,
+		.node = node,
+	};
+
+	kmt_record(&ev);
+}
+
+static void kmt_on_kfree(unsigned long call_site, const void *ptr)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_KFREE,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.node = KMT_NODE_ANY,
+	};
+
+	/* The tracepoint fires before kfree()'s own NULL check. */
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	kmt_record(&ev);
+}
+
+static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
+			      const struct kmem_cache *s)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_CACHE_FREE,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.cache = s,
+		.node = KMT_NODE_ANY,
+	};
+
+	kmt_record(&ev);
+}
+
+/* The page tracepoints have kept these signatures through 5.10..6.12. */
+static void kmt_tp_page_alloc(void *data, struct page *page,
+			      unsigned int order, gfp_t gfp, int migratetype)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_PAGE_ALLOC,
+		.ptr = page ? page_to_pfn(page) : 0,
+		.bytes_req = PAGE_SIZE << order,
+		.bytes_alloc = PAGE_SIZE << order,
+		.gfp = gfp,
+		.node = KMT_NODE_ANY,
+	};
+
+	kmt_record(&ev);
+}
+
+static void kmt_tp_page_free(void *data, struct page *page,
+			     unsigned int order)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_PAGE_FREE,
+		.ptr = page_to_pfn(page),
+		.bytes_alloc = PAGE_SIZE << order,
+		.node = KMT_NODE_ANY,
+	};
+
+	kmt_record(&ev);
+}
+
+/* The page tracepoints are not exported: look them up by name. */
+static void kmt_match_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "mm_page_alloc"))
+		kmt_page_alloc_tp = tp;
+	else if (!strcmp(tp->name, "mm_page_free"))
+		kmt_page_free_tp = tp;
+}
+
+static int kmt_attach(void)
+{
+	int ret;
+
+	ret = kmt_register_slab_probes();
+	if (ret)
+		goto out;
+	if (!pages)
+		return 0;
+	ret = tracepoint_probe_register(kmt_page_alloc_tp, kmt_tp_page_alloc,
+					NULL);
+	if (ret)
+		goto unregister_slab;
+	ret = tracepoint_probe_register(kmt_page_free_tp, kmt_tp_page_free,
+					NULL);
+	if (ret)
+		goto unregister_page_alloc;
+	return 0;
+
+unregister_page_alloc:
+	tracepoint_probe_unregister(kmt_page_alloc_tp, kmt_tp_page_alloc, NULL);
+unregister_slab:
+	kmt_unregister_slab_probes();
+	tracepoint_synchronize_unregister();
+out:
+	pr_err("cannot attach to the allocator tracepoints: %d\n", ret);
+	return ret;
+}
+
+/* After this returns no probe is running or will run. */
+static void kmt_detach(void)
+{
+	if (pages) {
+		tracepoint_probe_unregister(kmt_page_free_tp, kmt_tp_page_free,
+					    NULL);
+		tracepoint_probe_unregister(kmt_page_alloc_tp,
+					    kmt_tp_page_alloc, NULL);
+	}
+	kmt_unregister_slab_probes();
+	tracepoint_synchronize_unregister();
+}
+
+/*
+ * With no probe attached: write each CPU's pending LOST record where
+ * there is room, then close every partly filled sub-buffer so that a
+ * reader (splice only returns complete sub-buffers) gets all of it.
+ * Empty sub-buffers are left alone: flushing one would produce a
+ * sub-buffer of pure padding.
+ */
+static void kmt_finish_buffers(void)
+{
+	unsigned long irqflags;
+	unsigned int cpu;
+	u64 now;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		struct rchan_buf *buf = *per_cpu_ptr(kmt_chan->buf, cpu);
+		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+
+		if (!buf)
+			continue;
+		/* A stats reader preempting this writer would spin. */
+		local_irq_save(irqflags);
+		now = ktime_get_mono_fast_ns();
+		raw_write_seqcount_begin(&c->stats_seq);
+		kmt_fold_nested(c, now);
+		if (c->pending_lost)
+			kmt_write_lost(c, buf, cpu, now);
+		raw_write_seqcount_end(&c->stats_seq);
+		if (buf->offset && buf->offset <= buf->chan->subbuf_size)
+			relay_switch_subbuf(buf, 0);
+		local_irq_restore(irqflags);
+	}
+	cpus_read_unlock();
+}
+
+static int kmt_set_enabled(bool on)
+{
+	int ret = 0;
+
+	mutex_lock(&kmt_enable_lock);
+	if (on) {
+		if (!kmt_enabled) {
+			ret = kmt_attach();
+			kmt_enabled = !ret;
+		}
+	} else {
+		if (kmt_enabled) {
+			kmt_detach();
+			kmt_enabled = false;
+		}
+		kmt_finish_buffers();
+	}
+	mutex_unlock(&kmt_enable_lock);
+	return ret;
+}
+
+static void kmt_snapshot(unsigned int cpu, u64 *emitted, u64 *written,
+			 u64 *dropped)
+{
+	struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+	unsigned int start;
+	u64 nested;
+
+	do {
+		start = read_seqcount_begin(&c->stats_seq);
+		nested = local_read(&c->nested);
+		*emitted = c->emitted + nested;
+		*written = c->written;
+		*dropped = c->dropped + nested;
+	} while (read_seqcount_retry(&c->stats_seq, start));
+}
+
+static u64 kmt_total_dropped(void)
+{
+	u64 emitted, written, dropped, total = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kmt_snapshot(cpu, &emitted, &written, &dropped);
+		total += dropped;
+	}
+	return total;
+}
+
+/*
+ * relay's own file operations, forwarded, in a structure owned by this
+ * module: an open cpuN file holds a reference on the module, so rmmod
+ * fails while kmemtraced reads instead of freeing code under it.
+ */
+static int kmt_relay_open(struct inode *inode, struct file *file)
+{
+	return relay_file_operations.open(inode, file);
+}
+
+static int kmt_relay_release(struct inode *inode, struct file *file)
+{
+	return relay_file_operations.release(inode, file);
+}
+
+static ssize_t kmt_relay_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	return relay_file_operations.read(file, ubuf, count, ppos);
+}
+
+static __poll_t kmt_relay_poll(struct file *file, poll_table *wait)
+{
+	return relay_file_operations.poll(file, wait);
+}
+
+static int kmt_relay_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return relay_file_operations.mmap(file, vma);
+}
+
+static ssize_t kmt_relay_splice_read(struct file *in, loff_t *ppos,
+				     struct pipe_inode_info *pipe, size_t len,
+				     unsigned int flags)
+{
+	return relay_file_operations.splice_read(in, ppos, pipe, len, flags);
+}
+
+static const struct file_operations kmt_relay_fops = {
+	.owner = THIS_MODULE,
+	.open = kmt_relay_open,
+	.release = kmt_relay_release,
+	.read = kmt_relay_read,
+	.poll = kmt_relay_poll,
+	.mmap = kmt_relay_mmap,
+	.splice_read = kmt_relay_splice_read,
+};
+
+static struct dentry *kmt_create_buf_file(const char *filename,
+					  struct dentry *parent, umode_t mode,
+					  struct rchan_buf *buf, int *is_global)
+{
+	/*
+	 * The "unsafe" variant hands out kmt_relay_fops itself (mmap and
+	 * splice included) instead of debugfs's removal proxy, which has
+	 * neither; the module reference taken at open makes removal safe.
+	 */
+	return debugfs_create_file_unsafe(filename, mode, parent, buf,
+					  &kmt_relay_fops);
+}
+
+static int kmt_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+/* No-overwrite mode: a full buffer refuses new records. */
+static int kmt_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			    void *prev_subbuf, size_t prev_padding)
+{
+	return !relay_buf_full(buf);
+}
+
+static const struct rchan_callbacks kmt_relay_callbacks = {
+	.subbuf_start = kmt_subbuf_start,
+	.create_buf_file = kmt_create_buf_file,
+	.remove_buf_file = kmt_remove_buf_file,
+};
+
+static ssize_t kmt_abi_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char text[24];
+	int len;
+
+	len = scnprintf(text, sizeof(text), "%u.%u\n", KMT_ABI_MAJOR,
+			KMT_ABI_MINOR);
+	return simple_read_from_buffer(ubuf, count, ppos, text, len);
+}
+
+static const struct file_operations kmt_abi_fops = {
+	.owner = THIS_MODULE,
+	.read = kmt_abi_read,
+	.llseek = default_llseek,
+};
+
+static ssize_t kmt_enabled_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	char text[2] = { READ_ONCE(kmt_enabled) ? '1' : '0', '\n' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, text, sizeof(text));
+}
+
+static ssize_t kmt_enabled_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &on);
+	if (ret)
+		return ret;
+	ret = kmt_set_enabled(on);
+	return ret ? ret : count;
+}
+
+static const struct file_operations kmt_enabled_fops = {
+	.owner = THIS_MODULE,
+	.read = kmt_enabled_read,
+	.write = kmt_enabled_write,
+	.llseek = default_llseek,
+};
+
+static ssize_t kmt_overruns_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	char text[24];
+	int len;
+
+	len = scnprintf(text, sizeof(text), "%llu\n", kmt_total_dropped());
+	return simple_read_from_buffer(ubuf, count, ppos, text, len);
+}
+
+static const struct file_operations kmt_overruns_fops = {
+	.owner = THIS_MODULE,
+	.read = kmt_overruns_read,
+	.llseek = default_llseek,
+};
+
+static int kmt_stats_show(struct seq_file *m, void *v)
+{
+	u64 emitted, written, dropped;
+	unsigned int cpu;
+
+	seq_puts(m, "# cpu emitted written dropped\n");
+	for_each_possible_cpu(cpu) {
+		kmt_snapshot(cpu, &emitted, &written, &dropped);
+		seq_printf(m, "%u %llu %llu %llu\n", cpu, emitted, written,
+			   dropped);
+	}
+	return 0;
+}
+
+static int kmt_stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kmt_stats_show, NULL);
+}
+
+static const struct file_operations kmt_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = kmt_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* Rejects sizes relay cannot serve; rounds subbuf_size to whole records. */
+static int kmt_check_params(void)
+{
+	unsigned int rounded;
+
+	if (subbufs < KMT_SUBBUFS_MIN || subbufs > KMT_SUBBUFS_MAX) {
+		pr_err("subbufs=%u is outside %u..%u\n", subbufs,
+		       KMT_SUBBUFS_MIN, KMT_SUBBUFS_MAX);
+		return -EINVAL;
+	}
+	if (subbuf_size < KMT_SUBBUF_SIZE_MIN ||
+	    subbuf_size > KMT_SUBBUF_SIZE_MAX) {
+		pr_err("subbuf_size=%u is outside %u..%u\n", subbuf_size,
+		       KMT_SUBBUF_SIZE_MIN, KMT_SUBBUF_SIZE_MAX);
+		return -EINVAL;
+	}
+	rounded = round_up(subbuf_size, KMT_RECORD_SIZE);
+	if (rounded != subbuf_size) {
+		pr_notice("subbuf_size=%u rounded up to %u, a multiple of the %u-byte record\n",
+			  subbuf_size, rounded, KMT_RECORD_SIZE);
+		subbuf_size = rounded;
+	}
+	if ((u64)subbufs * subbuf_size > KMT_BUF_SIZE_MAX) {
+		pr_err("subbufs * subbuf_size = %llu bytes per CPU, more than %llu\n",
+		       (u64)subbufs * subbuf_size, KMT_BUF_SIZE_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int __init kmt_init(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	ret = kmt_check_params();
+	if (ret)
+		return ret;
+
+	if (pages) {
+		for_each_kernel_tracepoint(kmt_match_tracepoint, NULL);
+		if (!kmt_page_alloc_tp || !kmt_page_free_tp) {
+			pr_err("pages=1 but this kernel has no mm_page_alloc/mm_page_free tracepoint\n");
+			return -ENOENT;
+		}
+	}
+
+	kmt_cpus = alloc_percpu(struct kmt_cpu);
+	if (!kmt_cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		seqcount_init(&per_cpu_ptr(kmt_cpus, cpu)->stats_seq);
+
+	kmt_dir = debugfs_create_dir(KMT_DEBUGFS_DIR, NULL);
+	if (IS_ERR(kmt_dir)) {
+		ret = PTR_ERR(kmt_dir);
+		pr_err("cannot create <debugfs>/%s: %d\n", KMT_DEBUGFS_DIR, ret);
+		goto free_percpu;
+	}
+
+	/* relay names the files base + CPU number: KMT_DEBUGFS_CPU_FMT. */
+	kmt_chan = relay_open("cpu", kmt_dir, subbuf_size, subbufs,
+			      &kmt_relay_callbacks, NULL);
+	if (!kmt_chan) {
+		ret = -ENOMEM;
+		pr_err("cannot allocate %u x %u bytes of relay buffer per CPU\n",
+		       subbufs, subbuf_size);
+		goto remove_dir;
+	}
+
+	debugfs_create_file(KMT_DEBUGFS_ABI, 0400, kmt_dir, NULL,
+			    &kmt_abi_fops);
+	debugfs_create_file(KMT_DEBUGFS_ENABLED, 0600, kmt_dir, NULL,
+			    &kmt_enabled_fops);
+	debugfs_create_file(KMT_DEBUGFS_OVERRUNS, 0400, kmt_dir, NULL,
+			    &kmt_overruns_fops);
+	debugfs_create_file(KMT_DEBUGFS_STATS, 0400, kmt_dir, NULL,
+			    &kmt_stats_fops);
+
+	if (!start_disabled) {
+		ret = kmt_set_enabled(true);
+		if (ret)
+			goto close_relay;
+	}
+
+	pr_info("ABI %u.%u, %u sub-buffers of %u bytes per CPU, tracing %s, page events %s\n",
+		KMT_ABI_MAJOR, KMT_ABI_MINOR, subbufs, subbuf_size,
+		start_disabled ? "off" : "on", pages ? "on" : "off");
+	return 0;
+
+close_relay:
+	relay_close(kmt_chan);
+remove_dir:
+	debugfs_remove_recursive(kmt_dir);
+free_percpu:
+	free_percpu(kmt_cpus);
+	return ret;
+}
+
+static void __exit kmt_exit(void)
+{
+	mutex_lock(&kmt_enable_lock);
+	if (kmt_enabled) {
+		kmt_detach();
+		kmt_enabled = false;
+	}
+	mutex_unlock(&kmt_enable_lock);
+
+	pr_info("unloading, %llu records dropped in all\n",
+		kmt_total_dropped());
+	/* relay_close() removes the cpuN files; the rest go with the dir. */
+	relay_close(kmt_chan);
+	debugfs_remove_recursive(kmt_dir);
+	free_percpu(kmt_cpus);
+}
+
+module_init(kmt_init);
+module_exit(kmt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("kmemtrace developers");
+MODULE_DESCRIPTION("Slab allocation tracer writing per-CPU relay buffers");
+MODULE_VERSION("1.0");
