@@ -181,6 +181,8 @@ int main(int argc, char **argv)
 	struct args a = { 0 };
 	int i, ret = KMT_EXIT_OK;
 
+	/* argp's default is EX_USAGE (64); every kmemtrace tool says 1. */
+	argp_err_exit_status = KMT_EXIT_USAGE;
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	for (i = 0; i < a.nfiles; i++) {
 		struct stat sb;

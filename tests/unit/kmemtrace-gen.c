@@ -218,6 +218,8 @@ int main(int argc, char **argv)
 	struct gen *g = NULL;
 	int ret = KMT_EXIT_INTERNAL;
 
+	/* argp's default is EX_USAGE (64); every kmemtrace tool says 1. */
+	argp_err_exit_status = KMT_EXIT_USAGE;
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	rng_state = a.seed * 0x9e3779b97f4a7c15ULL + 1;
 	if (a.word_bits == 32) {
