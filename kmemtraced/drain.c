@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * drain.c - one thread per CPU moving that CPU's relay buffer into
+ * DIR/cpuN.out with splice(), relay -> pipe -> file, without copying the
+ * records through user space.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kmemtraced.h"
+#include "kmt_writer.h"
+
+/* poll() timeout: how soon a thread notices a stop it was not woken for. */
+#define POLL_MS		250
+
+int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu)
+{
+	struct kmt_file_header h;
+	struct kmtd_cpu *c;
+	int fds[2];
+
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		kmtd_err("out of memory");
+		return -1;
+	}
+	c->d = d;
+	c->cpu = cpu;
+	c->relay_fd = c->out_fd = c->pipe_r = c->pipe_w = -1;
+	snprintf(c->relay_path, sizeof(c->relay_path), "%s/" KMT_DEBUGFS_CPU_FMT, d->kdir, cpu);
+	snprintf(c->out_path, sizeof(c->out_path), "%s/cpu%u.out", d->outdir, cpu);
+	d->cpus[cpu] = c;
+	if (cpu >= d->ncpus)
+		d->ncpus = cpu + 1;
+
+	c->relay_fd = open(c->relay_path, O_RDONLY | O_CLOEXEC);
+	if (c->relay_fd < 0) {
+		kmtd_explain_open_error(c->relay_path, errno);
+		return -1;
+	}
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
+		kmtd_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	c->pipe_r = fds[0];
+	c->pipe_w = fds[1];
+	c->chunk = d->chunk;
+	if (c->chunk > 65536) {
+		int got = fcntl(c->pipe_w, F_SETPIPE_SZ, (int)c->chunk);
+
+		/* A smaller pipe only means more splice calls per sub-buffer. */
+		if (got < 0)
+			got = fcntl(c->pipe_w, F_GETPIPE_SZ);
+		if (got > 0 && (size_t)got < c->chunk)
+			c->chunk = (size_t)got / KMT_RECORD_SIZE * KMT_RECORD_SIZE;
+	}
+
+	c->out_fd = kmtd_create_file(d, c->out_path);
+	if (c->out_fd < 0)
+		return -1;
+	kmt_header_init(&h, cpu, d->word_bits, d->page_size, d->start_mono_ns,
+			d->start_real_ns);
+	/* The records that follow are the module's, so is their version. */
+	h.version_major = (__u16)d->abi_major;
+	h.version_minor = (__u16)d->abi_minor;
+	if (kmtd_write_all(c->out_fd, &h, sizeof(h)) < 0) {
+		kmtd_err("%s: write failed: %s", c->out_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Before a -- COMMAND run, with tracing off: throw away what is buffered. */
+int kmtd_cpu_discard(struct kmtd_cpu *c)
+{
+	static char buf[1 << 16];
+
+	for (;;) {
+		ssize_t n = read(c->relay_fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			kmtd_err("%s: read failed: %s", c->relay_path, strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		c->discarded += (uint64_t)n;
+	}
+}
+
+static void fail(struct kmtd_cpu *c, int err, bool relay)
+{
+	c->err = err;
+	c->err_relay = relay;
+	atomic_store(&c->d->failed, true);
+	/* Wake the main thread; if even this fails it sees the flag within 500 ms. */
+	(void)!write(c->d->wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
+}
+
+/*
+ * Moves everything in the pipe into the output file. Returns the bytes
+ * moved, or -1 with errno from the output file.
+ */
+static int64_t pipe_to_file(struct kmtd_cpu *c, ssize_t claimed)
+{
+	int64_t moved = 0;
+
+	for (;;) {
+		int avail = 0;
+		ssize_t m;
+
+		if (ioctl(c->pipe_r, FIONREAD, &avail) < 0)
+			return -1;
+		if (avail <= 0)
+			break;
+		m = splice(c->pipe_r, NULL, c->out_fd, NULL, (size_t)avail,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (m < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (m == 0) {
+			errno = EIO;
+			return -1;
+		}
+		c->bytes += (uint64_t)m;
+		moved += m;
+	}
+	/*
+	 * A sub-buffer that is all padding (a flush found it empty) enters
+	 * the pipe as a zero-length buffer that splicing into the file never
+	 * frees, and relay counts the sub-buffer consumed only once it is
+	 * freed. A non-blocking read() of the pipe frees it (and returns
+	 * EAGAIN); data it returned would be ours, so it is kept.
+	 */
+	while (moved < claimed) {
+		char buf[KMT_RECORD_SIZE * 16];
+		ssize_t n = read(c->pipe_r, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (kmtd_write_all(c->out_fd, buf, (size_t)n) < 0)
+			return -1;
+		c->bytes += (uint64_t)n;
+		moved += n;
+	}
+	return moved;
+}
+
+/*
+ * Moves everything the relay file has now. Returns the bytes moved, or -1
+ * after fail().
+ */
+static int64_t drain(struct kmtd_cpu *c)
+{
+	int64_t total = 0;
+
+	if (!c->synced) {
+		char rec[KMT_RECORD_SIZE];
+		ssize_t n = read(c->relay_fd, rec, sizeof(rec));
+
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				return 0;
+			fail(c, errno, true);
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		if (kmtd_write_all(c->out_fd, rec, (size_t)n) < 0) {
+			fail(c, errno, false);
+			return -1;
+		}
+		c->bytes += (uint64_t)n;
+		total += n;
+		c->synced = true;
+	}
+	for (;;) {
+		ssize_t n = splice(c->relay_fd, NULL, c->pipe_w, NULL, c->chunk,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		int64_t m;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			fail(c, errno, true);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		m = pipe_to_file(c, n);
+		if (m < 0) {
+			fail(c, errno, false);
+			return -1;
+		}
+		total += m;
+	}
+	return total;
+}
+
+static void *cpu_main(void *arg)
+{
+	struct kmtd_cpu *c = arg;
+	struct kmtd *d = c->d;
+	cpu_set_t set;
+	int err;
+
+	/* On its own CPU a reader never races the writer, and shares its cache. */
+	CPU_ZERO(&set);
+	CPU_SET(c->cpu, &set);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err && d->verbose)
+		fprintf(stderr, KMTD_NAME ": cpu%u: cannot run on CPU %u (%s); draining it from "
+			"elsewhere\n", c->cpu, c->cpu, strerror(err));
+
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = c->relay_fd, .events = POLLIN },
+			{ .fd = d->stop_efd, .events = POLLIN },
+		};
+		int64_t moved;
+		bool last;
+		int n;
+
+		n = poll(p, 2, POLL_MS);
+		if (n < 0 && errno != EINTR) {
+			fail(c, errno, true);
+			break;
+		}
+		/*
+		 * stopping is set after tracing was switched off and flushed:
+		 * a drain that starts after seeing it gets every last record.
+		 */
+		last = atomic_load(&d->stopping);
+		moved = drain(c);
+		if (moved < 0 || last)
+			break;
+		if (moved == 0 && n > 0 && (p[0].revents & (POLLERR | POLLNVAL))) {
+			/* relay says POLLERR once the module closed the buffer. */
+			fail(c, EPIPE, true);
+			break;
+		}
+		if (moved == 0 && n > 0 && !(p[1].revents & POLLIN)) {
+			/* Readable yet nothing to move: do not spin on it. */
+			struct pollfd s = { .fd = d->stop_efd, .events = POLLIN };
+
+			poll(&s, 1, POLL_MS);
+		}
+	}
+	return NULL;
+}
+
+int kmtd_cpu_start(struct kmtd_cpu *c)
+{
+	int err = pthread_create(&c->thread, NULL, cpu_main, c);
+
+	if (err) {
+		kmtd_err("cpu%u: cannot start a thread: %s", c->cpu, strerror(err));
+		return -1;
+	}
+	c->thread_started = true;
+	return 0;
+}
+
+void kmtd_cpu_join(struct kmtd_cpu *c)
+{
+	if (c->thread_started) {
+		pthread_join(c->thread, NULL);
+		c->thread_started = false;
+	}
+}
+
+/*
+ * After the thread ended: cut any partial record off the end (a write cut
+ * short by a full disk), fsync and close. Returns 0, or -1 with a message.
+ */
+int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed)
+{
+	struct stat st;
+	off_t whole;
+	int err = 0;
+
+	if (c->out_fd < 0)
+		return 0;
+	if (fstat(c->out_fd, &st) < 0) {
+		err = errno;
+		goto out;
+	}
+	if (st.st_size >= KMT_RECORD_SIZE) {
+		whole = KMT_RECORD_SIZE +
+			(st.st_size - KMT_RECORD_SIZE) / KMT_RECORD_SIZE * KMT_RECORD_SIZE;
+		if (whole != st.st_size) {
+			if (!failed)
+				kmtd_err("%s: %jd bytes of a partial record removed from the end",
+					 c->out_path, (intmax_t)(st.st_size - whole));
+			if (ftruncate(c->out_fd, whole) < 0) {
+				err = errno;
+				goto out;
+			}
+		}
+		c->bytes = (uint64_t)(whole - KMT_RECORD_SIZE);
+	}
+	if (fsync(c->out_fd) < 0 && errno != EINVAL)
+		err = errno;
+out:
+	if (close(c->out_fd) < 0 && !err && errno != EINTR)
+		err = errno;
+	c->out_fd = -1;
+	if (err) {
+		kmtd_err("%s: write failed: %s", c->out_path, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+void kmtd_cpu_free(struct kmtd_cpu *c)
+{
+	if (!c)
+		return;
+	if (c->relay_fd >= 0)
+		close(c->relay_fd);
+	if (c->out_fd >= 0)
+		close(c->out_fd);
+	if (c->pipe_r >= 0)
+		close(c->pipe_r);
+	if (c->pipe_w >= 0)
+		close(c->pipe_w);
+	free(c);
+}

@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmemtraced.c - the kmemtrace daemon: checks the machine, then drains
+ * kmemtrace.ko's per-CPU relay buffers into DIR/cpuN.out, with the metadata
+ * to read them elsewhere, until a signal, a time limit or a command's exit.
+ */
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kmemtraced.h"
+#include "kmt_exit.h"
+
+/* How often the main thread looks for CPUs that came online. */
+#define RESCAN_MS	500
+/* -t upper bound: a year. */
+#define MAX_SECONDS	31536000UL
+/* Undocumented hook for the host tests: accept a -r directory that is not debugfs. */
+#define FAKE_ENV	"KMEMTRACED_TEST_FAKE_DEBUGFS"
+
+const char *argp_program_version = "kmemtraced 1.0 (trace format 1.x)";
+error_t argp_err_exit_status = KMT_EXIT_USAGE;
+
+volatile sig_atomic_t kmtd_signal;
+static volatile sig_atomic_t child_changed;
+
+static const char doc[] =
+	"Drain kmemtrace.ko's per-CPU trace buffers into DIR/cpuN.out, with the metadata "
+	"(kmemtrace.meta, kallsyms, modules) needed to read them on another machine.\n"
+	"\n"
+	"Tracing stops on SIGINT or SIGTERM, after -t SECONDS, or when COMMAND exits; "
+	"kmemtraced then switches tracing off, drains every buffer and prints a summary. "
+	"With -- COMMAND, whatever the buffers held before is discarded and the trace covers "
+	"exactly the command's lifetime."
+	"\v"
+	"EXAMPLES:\n"
+	"  kmemtraced -o /tmp/t              trace until Ctrl-C\n"
+	"  kmemtraced -o /tmp/t -t 30        trace for 30 seconds\n"
+	"  kmemtraced -o /tmp/t -- make -j4  trace one command, exit with its status\n"
+	"  kmemtraced -f -o /tmp/t -r /dbg   overwrite a trace; debugfs is at /dbg\n"
+	"  kmemtrace-report /tmp/t           then analyse it (on any machine)\n"
+	"\n"
+	"Exit status: 0 ok; 1 usage error, or DIR already holds a trace and -f was not "
+	"given; 3 system or I/O error (not root, no debugfs, kmemtrace.ko not loaded or of "
+	"another ABI major, cannot write DIR, disk full); 4 out of memory or internal error. "
+	"With -- COMMAND and a successful trace: the command's status (128+N if a signal N "
+	"killed it, 127 if it could not be run).";
+
+static const struct argp_option options[] = {
+	{ "output", 'o', "DIR", 0, "write the trace into DIR (default: the current "
+	  "directory; created if missing)", 0 },
+	{ "debugfs", 'r', "PATH", 0, "debugfs is mounted at PATH (default: "
+	  KMTD_DEFAULT_DEBUGFS ")", 0 },
+	{ "time", 't', "SECONDS", 0, "stop after SECONDS (1 to 31536000)", 0 },
+	{ "force", 'f', NULL, 0, "overwrite a trace already in DIR", 0 },
+	{ "quiet", 'q', NULL, 0, "print no summary, only errors", 0 },
+	{ "verbose", 'v', NULL, 0, "say what is being done", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+void kmtd_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(KMTD_NAME ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct kmtd *d = state->input;
+	unsigned long v;
+	char *end;
+
+	switch (key) {
+	case 'o':
+		if (!*arg)
+			argp_error(state, "-o: the directory name is empty");
+		d->outdir = arg;
+		break;
+	case 'r':
+		if (!*arg)
+			argp_error(state, "-r: the debugfs path is empty");
+		d->debugfs = arg;
+		break;
+	case 't':
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || errno || *end || v < 1 || v > MAX_SECONDS)
+			argp_error(state, "-t: '%s' is not a number of seconds from 1 to %lu",
+				   arg, MAX_SECONDS);
+		d->seconds = v;
+		break;
+	case 'f':
+		d->force = true;
+		break;
+	case 'q':
+		d->quiet = true;
+		break;
+	case 'v':
+		d->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		/*
+		 * The first operand starts COMMAND: everything after it is the
+		 * command's (ARGP_IN_ORDER keeps its options from being ours).
+		 */
+		for (int i = state->next - 1; i >= 0; i--) {
+			if (state->argv[i] == arg) {
+				d->cmd = &state->argv[i];
+				break;
+			}
+		}
+		if (!d->cmd)
+			argp_error(state, "cannot find COMMAND on the command line");
+		state->next = state->argc;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	options, parse_opt, "[-- COMMAND [ARG]...]", doc, NULL, NULL, NULL,
+};
+
+static void on_stop_signal(int sig)
+{
+	kmtd_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_changed = 1;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* mkdir -p, new directories 0700: the trace holds kernel addresses. */
+static int make_dir(const char *path)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return 0;
+		kmtd_err("-o %s: not a directory", path);
+		return -1;
+	}
+	if (strlen(path) >= sizeof(buf)) {
+		kmtd_err("-o: path too long");
+		return -1;
+	}
+	strcpy(buf, path);
+	for (slash = strchr(buf + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
+			kmtd_err("cannot create directory %s: %s", buf, strerror(errno));
+			return -1;
+		}
+		*slash = '/';
+	}
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
+		kmtd_err("cannot create directory %s: %s", buf, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* N of a name "cpuN" + suffix, or -1. */
+static long cpu_of(const char *name, const char *suffix)
+{
+	unsigned long n;
+	char *end;
+
+	if (strncmp(name, "cpu", 3) != 0 || name[3] < '0' || name[3] > '9')
+		return -1;
+	errno = 0;
+	n = strtoul(name + 3, &end, 10);
+	if (errno || strcmp(end, suffix) != 0 || n >= KMTD_MAX_CPUS)
+		return -1;
+	return (long)n;
+}
+
+/* An earlier trace in DIR: refuse it, or with -f remove its cpu files. */
+static int check_old_trace(const struct kmtd *d)
+{
+	struct dirent *de;
+	int ret = 0;
+	DIR *dir;
+
+	dir = opendir(d->outdir);
+	if (!dir) {
+		kmtd_err("cannot read directory %s: %s", d->outdir, strerror(errno));
+		return KMT_EXIT_IO;
+	}
+	while ((de = readdir(dir))) {
+		char path[PATH_MAX + 300];
+
+		if (strncmp(de->d_name, "cpu", 3) != 0 ||
+		    strcmp(de->d_name + strlen(de->d_name) - 4, ".out") != 0)
+			continue;
+		if (!d->force) {
+			kmtd_err("%s already holds a trace (%s): use -f to overwrite it, or "
+				 "another -o DIR", d->outdir, de->d_name);
+			ret = KMT_EXIT_USAGE;
+			break;
+		}
+		/* Every CPU's file goes: a stale cpu7.out must not join the new trace. */
+		snprintf(path, sizeof(path), "%s/%s", d->outdir, de->d_name);
+		if (unlink(path) < 0) {
+			kmtd_err("%s: cannot remove: %s", path, strerror(errno));
+			ret = KMT_EXIT_IO;
+			break;
+		}
+	}
+	closedir(dir);
+	return ret;
+}
+
+/*
+ * New cpuN files in <debugfs>/kmemtrace: relay makes one for each CPU that
+ * comes online. Returns how many were added, -1 on failure.
+ */
+static int scan_cpus(struct kmtd *d, bool start)
+{
+	struct dirent *de;
+	int added = 0;
+	DIR *dir;
+
+	dir = opendir(d->kdir);
+	if (!dir) {
+		kmtd_err("cannot read directory %s: %s", d->kdir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(dir))) {
+		long cpu = cpu_of(de->d_name, "");
+
+		if (cpu < 0 || d->cpus[cpu])
+			continue;
+		if (kmtd_cpu_setup(d, (unsigned int)cpu) < 0)
+			goto fail;
+		if (start && kmtd_cpu_start(d->cpus[cpu]) < 0)
+			goto fail;
+		if (start && d->verbose)
+			fprintf(stderr, KMTD_NAME ": cpu%ld came online: tracing it into %s\n",
+				cpu, d->cpus[cpu]->out_path);
+		added++;
+	}
+	closedir(dir);
+	return added;
+fail:
+	closedir(dir);
+	return -1;
+}
+
+/*
+ * Bytes per splice() from a relay file. A sub-buffer that is all padding
+ * makes relay's splice step into the next sub-buffer, still being written,
+ * when asked for more than one sub-buffer: so never ask for more.
+ */
+static size_t pick_chunk(const struct kmtd *d)
+{
+	static const char *const names[] = { "subbuf_size", "subbuf_bytes", "bufsize" };
+	size_t chunk = d->page_size;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[128], buf[64];
+		uint64_t v;
+
+		snprintf(path, sizeof(path), KMTD_SYSMOD "/parameters/%s", names[i]);
+		if (kmtd_read_file(path, buf, sizeof(buf)) > 0 && kmtd_read_u64(buf, &v) == 0 &&
+		    v >= KMT_RECORD_SIZE && v <= (64u << 20)) {
+			chunk = (size_t)v;
+			break;
+		}
+	}
+	if (chunk > (1u << 20))
+		chunk = 1u << 20;
+	chunk = chunk / KMT_RECORD_SIZE * KMT_RECORD_SIZE;
+	return chunk ? chunk : KMT_RECORD_SIZE;
+}
+
+/* The child: waits for tracing to be on, then becomes COMMAND. */
+static void child_main(struct kmtd *d, const sigset_t *mask, int go, int report)
+{
+	int signals[] = { SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGXFSZ };
+	char b;
+	int err;
+
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		signal(signals[i], SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (read(go, &b, 1) != 1)
+		_exit(127);
+	execvp(d->cmd[0], d->cmd);
+	err = errno;
+	(void)!write(report, &err, sizeof(err));
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+static int status_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 128;
+}
+
+/* Non-blocking reap; true once the command has ended. */
+static bool reap(struct kmtd *d)
+{
+	int st;
+
+	if (d->child < 0 || d->command_done)
+		return d->command_done;
+	if (waitpid(d->child, &st, WNOHANG) == d->child &&
+	    (WIFEXITED(st) || WIFSIGNALED(st))) {
+		d->command_status = status_code(st);
+		d->command_done = true;
+	}
+	return d->command_done;
+}
+
+/* After tracing stopped: wait for the command; a further signal kills it. */
+static void wait_command(struct kmtd *d, const sigset_t *waitmask)
+{
+	bool killed = false;
+
+	kmtd_signal = 0;
+	while (!reap(d)) {
+		struct timespec ts = { 0, 200 * 1000000L };
+
+		if (kmtd_signal && !killed) {
+			kmtd_err("killing COMMAND (pid %d)", (int)d->child);
+			kill(d->child, SIGKILL);
+			killed = true;
+		}
+		ppoll(NULL, 0, &ts, waitmask);
+	}
+}
+
+static void print_summary(const struct kmtd *d, const char *dir)
+{
+	uint64_t tot_rec = 0, tot_bytes = 0, tot_drop = 0;
+	bool have_drop = d->stats_start && d->stats_end;
+	uint64_t ms = (d->end_mono_ns - d->start_mono_ns) / 1000000u;
+	unsigned int n = 0;
+
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+		n += d->cpus[cpu] != NULL;
+	fprintf(stderr, KMTD_NAME ": traced %u CPU%s for %" PRIu64 ".%03" PRIu64 " s into %s",
+		n, n == 1 ? "" : "s", ms / 1000, ms % 1000, dir);
+	if (d->cmd && d->command_done)
+		fprintf(stderr, " (command exited with status %d)", d->command_status);
+	else if (d->stop_reason)
+		fprintf(stderr, " (stopped by %s)", d->stop_reason);
+	fputc('\n', stderr);
+	fprintf(stderr, "%6s %12s %14s %10s\n", "CPU", "RECORDS", "BYTES", "DROPPED");
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
+		const struct kmtd_cpu *c = d->cpus[cpu];
+		uint64_t rec;
+
+		if (!c)
+			continue;
+		rec = c->bytes / KMT_RECORD_SIZE;
+		tot_rec += rec;
+		tot_bytes += c->bytes;
+		fprintf(stderr, "%6u %12" PRIu64 " %14" PRIu64, cpu, rec, c->bytes);
+		if (have_drop && d->stats_start[cpu].present && d->stats_end[cpu].present) {
+			uint64_t dr = d->stats_end[cpu].dropped - d->stats_start[cpu].dropped;
+
+			tot_drop += dr;
+			fprintf(stderr, " %10" PRIu64 "\n", dr);
+		} else {
+			fprintf(stderr, " %10s\n", "-");
+		}
+	}
+	fprintf(stderr, "%6s %12" PRIu64 " %14" PRIu64, "total", tot_rec, tot_bytes);
+	if (have_drop)
+		fprintf(stderr, " %10" PRIu64 "\n", tot_drop);
+	else
+		fprintf(stderr, " %10s\n", "-");
+	if (d->have_overruns_start && d->have_overruns_end)
+		fprintf(stderr, "total_overruns: %" PRIu64 " during this trace (%" PRIu64
+			" since kmemtrace.ko was loaded)\n",
+			d->overruns_end - d->overruns_start, d->overruns_end);
+	else if (d->have_overruns_end)
+		fprintf(stderr, "total_overruns: %" PRIu64 " since kmemtrace.ko was loaded\n",
+			d->overruns_end);
+}
+
+/* When records were lost: say how to give the module more buffer. */
+static void overrun_hint(const struct kmtd *d)
+{
+	char buf[64];
+	uint64_t lost, subbufs;
+
+	if (!d->have_overruns_start || !d->have_overruns_end ||
+	    d->overruns_end == d->overruns_start)
+		return;
+	lost = d->overruns_end - d->overruns_start;
+	if (kmtd_read_file(KMTD_SYSMOD "/parameters/subbufs", buf, sizeof(buf)) > 0 &&
+	    kmtd_read_u64(buf, &subbufs) == 0)
+		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the "
+			 "module with more sub-buffers than now (subbufs=%" PRIu64 "), e.g. "
+			 "rmmod kmemtrace; modprobe kmemtrace subbufs=%" PRIu64, lost, subbufs,
+			 subbufs ? subbufs * 4 : 32);
+	else
+		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the "
+			 "module with a bigger subbufs= parameter", lost);
+}
+
+static int run(struct kmtd *d)
+{
+	bool fake = getenv(FAKE_ENV) && strcmp(getenv(FAKE_ENV), "1") == 0;
+	bool changed_enabled = false, threads = false, failed = false;
+	bool made_kallsyms = false, made_modules = false, made_meta = false;
+	int go_w = -1, report_r = -1, enabled = 0, ret = KMT_EXIT_IO;
+	sigset_t block, waitmask;
+	struct sigaction sa;
+	struct utsname uts;
+	uint64_t deadline = 0, next_scan;
+	long pagesz;
+	int r;
+
+	if (!fake && kmtd_check_root() < 0)
+		return KMT_EXIT_IO;
+	if (kmtd_check_debugfs(d, fake) < 0 || kmtd_check_module(d) < 0)
+		return KMT_EXIT_IO;
+	if (uname(&uts) < 0) {
+		kmtd_err("uname: %s", strerror(errno));
+		return KMT_EXIT_IO;
+	}
+	d->word_bits = kmtd_word_bits(uts.machine);
+	pagesz = sysconf(_SC_PAGESIZE);
+	d->page_size = pagesz > 0 ? (uint32_t)pagesz : 4096;
+	d->chunk = pick_chunk(d);
+	d->stats_start = calloc(KMTD_MAX_CPUS, sizeof(*d->stats_start));
+	d->stats_end = calloc(KMTD_MAX_CPUS, sizeof(*d->stats_end));
+	if (!d->stats_start || !d->stats_end) {
+		kmtd_err("out of memory");
+		return KMT_EXIT_INTERNAL;
+	}
+	if (strlen(d->outdir) > PATH_MAX - 64) {
+		kmtd_err("-o: path too long");
+		return KMT_EXIT_USAGE;
+	}
+	if (make_dir(d->outdir) < 0)
+		return KMT_EXIT_IO;
+	r = check_old_trace(d);
+	if (r)
+		return r;
+
+	/*
+	 * Signals wait until the main loop's ppoll(), so the handlers only
+	 * ever interrupt that; every thread inherits the blocked mask.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	/* A full pipe or a file size limit must be an error we handle, not death. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGCHLD);
+
+	d->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->wake_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->stop_efd < 0 || d->wake_efd < 0) {
+		kmtd_err("eventfd: %s", strerror(errno));
+		goto abort;
+	}
+
+	if (kmtd_write_kallsyms(d) < 0)
+		goto abort;
+	made_kallsyms = true;
+	if (kmtd_write_modules(d) < 0)
+		goto abort;
+	made_modules = true;
+
+	if (d->cmd) {
+		int go[2], rep[2];
+		pid_t pid;
+
+		if (pipe2(go, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
+			kmtd_err("pipe: %s", strerror(errno));
+			goto abort;
+		}
+		/* Forked before any thread exists, so the child is a clean copy. */
+		pid = fork();
+		if (pid < 0) {
+			kmtd_err("fork: %s", strerror(errno));
+			goto abort;
+		}
+		if (pid == 0) {
+			close(go[1]);
+			close(rep[0]);
+			child_main(d, &waitmask, go[0], rep[1]);
+		}
+		close(go[0]);
+		close(rep[1]);
+		go_w = go[1];
+		report_r = rep[0];
+		d->child = pid;
+	}
+
+	d->start_mono_ns = now_ns(CLOCK_MONOTONIC);
+	d->start_real_ns = now_ns(CLOCK_REALTIME);
+	r = scan_cpus(d, false);
+	if (r < 0)
+		goto abort;
+	if (r == 0) {
+		kmtd_err("%s has no cpuN buffer files", d->kdir);
+		goto abort;
+	}
+
+	if (kmtd_get_enabled(d, &enabled) < 0)
+		goto abort;
+	if (d->cmd) {
+		uint64_t discarded = 0;
+
+		/* Off first: writing 0 also flushes, so everything old can be dropped. */
+		if (kmtd_set_enabled(d, 0) < 0)
+			goto abort;
+		changed_enabled = enabled;
+		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
+			if (!d->cpus[cpu])
+				continue;
+			if (kmtd_cpu_discard(d->cpus[cpu]) < 0)
+				goto abort;
+			discarded += d->cpus[cpu]->discarded;
+		}
+		if (d->verbose)
+			fprintf(stderr, KMTD_NAME ": discarded %" PRIu64 " bytes (%" PRIu64
+				" records) buffered before COMMAND\n", discarded,
+				discarded / KMT_RECORD_SIZE);
+	}
+	if (kmtd_read_overruns(d, &d->overruns_start) == 0)
+		d->have_overruns_start = true;
+	if (kmtd_read_stats(d, d->stats_start) < 0) {
+		free(d->stats_start);
+		d->stats_start = NULL;
+	}
+	if (kmtd_write_meta(d, false) < 0)
+		goto abort;
+	made_meta = true;
+
+	d->stop_reason = "SIGINT/SIGTERM";
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
+		if (d->cpus[cpu] && kmtd_cpu_start(d->cpus[cpu]) < 0)
+			goto abort;
+		threads = true;
+	}
+	if (d->cmd || !enabled) {
+		if (kmtd_set_enabled(d, 1) < 0)
+			goto abort;
+		changed_enabled = !enabled || changed_enabled;
+	}
+	if (d->verbose)
+		fprintf(stderr, KMTD_NAME ": tracing into %s (splice chunk %zu bytes)%s\n",
+			d->outdir, d->chunk, enabled && !d->cmd ?
+			", keeping what was buffered since tracing was enabled" : "");
+	if (d->cmd) {
+		int err = 0;
+		ssize_t n;
+
+		(void)!write(go_w, "g", 1);
+		close(go_w);
+		go_w = -1;
+		/* EOF: exec worked (the pipe is close-on-exec); else its errno. */
+		do {
+			n = read(report_r, &err, sizeof(err));
+		} while (n < 0 && errno == EINTR);
+		close(report_r);
+		report_r = -1;
+		if (n == (ssize_t)sizeof(err))
+			kmtd_err("cannot run %s: %s", d->cmd[0], strerror(err));
+	}
+
+	if (d->seconds)
+		deadline = now_ns(CLOCK_MONOTONIC) + d->seconds * 1000000000ull;
+	next_scan = now_ns(CLOCK_MONOTONIC) + RESCAN_MS * 1000000ull;
+	for (;;) {
+		struct pollfd p = { .fd = d->wake_efd, .events = POLLIN };
+		uint64_t now, wait_ns;
+		struct timespec ts;
+
+		if (kmtd_signal) {
+			d->stop_reason = kmtd_signal == SIGINT ? "SIGINT" : "SIGTERM";
+			break;
+		}
+		if (child_changed) {
+			child_changed = 0;
+			if (reap(d)) {
+				d->stop_reason = "command exit";
+				break;
+			}
+		}
+		if (atomic_load(&d->failed)) {
+			d->stop_reason = "error";
+			break;
+		}
+		now = now_ns(CLOCK_MONOTONIC);
+		if (deadline && now >= deadline) {
+			d->stop_reason = "time limit (-t)";
+			break;
+		}
+		if (now >= next_scan) {
+			if (scan_cpus(d, true) < 0) {
+				snprintf(d->error, sizeof(d->error), "a CPU that came online could "
+					 "not be traced");
+				failed = true;
+				d->stop_reason = "error";
+				break;
+			}
+			next_scan = now + RESCAN_MS * 1000000ull;
+		}
+		wait_ns = next_scan > now ? next_scan - now : 0;
+		if (deadline && deadline - now < wait_ns)
+			wait_ns = deadline - now;
+		ts.tv_sec = (time_t)(wait_ns / 1000000000u);
+		ts.tv_nsec = (long)(wait_ns % 1000000000u);
+		ppoll(&p, 1, &ts, &waitmask);
+	}
+
+	/* Off (and flushed): from here on the buffers only shrink. */
+	if (kmtd_set_enabled(d, 0) < 0) {
+		snprintf(d->error, sizeof(d->error), "could not switch tracing off");
+		failed = true;
+	}
+	changed_enabled = false;
+	d->end_mono_ns = now_ns(CLOCK_MONOTONIC);
+	d->end_real_ns = now_ns(CLOCK_REALTIME);
+	if (kmtd_read_overruns(d, &d->overruns_end) == 0)
+		d->have_overruns_end = true;
+	if (kmtd_read_stats(d, d->stats_end) < 0) {
+		free(d->stats_end);
+		d->stats_end = NULL;
+	}
+	atomic_store(&d->stopping, true);
+	(void)!write(d->stop_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
+	if (d->cmd && !reap(d) && d->child > 0) {
+		/* Tracing ended first (signal, -t, error): the command goes too. */
+		kill(d->child, SIGTERM);
+	}
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+		if (d->cpus[cpu])
+			kmtd_cpu_join(d->cpus[cpu]);
+	threads = false;
+	{
+		sigset_t pending;
+
+		if (sigpending(&pending) == 0 &&
+		    (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM)))
+			kmtd_err("signal received while draining: finishing the files first");
+	}
+
+	if (atomic_load(&d->failed))
+		failed = true;
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
+		struct kmtd_cpu *c = d->cpus[cpu];
+
+		if (!c)
+			continue;
+		if (c->err) {
+			if (c->err_relay)
+				snprintf(d->error, sizeof(d->error), "%s: read failed: %s",
+					 c->relay_path, strerror(c->err));
+			else
+				snprintf(d->error, sizeof(d->error), "%s: write failed: %s",
+					 c->out_path, strerror(c->err));
+			kmtd_err("%s", d->error);
+		}
+	}
+	/* Every file, failed or not, ends on a whole record. */
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
+		if (d->cpus[cpu] && kmtd_cpu_finish(d->cpus[cpu], failed) < 0) {
+			if (!d->error[0])
+				snprintf(d->error, sizeof(d->error), "%s: write failed",
+					 d->cpus[cpu]->out_path);
+			failed = true;
+		}
+	}
+	if (failed)
+		kmtd_err("tracing stopped; every file in %s ends on a whole record", d->outdir);
+	if (d->cmd)
+		wait_command(d, &waitmask);
+	if (kmtd_write_meta(d, true) < 0)
+		failed = true;
+	if (!d->quiet) {
+		print_summary(d, d->outdir);
+		overrun_hint(d);
+	}
+	if (failed)
+		ret = KMT_EXIT_IO;
+	else if (d->cmd)
+		ret = d->command_status;
+	else
+		ret = KMT_EXIT_OK;
+	goto out;
+
+abort:
+	/* Tracing never started: leave the module as we found it, and no files. */
+	if (threads) {
+		atomic_store(&d->stopping, true);
+		(void)!write(d->stop_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
+		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+			if (d->cpus[cpu])
+				kmtd_cpu_join(d->cpus[cpu]);
+	}
+	if (changed_enabled)
+		kmtd_set_enabled(d, enabled);
+	if (d->child > 0) {
+		kill(d->child, SIGKILL);
+		waitpid(d->child, NULL, 0);
+	}
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+		if (d->cpus[cpu] && d->cpus[cpu]->out_fd >= 0)
+			unlink(d->cpus[cpu]->out_path);
+	{
+		const char *made[] = { made_kallsyms ? KMTD_KALLSYMS : NULL,
+				       made_modules ? KMTD_MODULES : NULL,
+				       made_meta ? KMTD_META : NULL };
+		char path[PATH_MAX + 32];
+
+		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+			if (!made[i])
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", d->outdir, made[i]);
+			unlink(path);
+		}
+	}
+	ret = KMT_EXIT_IO;
+out:
+	if (go_w >= 0)
+		close(go_w);
+	if (report_r >= 0)
+		close(report_r);
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+		kmtd_cpu_free(d->cpus[cpu]);
+	if (d->stop_efd >= 0)
+		close(d->stop_efd);
+	if (d->wake_efd >= 0)
+		close(d->wake_efd);
+	free(d->stats_start);
+	free(d->stats_end);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static struct kmtd d;
+
+	d.outdir = ".";
+	d.debugfs = KMTD_DEFAULT_DEBUGFS;
+	d.stop_efd = d.wake_efd = -1;
+	d.child = -1;
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &d);
+	return run(&d);
+}

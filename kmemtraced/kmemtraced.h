@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kmemtraced.h - state shared by the parts of kmemtraced: the environment
+ * checks, the per-CPU drain threads and the metadata writer.
+ */
+#ifndef KMEMTRACED_H
+#define KMEMTRACED_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kmemtrace_abi.h"
+
+#define KMTD_NAME		"kmemtraced"
+#define KMTD_DEFAULT_DEBUGFS	"/sys/kernel/debug"
+#define KMTD_SYSMOD		"/sys/module/kmemtrace"
+#define KMTD_META		"kmemtrace.meta"
+#define KMTD_KALLSYMS		"kallsyms"
+#define KMTD_MODULES		"modules"
+/* Highest CPU number we handle: far above any machine relay runs on. */
+#define KMTD_MAX_CPUS		8192
+
+/* One traced CPU: its relay file, its output file and its thread. */
+struct kmtd_cpu {
+	struct kmtd *d;
+	unsigned int cpu;
+	int relay_fd;
+	int out_fd;
+	int pipe_r, pipe_w;	/* splice goes relay -> pipe -> out file */
+	size_t chunk;		/* bytes asked of each splice from relay */
+	pthread_t thread;
+	bool thread_started;
+	/*
+	 * The relay file position splice() reads from is the open file's own
+	 * offset, which does not follow what an earlier reader consumed;
+	 * read() does. So the first bytes of every run go through read(),
+	 * which moves the offset to the buffer's real read position.
+	 */
+	bool synced;
+	uint64_t bytes;		/* record bytes in the output file after the header */
+	uint64_t discarded;	/* bytes thrown away before a -- COMMAND run */
+	int err;		/* errno of the failure that ended this thread, or 0 */
+	bool err_relay;		/* err came from the relay file, not the output */
+	char out_path[PATH_MAX + 32];
+	char relay_path[PATH_MAX + 32];
+};
+
+/* Per-CPU counters of the module's stats file. */
+struct kmtd_stat {
+	uint64_t emitted, written, dropped;
+	bool present;
+};
+
+struct kmtd {
+	/* Options. */
+	const char *outdir;
+	const char *debugfs;
+	unsigned long seconds;		/* 0: no time limit */
+	bool force, quiet, verbose;
+	char **cmd;			/* NULL-terminated, or NULL */
+
+	char kdir[PATH_MAX];		/* <debugfs>/kmemtrace */
+	unsigned int abi_major, abi_minor;
+	unsigned int word_bits;
+	uint32_t page_size;
+	size_t chunk;			/* bytes per splice from relay */
+	size_t subbuf_size;		/* 0 when the module does not say */
+
+	struct kmtd_cpu *cpus[KMTD_MAX_CPUS];
+	unsigned int ncpus;		/* entries of cpus[] in use (highest + 1) */
+
+	int stop_efd;			/* threads: tracing is off, drain and leave */
+	int wake_efd;			/* main thread: a drain thread failed */
+	atomic_bool stopping;
+	atomic_bool failed;
+
+	uint64_t start_mono_ns, start_real_ns, end_mono_ns, end_real_ns;
+	uint64_t overruns_start, overruns_end;
+	bool have_overruns_start, have_overruns_end;
+	struct kmtd_stat *stats_start, *stats_end;	/* [KMTD_MAX_CPUS] */
+
+	pid_t child;
+	int command_status;		/* exit code form: 0..255, 128+signal */
+	bool command_done;
+	const char *stop_reason;
+	char error[PATH_MAX + 256];	/* first fatal error, for the metadata */
+};
+
+/* Set by the signal handler, read by the main loop. */
+extern volatile sig_atomic_t kmtd_signal;
+
+/* Messages: "kmemtraced: ..." on stderr. */
+void kmtd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* env.c: checks and small-file helpers. */
+int kmtd_check_root(void);
+int kmtd_check_debugfs(struct kmtd *d, bool fake);
+int kmtd_check_module(struct kmtd *d);
+int kmtd_open_kfile(const struct kmtd *d, const char *name, int flags);
+void kmtd_explain_open_error(const char *path, int err);
+int kmtd_read_file(const char *path, char *buf, size_t size);
+int kmtd_read_kfile(const struct kmtd *d, const char *name, char *buf, size_t size);
+int kmtd_read_u64(const char *text, uint64_t *val);
+int kmtd_get_enabled(const struct kmtd *d, int *enabled);
+int kmtd_set_enabled(const struct kmtd *d, int on);
+int kmtd_read_overruns(const struct kmtd *d, uint64_t *val);
+int kmtd_read_stats(const struct kmtd *d, struct kmtd_stat *st);
+int kmtd_parse_cpulist(const char *text, bool *set, unsigned int max);
+unsigned int kmtd_word_bits(const char *machine);
+int kmtd_write_all(int fd, const void *buf, size_t len);
+
+/* meta.c: kallsyms, modules and kmemtrace.meta. */
+int kmtd_write_kallsyms(const struct kmtd *d);
+int kmtd_write_modules(const struct kmtd *d);
+int kmtd_write_meta(const struct kmtd *d, bool final);
+int kmtd_create_file(const struct kmtd *d, const char *path);
+
+/* drain.c: the per-CPU threads. */
+int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu);
+int kmtd_cpu_discard(struct kmtd_cpu *c);
+int kmtd_cpu_start(struct kmtd_cpu *c);
+void kmtd_cpu_join(struct kmtd_cpu *c);
+int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed);
+void kmtd_cpu_free(struct kmtd_cpu *c);
+
+#endif /* KMEMTRACED_H */

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * meta.c - the files beside the traces that let another machine make sense
+ * of them: kallsyms, modules and kmemtrace.meta (Documentation/trace-format.md,
+ * section 6).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "kmemtraced.h"
+
+/*
+ * The start-of-run kmemtrace.meta ends with a comment this long, so that
+ * the end-of-run version fits in the blocks the file already owns when
+ * the disk is full and a new file cannot be written.
+ */
+#define META_RESERVE	1024
+
+int kmtd_create_file(const struct kmtd *d, const char *path)
+{
+	int fd;
+
+	if (d->force && unlink(path) < 0 && errno != ENOENT) {
+		kmtd_err("%s: cannot remove the old file: %s", path, strerror(errno));
+		return -1;
+	}
+	/* O_EXCL also refuses a symlink planted where the file goes. */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == EEXIST)
+			kmtd_err("%s: already exists (use -f to overwrite the trace)", path);
+		else
+			kmtd_err("%s: cannot create: %s", path, strerror(err));
+		errno = err;
+		return -1;
+	}
+	/* The files hold kernel addresses: exactly 0600 whatever the umask. */
+	if (fchmod(fd, 0600) < 0) {
+		kmtd_err("%s: chmod 0600 failed: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* fsync and close a file we wrote, reporting the first failure as a write error. */
+static int finish_file(int fd, const char *path)
+{
+	int err = 0;
+
+	if (fsync(fd) < 0 && errno != EINVAL)
+		err = errno;
+	if (close(fd) < 0 && !err && errno != EINTR)
+		err = errno;
+	if (err) {
+		kmtd_err("%s: write failed: %s", path, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+static void dir_path(const struct kmtd *d, const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", d->outdir, name);
+}
+
+int kmtd_write_kallsyms(const struct kmtd *d)
+{
+	char path[PATH_MAX + 32];
+	static char buf[1 << 16];
+	int in, out;
+
+	dir_path(d, KMTD_KALLSYMS, path, sizeof(path));
+	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		kmtd_err("cannot open /proc/kallsyms: %s", strerror(errno));
+		return -1;
+	}
+	out = kmtd_create_file(d, path);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			kmtd_err("/proc/kallsyms: read failed: %s", strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		if (kmtd_write_all(out, buf, (size_t)n) < 0) {
+			kmtd_err("%s: write failed: %s", path, strerror(errno));
+			goto fail;
+		}
+	}
+	close(in);
+	if (finish_file(out, path) < 0) {
+		unlink(path);
+		return -1;
+	}
+	return 0;
+fail:
+	close(in);
+	close(out);
+	/* Half a kallsyms would mislead the report; we made it, so it goes. */
+	unlink(path);
+	return -1;
+}
+
+/* Reads a whole (procfs/sysfs) file into a malloc'ed string; NULL with errno. */
+static char *slurp(const char *path)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int fd, err;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				errno = ENOMEM;
+				goto fail_fd;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail_fd;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+fail_fd:
+	err = errno;
+	close(fd);
+	errno = err;
+fail:
+	err = errno;
+	free(buf);
+	errno = err;
+	return NULL;
+}
+
+int kmtd_write_modules(const struct kmtd *d)
+{
+	char path[PATH_MAX + 32];
+	char *mods, *line, *save = NULL;
+	FILE *out = NULL;
+	int fd, ret = -1;
+
+	dir_path(d, KMTD_MODULES, path, sizeof(path));
+	mods = slurp("/proc/modules");
+	if (!mods) {
+		kmtd_err("cannot read /proc/modules: %s", strerror(errno));
+		return -1;
+	}
+	fd = kmtd_create_file(d, path);
+	if (fd < 0)
+		goto out;
+	out = fdopen(fd, "w");
+	if (!out) {
+		kmtd_err("%s: %s", path, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	for (line = strtok_r(mods, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[64], deps[4096], state[32], textfile[PATH_MAX], text[64];
+		unsigned long long size, base;
+		uint64_t text_addr = 0;
+		char *end;
+		int refs;
+
+		/* "NAME SIZE REFS DEPS STATE 0xADDR [TAINTS]" */
+		if (sscanf(line, "%63s %llu %d %4095s %31s %llx", name, &size, &refs, deps,
+			   state, &base) != 6)
+			continue;
+		snprintf(textfile, sizeof(textfile), "/sys/module/%s/sections/.text", name);
+		/* Root sees the address; anyone else (or no sysfs) gets 0. */
+		if (kmtd_read_file(textfile, text, sizeof(text)) > 0) {
+			errno = 0;
+			text_addr = strtoull(text, &end, 16);
+			if (errno || end == text)
+				text_addr = 0;
+		}
+		fprintf(out, "%s 0x%" PRIx64 " 0x%llx %llu\n", name, text_addr, base, size);
+	}
+	if (fflush(out) != 0 || ferror(out) || (fsync(fileno(out)) < 0 && errno != EINVAL)) {
+		kmtd_err("%s: write failed: %s", path, strerror(errno));
+		fclose(out);
+		unlink(path);
+		goto out;
+	}
+	if (fclose(out) != 0) {
+		kmtd_err("%s: write failed: %s", path, strerror(errno));
+		unlink(path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(mods);
+	return ret;
+}
+
+/* The NUMA node of a CPU: the nodeN link sysfs puts in its directory. */
+static int cpu_node(unsigned int cpu)
+{
+	char path[96];
+	struct dirent *de;
+	int node = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u", cpu);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		unsigned long n;
+		char *end;
+
+		if (strncmp(de->d_name, "node", 4) != 0 || de->d_name[4] < '0' ||
+		    de->d_name[4] > '9')
+			continue;
+		errno = 0;
+		n = strtoul(de->d_name + 4, &end, 10);
+		if (!errno && !*end && n < 65536) {
+			node = (int)n;
+			break;
+		}
+	}
+	closedir(dir);
+	return node;
+}
+
+/* A word of the command line, quoted for sh when it needs it; no line breaks. */
+static void put_word(FILE *f, const char *w)
+{
+	bool plain = *w != '\0';
+
+	for (const char *p = w; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "_-./=:,+@%", *p))
+			plain = false;
+	if (plain) {
+		fputs(w, f);
+		return;
+	}
+	fputc('\'', f);
+	for (const char *p = w; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			fputc('?', f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
+static int cmp_names(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int no_dots(const struct dirent *de)
+{
+	return de->d_name[0] != '.';
+}
+
+static void put_params(FILE *f)
+{
+	struct dirent **names;
+	int n;
+
+	n = scandir(KMTD_SYSMOD "/parameters", &names, no_dots, cmp_names);
+	if (n < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX], val[256];
+
+		snprintf(path, sizeof(path), KMTD_SYSMOD "/parameters/%s", names[i]->d_name);
+		if (kmtd_read_file(path, val, sizeof(val)) >= 0) {
+			val[strcspn(val, "\n")] = '\0';
+			fprintf(f, "param %s %s\n", names[i]->d_name, val);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* The text of kmemtrace.meta; malloc'ed, NULL when out of memory. */
+static char *meta_text(const struct kmtd *d, bool final, size_t *len)
+{
+	char online_text[4096];
+	struct utsname uts;
+	char *text = NULL;
+	bool *online;
+	FILE *f;
+
+	online = calloc(KMTD_MAX_CPUS, sizeof(*online));
+	if (!online)
+		return NULL;
+	f = open_memstream(&text, len);
+	if (!f) {
+		free(online);
+		return NULL;
+	}
+	if (uname(&uts) < 0)
+		memset(&uts, 0, sizeof(uts));
+	fprintf(f, "# kmemtrace trace metadata (Documentation/trace-format.md), "
+		"written by kmemtraced\n");
+	fprintf(f, "meta_version 1\n");
+	fprintf(f, "abi_version %u.%u\n", d->abi_major, d->abi_minor);
+	fprintf(f, "kernel_release %s\n", uts.release);
+	fprintf(f, "kernel_version %s\n", uts.version);
+	fprintf(f, "machine %s\n", uts.machine);
+	fprintf(f, "hostname %s\n", uts.nodename);
+	fprintf(f, "page_size %" PRIu32 "\n", d->page_size);
+	fprintf(f, "word_bits %u\n", d->word_bits);
+	fprintf(f, "byte_order %s\n",
+		__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? "big" : "little");
+	fprintf(f, "clock monotonic\n");
+	if (kmtd_read_file("/sys/devices/system/cpu/online", online_text,
+			   sizeof(online_text)) > 0 &&
+	    kmtd_parse_cpulist(online_text, online, KMTD_MAX_CPUS) == 0) {
+		for (unsigned int cpu = 0; cpu < KMTD_MAX_CPUS; cpu++)
+			if (online[cpu])
+				fprintf(f, "cpu_node %u %d\n", cpu, cpu_node(cpu));
+	}
+	put_params(f);
+	fprintf(f, "start_mono_ns %" PRIu64 "\n", d->start_mono_ns);
+	fprintf(f, "start_real_ns %" PRIu64 "\n", d->start_real_ns);
+	if (d->have_overruns_start)
+		fprintf(f, "overruns_start %" PRIu64 "\n", d->overruns_start);
+	if (d->cmd) {
+		fputs("command", f);
+		for (char **w = d->cmd; *w; w++) {
+			fputc(' ', f);
+			put_word(f, *w);
+		}
+		fputc('\n', f);
+	}
+	if (final) {
+		fprintf(f, "end_mono_ns %" PRIu64 "\n", d->end_mono_ns);
+		fprintf(f, "end_real_ns %" PRIu64 "\n", d->end_real_ns);
+		if (d->have_overruns_end)
+			fprintf(f, "overruns_end %" PRIu64 "\n", d->overruns_end);
+		if (d->cmd && d->command_done)
+			fprintf(f, "command_status %d\n", d->command_status);
+		if (d->stop_reason)
+			fprintf(f, "stop_reason %s\n", d->stop_reason);
+		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+			if (d->cpus[cpu])
+				fprintf(f, "cpu_records %u %" PRIu64 "\n", cpu,
+					d->cpus[cpu]->bytes / KMT_RECORD_SIZE);
+		if (d->error[0])
+			fprintf(f, "error %s\n", d->error);
+	} else {
+		/* Room for the end-of-run keys (see META_RESERVE). */
+		fputs("#", f);
+		for (int i = 0; i < META_RESERVE - 2; i++)
+			fputc(' ', f);
+		fputc('\n', f);
+	}
+	free(online);
+	if (fclose(f) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* In place: the fallback when a new file cannot be created (disk full). */
+static int rewrite_in_place(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	const char *p = text;
+	size_t left = len;
+	off_t off = 0;
+
+	if (fd < 0)
+		return -1;
+	while (left) {
+		ssize_t n = pwrite(fd, p, left, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		p += n;
+		off += n;
+		left -= (size_t)n;
+	}
+	if (ftruncate(fd, (off_t)len) < 0 || fsync(fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+int kmtd_write_meta(const struct kmtd *d, bool final)
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
+	size_t len = 0;
+	char *text;
+	int fd, err;
+
+	dir_path(d, KMTD_META, path, sizeof(path));
+	text = meta_text(d, final, &len);
+	if (!text) {
+		kmtd_err("out of memory");
+		return -1;
+	}
+	if (!final) {
+		fd = kmtd_create_file(d, path);
+		if (fd < 0)
+			goto fail;
+		if (kmtd_write_all(fd, text, len) < 0) {
+			kmtd_err("%s: write failed: %s", path, strerror(errno));
+			close(fd);
+			unlink(path);
+			goto fail;
+		}
+		if (finish_file(fd, path) < 0) {
+			unlink(path);
+			goto fail;
+		}
+		free(text);
+		return 0;
+	}
+
+	/* A reader sees the old file or the new one, never half of one. */
+	dir_path(d, "." KMTD_META ".tmp", tmp, sizeof(tmp));
+	if (unlink(tmp) < 0 && errno != ENOENT) {
+		err = errno;
+		goto in_place;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = errno;
+		goto in_place;
+	}
+	if (fchmod(fd, 0600) < 0 || kmtd_write_all(fd, text, len) < 0 || fsync(fd) < 0) {
+		err = errno;
+		close(fd);
+		unlink(tmp);
+		goto in_place;
+	}
+	if (close(fd) < 0 && errno != EINTR) {
+		err = errno;
+		unlink(tmp);
+		goto in_place;
+	}
+	if (rename(tmp, path) < 0) {
+		err = errno;
+		unlink(tmp);
+		goto in_place;
+	}
+	fd = open(d->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(text);
+	return 0;
+in_place:
+	if (rewrite_in_place(path, text, len) == 0) {
+		free(text);
+		return 0;
+	}
+	kmtd_err("%s: write failed: %s", path, strerror(err));
+fail:
+	free(text);
+	return -1;
+}
