@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmemtrace_oracle.c - test module: performs an exactly known pattern of
+ * slab allocations and frees, and an allocation load, for kmemtrace's
+ * tests to compare the trace with.
+ *
+ * <debugfs>/kmemtrace_oracle/ (root only):
+ *
+ *   run       write 1: perform the pattern below, synchronously.
+ *   expected  read: what the last run did, one "key value" per line.
+ *   load      write N > 0: one kthread per online CPU, bound to it,
+ *             allocating N objects of varying sizes then freeing them,
+ *             in a loop (cond_resched() between batches); write 0: stop
+ *             and join them. Read: "threads T batch N loops L".
+ *             Unloading the module also stops them.
+ *
+ * The pattern. Every allocation and free below happens directly in the
+ * named function (noinline, never cloned, never a tail call), so every
+ * event's call_site lies inside that function's symbol:
+ *
+ *   oracle_kmalloc_sizes   for each size in param sizes, n x
+ *                          kmalloc(size, GFP_KERNEL); sizes fall between
+ *                          kmalloc classes, so bytes_alloc is the next class
+ *   oracle_kfree_sizes     kfree() of all of those
+ *   oracle_cache_alloc     n x kmem_cache_alloc() from "kmt_oracle_cache"
+ *                          (object size param obj_size; it has a
+ *                          constructor so SLUB never merges it)
+ *   oracle_cache_free      kmem_cache_free() of those
+ *   oracle_xcpu_alloc      n x kmalloc(xcpu_size) on the first online CPU
+ *   oracle_xcpu_free       kfree() of those on the second online CPU
+ *                          (both skipped with one CPU online)
+ *   oracle_mismatch_alloc  n x kmem_cache_alloc() from kmt_oracle_cache
+ *   oracle_mismatch_kfree  kfree() of those (SLUB accepts it)
+ *   oracle_leak_alloc      n x kmalloc(leak_size), kept until the next run
+ *                          (freed first thing, by oracle_leak_free) or
+ *                          until the module is unloaded
+ *   oracle_node_alloc      n x kmalloc_node(node_size, GFP_KERNEL, node) on
+ *                          the first online CPU, node = the first online
+ *                          node other than that CPU's (skipped with one node)
+ *   oracle_node_free       kfree() of those
+ *   oracle_fail_alloc      kmalloc(fail_size, GFP_KERNEL | __GFP_NOWARN),
+ *                          more than the page allocator can give: NULL
+ *
+ * The "expected" file (values in decimal unless they start with 0x):
+ *
+ *   runs N                   runs since load (0: nothing else follows
+ *                            but the parameters)
+ *   n N                      objects per function
+ *   sizes A,B,...            sizes of oracle_kmalloc_sizes, in order
+ *   gfp_kernel 0xX           GFP_KERNEL of this kernel
+ *   gfp_nowarn 0xX           GFP_KERNEL | __GFP_NOWARN
+ *   cache_name NAME          the private cache
+ *   cache_object_size N      its object size
+ *   xcpu_size N / node_size N / leak_size N / fail_size N
+ *   leak_freed_first N       objects of the previous run's leak freed by
+ *                            oracle_leak_free at the start of this run
+ *   leak_outstanding N       objects oracle_leak_alloc left allocated
+ *   xcpu_alloc_cpu C         CPU oracle_xcpu_alloc ran on, or "none"
+ *   xcpu_free_cpu C          CPU oracle_xcpu_free ran on, or "none"
+ *   node_alloc_cpu C         CPU oracle_node_alloc ran on, or "none"
+ *   node_target N            node asked of kmalloc_node(), or "none"
+ *   node_on_target N         objects whose memory is on node_target
+ *   fail_null 1              1 if the failing allocation returned NULL
+ *   note TEXT                why something was skipped (may repeat)
+ *   done FUNC N              calls of kmalloc/kfree/... FUNC made that
+ *                            succeeded (an allocation that returned NULL
+ *                            is counted in failed FUNC N instead)
+ *   failed FUNC N
+ * The records a run leaves in the trace are therefore: for each FUNC,
+ * "done FUNC" events of its kind plus "failed FUNC" allocations with
+ * ptr 0 (oracle_fail_alloc: one, with ptr 0 and bytes_req fail_size).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/kstrtox.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#define ORACLE_MAX_N		256
+#define ORACLE_MAX_SIZES	8
+#define ORACLE_MAX_BATCH	64
+#define ORACLE_CACHE_NAME	"kmt_oracle_cache"
+
+static unsigned int n = 16;
+module_param(n, uint, 0444);
+MODULE_PARM_DESC(n, "Objects per pattern function, 1..256 (default 16)");
+
+static unsigned int sizes[ORACLE_MAX_SIZES] = { 100, 200, 300, 1000, 3000 };
+static unsigned int nr_sizes = 5;
+module_param_array(sizes, uint, &nr_sizes, 0444);
+MODULE_PARM_DESC(sizes,
+		 "kmalloc sizes of oracle_kmalloc_sizes, up to 8, each 1..8192 (default 100,200,300,1000,3000)");
+
+static unsigned int obj_size = 200;
+module_param(obj_size, uint, 0444);
+MODULE_PARM_DESC(obj_size, "Object size of kmt_oracle_cache, 8..8192 (default 200)");
+
+static unsigned int xcpu_size = 150;
+module_param(xcpu_size, uint, 0444);
+MODULE_PARM_DESC(xcpu_size, "kmalloc size of the cross-CPU objects, 1..8192 (default 150)");
+
+static unsigned int node_size = 400;
+module_param(node_size, uint, 0444);
+MODULE_PARM_DESC(node_size, "kmalloc_node size of the remote-node objects, 1..8192 (default 400)");
+
+static unsigned int leak_size = 700;
+module_param(leak_size, uint, 0444);
+MODULE_PARM_DESC(leak_size, "kmalloc size of the objects left allocated, 1..8192 (default 700)");
+
+static unsigned long fail_size = SZ_64M;
+module_param(fail_size, ulong, 0444);
+MODULE_PARM_DESC(fail_size,
+		 "kmalloc size that must fail, above the page allocator's largest block (default 64 MiB)");
+
+/* The pattern's objects live here, not in allocations of their own. */
+static void *oracle_sized[ORACLE_MAX_SIZES][ORACLE_MAX_N];
+static void *oracle_cached[ORACLE_MAX_N];
+static void *oracle_xcpu[ORACLE_MAX_N];
+static void *oracle_mismatched[ORACLE_MAX_N];
+static void *oracle_leaked[ORACLE_MAX_N];
+static void *oracle_remote[ORACLE_MAX_N];
+
+static struct kmem_cache *oracle_cache;
+static struct dentry *oracle_dir;
+
+/* Serializes runs, load changes and the expected text. */
+static DEFINE_MUTEX(oracle_lock);
+static char oracle_expected[4096];
+static size_t oracle_expected_len;
+static unsigned int oracle_runs;
+
+/* Results of one run, turned into the expected text. */
+struct oracle_result {
+	unsigned int done;
+	unsigned int failed;
+};
+
+enum oracle_func {
+	OF_KMALLOC_SIZES,
+	OF_KFREE_SIZES,
+	OF_CACHE_ALLOC,
+	OF_CACHE_FREE,
+	OF_XCPU_ALLOC,
+	OF_XCPU_FREE,
+	OF_MISMATCH_ALLOC,
+	OF_MISMATCH_KFREE,
+	OF_LEAK_FREE,
+	OF_LEAK_ALLOC,
+	OF_NODE_ALLOC,
+	OF_NODE_FREE,
+	OF_FAIL_ALLOC,
+	OF_COUNT
+};
+
+static const char * const oracle_func_names[OF_COUNT] = {
+	[OF_KMALLOC_SIZES] = "oracle_kmalloc_sizes",
+	[OF_KFREE_SIZES] = "oracle_kfree_sizes",
+	[OF_CACHE_ALLOC] = "oracle_cache_alloc",
+	[OF_CACHE_FREE] = "oracle_cache_free",
+	[OF_XCPU_ALLOC] = "oracle_xcpu_alloc",
+	[OF_XCPU_FREE] = "oracle_xcpu_free",
+	[OF_MISMATCH_ALLOC] = "oracle_mismatch_alloc",
+	[OF_MISMATCH_KFREE] = "oracle_mismatch_kfree",
+	[OF_LEAK_FREE] = "oracle_leak_free",
+	[OF_LEAK_ALLOC] = "oracle_leak_alloc",
+	[OF_NODE_ALLOC] = "oracle_node_alloc",
+	[OF_NODE_FREE] = "oracle_node_free",
+	[OF_FAIL_ALLOC] = "oracle_fail_alloc",
+};
+
+static struct oracle_result oracle_res[OF_COUNT];
+static int oracle_xcpu_alloc_cpu = -1;
+static int oracle_xcpu_free_cpu = -1;
+static int oracle_node_cpu = -1;
+static int oracle_node_target = NUMA_NO_NODE;
+static unsigned int oracle_node_on_target;
+static unsigned int oracle_leak_count;
+static bool oracle_fail_null;
+
+/*
+ * Each pattern function returns what it did, and its caller uses the
+ * value: together with the work after every call inside the loops this
+ * keeps the compiler from turning the last call into a jump, which
+ * would move the call site out of the function.
+ */
+static noinline __noclone unsigned int oracle_kmalloc_sizes(void)
+{
+	struct oracle_result *r = &oracle_res[OF_KMALLOC_SIZES];
+	unsigned int i, j;
+
+	for (i = 0; i < nr_sizes; i++) {
+		for (j = 0; j < n; j++) {
+			oracle_sized[i][j] = kmalloc(sizes[i], GFP_KERNEL);
+			if (oracle_sized[i][j])
+				r->done++;
+			else
+				r->failed++;
+		}
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_kfree_sizes(void)
+{
+	struct oracle_result *r = &oracle_res[OF_KFREE_SIZES];
+	unsigned int i, j;
+
+	for (i = 0; i < nr_sizes; i++) {
+		for (j = 0; j < n; j++) {
+			if (!oracle_sized[i][j])
+				continue;
+			kfree(oracle_sized[i][j]);
+			oracle_sized[i][j] = NULL;
+			r->done++;
+		}
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_cache_alloc(void)
+{
+	struct oracle_result *r = &oracle_res[OF_CACHE_ALLOC];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		oracle_cached[j] = kmem_cache_alloc(oracle_cache, GFP_KERNEL);
+		if (oracle_cached[j])
+			r->done++;
+		else
+			r->failed++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_cache_free(void)
+{
+	struct oracle_result *r = &oracle_res[OF_CACHE_FREE];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		if (!oracle_cached[j])
+			continue;
+		kmem_cache_free(oracle_cache, oracle_cached[j]);
+		oracle_cached[j] = NULL;
+		r->done++;
+	}
+	return r->done;
+}
+
+/* Runs in a kworker bound to one CPU (work_on_cpu()). */
+static noinline __noclone long oracle_xcpu_alloc(void *unused)
+{
+	struct oracle_result *r = &oracle_res[OF_XCPU_ALLOC];
+	unsigned int j;
+
+	oracle_xcpu_alloc_cpu = raw_smp_processor_id();
+	for (j = 0; j < n; j++) {
+		oracle_xcpu[j] = kmalloc(xcpu_size, GFP_KERNEL);
+		if (oracle_xcpu[j])
+			r->done++;
+		else
+			r->failed++;
+	}
+	return r->done;
+}
+
+static noinline __noclone long oracle_xcpu_free(void *unused)
+{
+	struct oracle_result *r = &oracle_res[OF_XCPU_FREE];
+	unsigned int j;
+
+	oracle_xcpu_free_cpu = raw_smp_processor_id();
+	for (j = 0; j < n; j++) {
+		if (!oracle_xcpu[j])
+			continue;
+		kfree(oracle_xcpu[j]);
+		oracle_xcpu[j] = NULL;
+		r->done++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_mismatch_alloc(void)
+{
+	struct oracle_result *r = &oracle_res[OF_MISMATCH_ALLOC];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		oracle_mismatched[j] = kmem_cache_alloc(oracle_cache,
+							GFP_KERNEL);
+		if (oracle_mismatched[j])
+			r->done++;
+		else
+			r->failed++;
+	}
+	return r->done;
+}
+
+/* The classic bug on purpose: kfree() of kmem_cache_alloc() objects. */
+static noinline __noclone unsigned int oracle_mismatch_kfree(void)
+{
+	struct oracle_result *r = &oracle_res[OF_MISMATCH_KFREE];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		if (!oracle_mismatched[j])
+			continue;
+		kfree(oracle_mismatched[j]);
+		oracle_mismatched[j] = NULL;
+		r->done++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_leak_free(void)
+{
+	struct oracle_result *r = &oracle_res[OF_LEAK_FREE];
+	unsigned int j;
+
+	for (j = 0; j < ORACLE_MAX_N; j++) {
+		if (!oracle_leaked[j])
+			continue;
+		kfree(oracle_leaked[j]);
+		oracle_leaked[j] = NULL;
+		r->done++;
+	}
+	oracle_leak_count = 0;
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_leak_alloc(void)
+{
+	struct oracle_result *r = &oracle_res[OF_LEAK_ALLOC];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		oracle_leaked[j] = kmalloc(leak_size, GFP_KERNEL);
+		if (oracle_leaked[j])
+			r->done++;
+		else
+			r->failed++;
+	}
+	oracle_leak_count = r->done;
+	return r->done;
+}
+
+/* Runs in a kworker bound to one CPU, so "the other node" is stable. */
+static noinline __noclone long oracle_node_alloc(void *unused)
+{
+	struct oracle_result *r = &oracle_res[OF_NODE_ALLOC];
+	unsigned int j;
+
+	oracle_node_cpu = raw_smp_processor_id();
+	for (j = 0; j < n; j++) {
+		oracle_remote[j] = kmalloc_node(node_size, GFP_KERNEL,
+						oracle_node_target);
+		if (!oracle_remote[j]) {
+			r->failed++;
+			continue;
+		}
+		r->done++;
+		if (page_to_nid(virt_to_page(oracle_remote[j])) ==
+		    oracle_node_target)
+			oracle_node_on_target++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_node_free(void)
+{
+	struct oracle_result *r = &oracle_res[OF_NODE_FREE];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		if (!oracle_remote[j])
+			continue;
+		kfree(oracle_remote[j]);
+		oracle_remote[j] = NULL;
+		r->done++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_fail_alloc(void)
+{
+	struct oracle_result *r = &oracle_res[OF_FAIL_ALLOC];
+	void *p;
+
+	p = kmalloc(fail_size, GFP_KERNEL | __GFP_NOWARN);
+	oracle_fail_null = !p;
+	if (p) {
+		r->done++;
+		/* Should not happen; do not keep 64 MiB. */
+		kfree(p);
+	} else {
+		r->failed++;
+	}
+	return r->failed;
+}
+
+/* Appends to the expected text; output past the buffer is cut. */
+static __printf(1, 2) void oracle_say(const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	oracle_expected_len += vscnprintf(oracle_expected + oracle_expected_len,
+					  sizeof(oracle_expected) -
+					  oracle_expected_len, fmt, args);
+	va_end(args);
+}
+
+static void oracle_say_cpu(const char *key, int cpu)
+{
+	if (cpu < 0)
+		oracle_say("%s none\n", key);
+	else
+		oracle_say("%s %d\n", key, cpu);
+}
+
+static void oracle_describe(unsigned int leak_freed)
+{
+	unsigned int i;
+
+	oracle_expected_len = 0;
+	oracle_say("runs %u\n", oracle_runs);
+	oracle_say("n %u\n", n);
+	oracle_say("sizes ");
+	for (i = 0; i < nr_sizes; i++)
+		oracle_say("%s%u", i ? "," : "", sizes[i]);
+	oracle_say("\n");
+	oracle_say("gfp_kernel %#x\n", (__force unsigned int)GFP_KERNEL);
+	oracle_say("gfp_nowarn %#x\n",
+		   (__force unsigned int)(GFP_KERNEL | __GFP_NOWARN));
+	oracle_say("cache_name %s\n", ORACLE_CACHE_NAME);
+	oracle_say("cache_object_size %u\n", obj_size);
+	oracle_say("xcpu_size %u\n", xcpu_size);
+	oracle_say("node_size %u\n", node_size);
+	oracle_say("leak_size %u\n", leak_size);
+	oracle_say("fail_size %lu\n", fail_size);
+	if (!oracle_runs)
+		return;
+
+	oracle_say("leak_freed_first %u\n", leak_freed);
+	oracle_say("leak_outstanding %u\n", oracle_leak_count);
+	oracle_say_cpu("xcpu_alloc_cpu", oracle_xcpu_alloc_cpu);
+	oracle_say_cpu("xcpu_free_cpu", oracle_xcpu_free_cpu);
+	if (oracle_xcpu_alloc_cpu < 0)
+		oracle_say("note xcpu skipped: fewer than 2 CPUs online\n");
+	oracle_say_cpu("node_alloc_cpu", oracle_node_cpu);
+	oracle_say_cpu("node_target", oracle_node_target);
+	if (oracle_node_target == NUMA_NO_NODE)
+		oracle_say("note node skipped: fewer than 2 nodes online\n");
+	oracle_say("node_on_target %u\n", oracle_node_on_target);
+	oracle_say("fail_null %d\n", oracle_fail_null);
+	for (i = 0; i < OF_COUNT; i++) {
+		oracle_say("done %s %u\n", oracle_func_names[i],
+			   oracle_res[i].done);
+		oracle_say("failed %s %u\n", oracle_func_names[i],
+			   oracle_res[i].failed);
+	}
+}
+
+/* The first online node that is not @cpu's, or NUMA_NO_NODE. */
+static int oracle_other_node(int cpu)
+{
+	int nid;
+
+	for_each_online_node(nid) {
+		if (nid != cpu_to_node(cpu))
+			return nid;
+	}
+	return NUMA_NO_NODE;
+}
+
+static void oracle_run(void)
+{
+	unsigned int leak_freed;
+	int cpu_a, cpu_b;
+
+	memset(oracle_res, 0, sizeof(oracle_res));
+	oracle_xcpu_alloc_cpu = -1;
+	oracle_xcpu_free_cpu = -1;
+	oracle_node_cpu = -1;
+	oracle_node_target = NUMA_NO_NODE;
+	oracle_node_on_target = 0;
+
+	leak_freed = oracle_leak_free();
+	oracle_kmalloc_sizes();
+	oracle_kfree_sizes();
+	oracle_cache_alloc();
+	oracle_cache_free();
+
+	/* CPUs stay online while their work runs. */
+	cpus_read_lock();
+	cpu_a = cpumask_first(cpu_online_mask);
+	cpu_b = cpumask_next(cpu_a, cpu_online_mask);
+	if (cpu_b < nr_cpu_ids) {
+		work_on_cpu(cpu_a, oracle_xcpu_alloc, NULL);
+		work_on_cpu(cpu_b, oracle_xcpu_free, NULL);
+	}
+	oracle_node_target = oracle_other_node(cpu_a);
+	if (oracle_node_target != NUMA_NO_NODE) {
+		work_on_cpu(cpu_a, oracle_node_alloc, NULL);
+		oracle_node_free();
+	}
+	cpus_read_unlock();
+
+	oracle_mismatch_alloc();
+	oracle_mismatch_kfree();
+	oracle_leak_alloc();
+	oracle_fail_alloc();
+
+	oracle_runs++;
+	oracle_describe(leak_freed);
+}
+
+static ssize_t oracle_run_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &v);
+	if (ret)
+		return ret;
+	if (v != 1)
+		return -EINVAL;
+	mutex_lock(&oracle_lock);
+	oracle_run();
+	mutex_unlock(&oracle_lock);
+	return count;
+}
+
+static const struct file_operations oracle_run_fops = {
+	.owner = THIS_MODULE,
+	.write = oracle_run_write,
+	.llseek = noop_llseek,
+};
+
+static ssize_t oracle_expected_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&oracle_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, oracle_expected,
+				      oracle_expected_len);
+	mutex_unlock(&oracle_lock);
+	return ret;
+}
+
+static const struct file_operations oracle_expected_fops = {
+	.owner = THIS_MODULE,
+	.read = oracle_expected_read,
+	.llseek = default_llseek,
+};
+
+/* The load generator: a kthread per online CPU. */
+static struct task_struct **oracle_load_tasks;
+static unsigned int oracle_load_batch;
+static atomic_long_t oracle_load_loops;
+
+static const unsigned int oracle_load_sizes[] = {
+	16, 40, 100, 200, 500, 1000, 3000, 64,
+};
+
+static int oracle_load_fn(void *data)
+{
+	unsigned int batch = (unsigned long)data;
+	void *objs[ORACLE_MAX_BATCH];
+	unsigned long loop = 0;
+	unsigned int i;
+
+	while (!kthread_should_stop()) {
+		for (i = 0; i < batch; i++)
+			objs[i] = kmalloc(oracle_load_sizes[(loop + i) %
+					  ARRAY_SIZE(oracle_load_sizes)],
+					  GFP_KERNEL);
+		for (i = 0; i < batch; i++)
+			kfree(objs[i]);
+		loop++;
+		atomic_long_inc(&oracle_load_loops);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void oracle_load_stop(void)
+{
+	unsigned int cpu;
+
+	if (!oracle_load_tasks)
+		return;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (oracle_load_tasks[cpu])
+			kthread_stop(oracle_load_tasks[cpu]);
+	}
+	kfree(oracle_load_tasks);
+	oracle_load_tasks = NULL;
+	oracle_load_batch = 0;
+}
+
+static int oracle_load_start(unsigned int batch)
+{
+	struct task_struct *t;
+	unsigned int cpu;
+
+	oracle_load_tasks = kcalloc(nr_cpu_ids, sizeof(*oracle_load_tasks),
+				    GFP_KERNEL);
+	if (!oracle_load_tasks)
+		return -ENOMEM;
+	atomic_long_set(&oracle_load_loops, 0);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		t = kthread_create_on_cpu(oracle_load_fn,
+					  (void *)(unsigned long)batch, cpu,
+					  "kmt_oracle_load/%u");
+		if (IS_ERR(t)) {
+			cpus_read_unlock();
+			oracle_load_stop();
+			return PTR_ERR(t);
+		}
+		oracle_load_tasks[cpu] = t;
+	}
+	cpus_read_unlock();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (oracle_load_tasks[cpu])
+			wake_up_process(oracle_load_tasks[cpu]);
+	}
+	oracle_load_batch = batch;
+	return 0;
+}
+
+static ssize_t oracle_load_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned int batch;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &batch);
+	if (ret)
+		return ret;
+	if (batch > ORACLE_MAX_BATCH)
+		return -EINVAL;
+	mutex_lock(&oracle_lock);
+	oracle_load_stop();
+	ret = batch ? oracle_load_start(batch) : 0;
+	mutex_unlock(&oracle_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t oracle_load_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	unsigned int cpu, threads = 0;
+	char text[80];
+	int len;
+
+	mutex_lock(&oracle_lock);
+	for (cpu = 0; oracle_load_tasks && cpu < nr_cpu_ids; cpu++)
+		threads += !!oracle_load_tasks[cpu];
+	len = scnprintf(text, sizeof(text), "threads %u batch %u loops %ld\n",
+			threads, oracle_load_batch,
+			atomic_long_read(&oracle_load_loops));
+	mutex_unlock(&oracle_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, text, len);
+}
+
+static const struct file_operations oracle_load_fops = {
+	.owner = THIS_MODULE,
+	.read = oracle_load_read,
+	.write = oracle_load_write,
+	.llseek = default_llseek,
+};
+
+/* A constructor makes the cache unmergeable, so it keeps its own name. */
+static void oracle_obj_ctor(void *obj)
+{
+	memset(obj, 0, obj_size);
+}
+
+static bool oracle_size_ok(const char *name, unsigned long v,
+			   unsigned long min, unsigned long max)
+{
+	if (v >= min && v <= max)
+		return true;
+	pr_err("%s=%lu is outside %lu..%lu\n", name, v, min, max);
+	return false;
+}
+
+static int oracle_check_params(void)
+{
+	unsigned int i;
+	bool ok;
+
+	ok = oracle_size_ok("n", n, 1, ORACLE_MAX_N) &&
+	     oracle_size_ok("obj_size", obj_size, 8, SZ_8K) &&
+	     oracle_size_ok("xcpu_size", xcpu_size, 1, SZ_8K) &&
+	     oracle_size_ok("node_size", node_size, 1, SZ_8K) &&
+	     oracle_size_ok("leak_size", leak_size, 1, SZ_8K) &&
+	     oracle_size_ok("fail_size", fail_size, SZ_32M, ULONG_MAX / 2);
+	for (i = 0; ok && i < nr_sizes; i++)
+		ok = oracle_size_ok("sizes[]", sizes[i], 1, SZ_8K);
+	return ok ? 0 : -EINVAL;
+}
+
+static int __init oracle_init(void)
+{
+	int ret;
+
+	ret = oracle_check_params();
+	if (ret)
+		return ret;
+	oracle_cache = kmem_cache_create(ORACLE_CACHE_NAME, obj_size, 0, 0,
+					 oracle_obj_ctor);
+	if (!oracle_cache)
+		return -ENOMEM;
+	oracle_dir = debugfs_create_dir("kmemtrace_oracle", NULL);
+	if (IS_ERR(oracle_dir)) {
+		ret = PTR_ERR(oracle_dir);
+		goto destroy_cache;
+	}
+	debugfs_create_file("run", 0200, oracle_dir, NULL, &oracle_run_fops);
+	debugfs_create_file("expected", 0400, oracle_dir, NULL,
+			    &oracle_expected_fops);
+	debugfs_create_file("load", 0600, oracle_dir, NULL, &oracle_load_fops);
+	oracle_describe(0);
+	return 0;
+
+destroy_cache:
+	kmem_cache_destroy(oracle_cache);
+	return ret;
+}
+
+static void __exit oracle_exit(void)
+{
+	debugfs_remove_recursive(oracle_dir);
+	mutex_lock(&oracle_lock);
+	oracle_load_stop();
+	oracle_leak_free();
+	mutex_unlock(&oracle_lock);
+	kmem_cache_destroy(oracle_cache);
+}
+
+module_init(oracle_init);
+module_exit(oracle_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Known allocation pattern and allocation load for kmemtrace tests");
