@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmemtrace-report - merges a kmemtrace trace's cpuN.out files in time
+ * order and reports allocations per call site, per cache and per object,
+ * errors in the traced kernel, outstanding objects and lost records.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kmt_exit.h"
+#include "kmt_reader.h"
+#include "report_core.h"
+#include "report_meta.h"
+#include "report_out.h"
+#include "sym_kallsyms.h"
+#include "sym_srcline.h"
+
+#define PROG "kmemtrace-report"
+
+const char *argp_program_version = PROG " 1.0 (trace format 1.x)";
+
+static const char doc[] =
+	"Summarize a kmemtrace trace: allocations per call site, per cache or per object,\n"
+	"internal fragmentation, cross-CPU frees, cross-node allocations, objects still\n"
+	"outstanding at the end, errors of the traced kernel (kfree of a cache object,\n"
+	"cache mismatches, double frees, short allocations) and lost records.\n"
+	"\n"
+	"Reads DIR/cpuN.out (default: the current directory) or the FILEs given, with the\n"
+	"metadata (kmemtrace.meta, kallsyms, modules) of DIR or of the first FILE's\n"
+	"directory. Any byte order and word size is read on any machine.\n"
+	"\n"
+	"Exit status: 0 success, 1 usage error, 2 bad trace data (the message names the\n"
+	"file and byte offset), 3 I/O error, 4 out of memory or internal error.\n"
+	"\v"
+	"Filters select allocations; a free counts when its object's allocation was\n"
+	"selected. --time keeps only records in the window, as if the trace had been\n"
+	"taken then. Times: NUMBER[ns|us|ms|s], relative to the first record.\n"
+	"Sort keys: frag, hit, bytes, req, callsite, ptr, pingpong (= xcpu), frees, age,\n"
+	"outstanding, failed, xnode, name, live. Default: frag,hit,bytes (as perf kmem);\n"
+	"--cache: bytes,hit.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"  kmemtrace-report out/                  summary, top 20 call sites, errors\n"
+	"  kmemtrace-report -s bytes -l 0 out/    every call site, most bytes first\n"
+	"  kmemtrace-report --cache out/          per cache\n"
+	"  kmemtrace-report --alloc -s pingpong out/   objects freed on other CPUs\n"
+	"  kmemtrace-report --cache-name kmalloc-64 --cpu 0-1 --time 1s,2.5s out/\n"
+	"  kmemtrace-report --json out/ | python3 -m json.tool\n"
+	"  kmemtrace-report --ko drivers/foo.ko --vmlinux vmlinux out/   file:line\n"
+	"  kmemtrace-report --raw out/ | grep kfree\n";
+
+static const char args_doc[] = "[DIR | FILE...]";
+
+enum {
+	OPT_CALLER = 256, OPT_ALLOC, OPT_CACHE, OPT_CPU, OPT_PID, OPT_CACHE_NAME, OPT_MIN_SIZE,
+	OPT_TIME, OPT_JSON, OPT_CSV, OPT_RAW, OPT_RAW_IP, OPT_VMLINUX, OPT_KO, OPT_MODDIR,
+	OPT_RESOLVER, OPT_ALLOW_TRUNC, OPT_NO_PROGRESS,
+};
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Views (one of):", 1 },
+	{ "caller", OPT_CALLER, NULL, 0, "Per call site (default)", 1 },
+	{ "alloc", OPT_ALLOC, NULL, 0, "Per object address (memory grows with addresses)", 1 },
+	{ "cache", OPT_CACHE, NULL, 0, "Per cache; kmalloc() by size class (kmalloc-N)", 1 },
+	{ "raw", OPT_RAW, NULL, 0, "Every record in time order, one line each, no summary", 1 },
+	{ NULL, 0, NULL, 0, "Output:", 2 },
+	{ "sort", 's', "KEY[,KEY...]", 0, "Sort the view's rows (see below)", 2 },
+	{ "lines", 'l', "N", 0, "Rows per table (text default 20, 0 = all)", 2 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON document (Documentation/report-json.md)", 2 },
+	{ "csv", OPT_CSV, NULL, 0, "The view as CSV with a header row", 2 },
+	{ "wide", 'w', NULL, 0, "Text: do not truncate symbols to 80 columns", 2 },
+	{ "no-progress", OPT_NO_PROGRESS, NULL, 0, "No progress indicator on a terminal", 2 },
+	{ NULL, 0, NULL, 0, "Filters:", 3 },
+	{ "cpu", OPT_CPU, "LIST", 0, "Allocations on these CPUs (0,2-3)", 3 },
+	{ "pid", OPT_PID, "PID", 0, "Allocations by this pid", 3 },
+	{ "cache-name", OPT_CACHE_NAME, "NAME", 0,
+	  "Allocations from this cache (kmalloc-N: kmalloc() of that size)", 3 },
+	{ "min-size", OPT_MIN_SIZE, "BYTES", 0, "Allocations requesting at least BYTES", 3 },
+	{ "time", OPT_TIME, "START,END", 0, "Records in this window (either may be empty)", 3 },
+	{ NULL, 0, NULL, 0, "Symbols:", 4 },
+	{ "raw-ip", OPT_RAW_IP, NULL, 0, "Raw addresses instead of function+0xoff", 4 },
+	{ "vmlinux", OPT_VMLINUX, "FILE", 0, "file:line for the core kernel from its DWARF", 4 },
+	{ "ko", OPT_KO, "FILE.ko", 0, "file:line for a module (repeatable)", 4 },
+	{ "module-dir", OPT_MODDIR, "DIR", 0, "Search DIR recursively for NAME.ko", 4 },
+	{ "resolver", OPT_RESOLVER, "dw|bfd", 0, "DWARF reader: libdw (default) or libbfd", 4 },
+	{ NULL, 0, NULL, 0, "Input:", 5 },
+	{ "allow-truncated", OPT_ALLOW_TRUNC, NULL, 0,
+	  "Ignore a partial record at the end of a file (said on stderr)", 5 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+struct args {
+	char **inputs;
+	size_t ninputs;
+	struct out_opts out;
+	bool view_set, raw, json, csv, allow_trunc, no_progress;
+	struct rpt_filter f;
+	uint8_t *cpus;
+	const char *vmlinux, *moddir;
+	char **kos;
+	size_t nkos;
+	enum srcline_resolver resolver;
+	char filters[512];
+};
+
+/* Unsigned decimal with a range check. 0, or -1. */
+static int parse_u64(const char *s, uint64_t max, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* NUMBER[.FRACTION][ns|us|ms|s] to ns, without floating-point rounding. */
+static int parse_time(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *sfx;
+		uint64_t mul;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		      { "", 1 } };
+	char num[64];
+	size_t len = strspn(s, "0123456789."), i;
+	uint64_t ip, fp = 0, scale = 1, mul = 0;
+	char *dot;
+
+	if (!len || len >= sizeof(num))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(s + len, units[i].sfx) == 0)
+			mul = units[i].mul;
+	if (!mul)
+		return -1;
+	memcpy(num, s, len);
+	num[len] = '\0';
+	dot = strchr(num, '.');
+	if (dot) {
+		char *d;
+
+		*dot = '\0';
+		if (strchr(dot + 1, '.') || (!*num && !dot[1]))
+			return -1;
+		for (d = dot + 1; *d; d++) {
+			if (scale >= 1000000000000ULL)
+				break;	/* finer than the unit's ns: ignored */
+			fp = fp * 10 + (uint64_t)(*d - '0');
+			scale *= 10;
+		}
+	}
+	if (!*num)
+		ip = 0;
+	else if (parse_u64(num, UINT64_MAX, &ip))
+		return -1;
+	if (ip > UINT64_MAX / mul)
+		return -1;
+	*ns = ip * mul + fp * mul / scale;
+	return 0;
+}
+
+static int parse_cpus(struct args *a, const char *s)
+{
+	const char *p = s;
+
+	free(a->cpus);
+	a->cpus = calloc(65536, 1);
+	if (!a->cpus)
+		return -1;
+	while (*p) {
+		char buf[32];
+		size_t len = strcspn(p, ","), dash;
+		uint64_t lo, hi;
+
+		if (!len || len >= sizeof(buf))
+			return -1;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		dash = strcspn(buf, "-");
+		if (buf[dash]) {
+			buf[dash] = '\0';
+			if (parse_u64(buf, 65535, &lo) || parse_u64(buf + dash + 1, 65535, &hi) ||
+			    hi < lo)
+				return -1;
+		} else {
+			if (parse_u64(buf, 65535, &lo))
+				return -1;
+			hi = lo;
+		}
+		for (; lo <= hi; lo++)
+			a->cpus[lo] = 1;
+		p += len;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
+	a->f.cpus = a->cpus;
+	a->f.ncpus = 65536;
+	return 0;
+}
+
+static void add_filter_text(struct args *a, const char *label, const char *val)
+{
+	size_t n = strlen(a->filters);
+
+	snprintf(a->filters + n, sizeof(a->filters) - n, "%s%s %s", n ? ", " : "", label, val);
+}
+
+static void set_view(struct argp_state *st, struct args *a, enum out_view v)
+{
+	if (a->view_set && a->out.view != v)
+		argp_error(st, "--caller, --alloc and --cache are exclusive");
+	a->view_set = true;
+	a->out.view = v;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct args *a = st->input;
+	char err[512];
+	uint64_t v;
+
+	switch (key) {
+	case OPT_CALLER:
+		set_view(st, a, VIEW_CALLER);
+		break;
+	case OPT_ALLOC:
+		set_view(st, a, VIEW_ALLOC);
+		break;
+	case OPT_CACHE:
+		set_view(st, a, VIEW_CACHE);
+		break;
+	case OPT_RAW:
+		a->raw = true;
+		break;
+	case 's':
+		if (sort_parse(arg, a->out.sort, &a->out.nsort, err, sizeof(err)))
+			argp_error(st, "%s", err);
+		break;
+	case 'l':
+		if (parse_u64(arg, 1000000000, &v))
+			argp_error(st, "--lines: '%s' is not a number from 0 to 1000000000", arg);
+		a->out.lines = (long)v;
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case OPT_CSV:
+		a->csv = true;
+		break;
+	case 'w':
+		a->out.wide = true;
+		break;
+	case OPT_NO_PROGRESS:
+		a->no_progress = true;
+		break;
+	case OPT_CPU:
+		if (parse_cpus(a, arg))
+			argp_error(st, "--cpu: '%s' is not a list like 0,2-3 of CPUs 0..65535", arg);
+		add_filter_text(a, "cpu", arg);
+		break;
+	case OPT_PID:
+		if (parse_u64(arg, UINT32_MAX, &v))
+			argp_error(st, "--pid: '%s' is not a pid", arg);
+		a->f.has_pid = true;
+		a->f.pid = (uint32_t)v;
+		add_filter_text(a, "pid", arg);
+		break;
+	case OPT_CACHE_NAME:
+		if (!*arg || strlen(arg) >= KMT_CACHE_NAME_LEN + 8)
+			argp_error(st, "--cache-name: '%s' is not a cache name", arg);
+		a->f.cache_name = arg;
+		add_filter_text(a, "cache", arg);
+		break;
+	case OPT_MIN_SIZE:
+		if (parse_u64(arg, UINT32_MAX, &v))
+			argp_error(st, "--min-size: '%s' is not a byte count", arg);
+		a->f.min_size = v;
+		add_filter_text(a, "size >=", arg);
+		break;
+	case OPT_TIME: {
+		char *comma = strchr(arg, ',');
+		uint64_t s = 0, e = UINT64_MAX;
+
+		if (!comma)
+			argp_error(st, "--time: '%s' is not START,END", arg);
+		*comma = '\0';
+		if ((*arg && parse_time(arg, &s)) || (comma[1] && parse_time(comma + 1, &e)) ||
+		    s > e) {
+			*comma = ',';
+			argp_error(st, "--time: '%s' is not START,END (like 1.5s,2s or ,500ms)", arg);
+		}
+		*comma = ',';
+		a->f.has_time = true;
+		a->f.t_start = s;
+		a->f.t_end = e;
+		add_filter_text(a, "time", arg);
+		break;
+	}
+	case OPT_RAW_IP:
+		a->out.raw_ip = true;
+		break;
+	case OPT_VMLINUX:
+		a->vmlinux = arg;
+		break;
+	case OPT_KO: {
+		char **p = realloc(a->kos, (a->nkos + 1) * sizeof(*p));
+
+		if (!p)
+			argp_failure(st, KMT_EXIT_INTERNAL, ENOMEM, "--ko");
+		a->kos = p;
+		a->kos[a->nkos++] = arg;
+		break;
+	}
+	case OPT_MODDIR:
+		a->moddir = arg;
+		break;
+	case OPT_RESOLVER:
+		if (strcmp(arg, "dw") == 0)
+			a->resolver = SRCLINE_DW;
+		else if (strcmp(arg, "bfd") == 0)
+			a->resolver = SRCLINE_BFD;
+		else
+			argp_error(st, "--resolver: '%s' is neither dw nor bfd", arg);
+		if (a->resolver == SRCLINE_BFD && !srcline_have_bfd())
+			argp_error(st, "--resolver=bfd: this build has no libbfd (binutils-dev)");
+		break;
+	case OPT_ALLOW_TRUNC:
+		a->allow_trunc = true;
+		break;
+	case ARGP_KEY_ARG:
+		a->inputs = &st->argv[st->next - 1];
+		a->ninputs = (size_t)(st->argc - st->next + 1);
+		st->next = st->argc;
+		break;
+	case ARGP_KEY_END:
+		if (a->json && a->csv)
+			argp_error(st, "--json and --csv are exclusive");
+		if (a->raw && (a->json || a->csv || a->view_set))
+			argp_error(st, "--raw prints records; it takes no view, --json or --csv");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The trace's files: DIR's cpuN.out, or the FILEs. */
+static int input_paths(struct args *a, char ***paths, size_t *n, char **dir, bool *owned,
+		       struct kmt_error *err)
+{
+	struct stat st;
+	size_t i;
+
+	if (a->ninputs <= 1) {
+		const char *d = a->ninputs ? a->inputs[0] : ".";
+
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
+			*dir = strdup(d);
+			if (!*dir)
+				return -1;
+			*owned = true;
+			return kmt_find_cpu_files(d, paths, n, err);
+		}
+	}
+	for (i = 0; i < a->ninputs; i++) {
+		if (stat(a->inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			fprintf(stderr, PROG ": %s: a directory among files; give one directory "
+				"or files\n", a->inputs[i]);
+			return -2;
+		}
+	}
+	*paths = a->inputs;
+	*n = a->ninputs;
+	*owned = false;
+	{
+		char *tmp = strdup(a->inputs[0]);
+
+		if (!tmp)
+			return -1;
+		*dir = strdup(dirname(tmp));
+		free(tmp);
+		if (!*dir)
+			return -1;
+	}
+	return 0;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	struct kmt_error err = { 0 };
+	struct kmt_merge *m = NULL;
+	struct rpt *r = NULL;
+	struct rpt_meta *meta = NULL;
+	struct ksyms *ks = NULL;
+	struct srcline *sl = NULL;
+	char **paths = NULL, *dir = NULL, *p = NULL, msg[1024];
+	bool owned = false, progress, shown = false;
+	size_t npaths = 0, i;
+	uint64_t total_bytes = 0, nrec = 0;
+	union kmt_rec rec;
+	double t_start, t_next;
+	int ret = KMT_EXIT_INTERNAL, rc, missing;
+	static char outbuf[1 << 16];
+
+	memset(&a, 0, sizeof(a));
+	a.out.lines = -1;
+	argp_err_exit_status = KMT_EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return KMT_EXIT_USAGE;
+	a.out.fmt = a.json ? FMT_JSON : a.csv ? FMT_CSV : FMT_TEXT;
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+
+	rc = input_paths(&a, &paths, &npaths, &dir, &owned, &err);
+	if (rc == -2) {
+		ret = KMT_EXIT_USAGE;
+		goto out;
+	}
+	if (rc == -1 && err.cls == KMT_ERR_NONE) {
+		fprintf(stderr, PROG ": out of memory\n");
+		goto out;
+	}
+	if (rc) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		ret = kmt_error_exit(&err);
+		goto out;
+	}
+	for (i = 0; i < npaths; i++) {
+		struct stat st;
+
+		if (stat(paths[i], &st) == 0)
+			total_bytes += (uint64_t)st.st_size;
+	}
+
+	/* Metadata: absent files are a note, never a failure. */
+	p = join(dir, "kmemtrace.meta");
+	if (!p)
+		goto nomem;
+	meta = meta_load(p, msg, sizeof(msg), &missing);
+	if (!meta && !missing)
+		fprintf(stderr, PROG ": warning: %s\n", msg);
+	free(p);
+	if (!a.out.raw_ip || a.raw || a.vmlinux || a.nkos || a.moddir) {
+		char *kp = join(dir, "kallsyms"), *mp = join(dir, "modules");
+		struct stat st;
+
+		if (!kp || !mp) {
+			free(kp);
+			free(mp);
+			goto nomem;
+		}
+		ks = ksyms_load(kp, stat(mp, &st) == 0 ? mp : NULL, msg, sizeof(msg), &missing);
+		if (!ks && missing)
+			fprintf(stderr, PROG ": note: no %s: call sites are shown as raw addresses\n",
+				kp);
+		else if (!ks)
+			fprintf(stderr, PROG ": warning: %s: call sites are shown as raw addresses\n",
+				msg);
+		free(kp);
+		free(mp);
+	}
+	if (a.vmlinux || a.nkos || a.moddir) {
+		const char *chk[2] = { a.vmlinux, a.moddir };
+
+		for (i = 0; i < 2; i++) {
+			if (chk[i] && access(chk[i], R_OK)) {
+				fprintf(stderr, PROG ": %s: %s\n", chk[i], strerror(errno));
+				ret = KMT_EXIT_IO;
+				goto out;
+			}
+		}
+		for (i = 0; i < a.nkos; i++) {
+			if (access(a.kos[i], R_OK)) {
+				fprintf(stderr, PROG ": %s: %s\n", a.kos[i], strerror(errno));
+				ret = KMT_EXIT_IO;
+				goto out;
+			}
+		}
+		sl = srcline_open(a.resolver, a.vmlinux, a.kos, a.nkos, a.moddir, ks, msg,
+				  sizeof(msg));
+		if (!sl) {
+			fprintf(stderr, PROG ": %s\n", msg);
+			ret = KMT_EXIT_DATA;
+			goto out;
+		}
+	}
+
+	m = kmt_merge_open(paths, npaths, a.allow_trunc ? KMT_OPEN_ALLOW_TRUNCATED : 0, &err);
+	if (!m) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		ret = kmt_error_exit(&err);
+		goto out;
+	}
+	if (!a.raw) {
+		r = rpt_new(&a.f, a.out.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0);
+		if (!r)
+			goto nomem;
+	} else {
+		raw_print_legend(stdout);
+	}
+
+	progress = !a.no_progress && isatty(STDERR_FILENO) && total_bytes > (64u << 20);
+	t_start = now_s();
+	t_next = t_start + 1.0;
+	{
+		uint64_t t0 = 0;
+		bool first = true;
+
+		while ((rc = kmt_merge_next(m, &rec, NULL)) == 1) {
+			if (a.raw) {
+				if (first)
+					t0 = rec.c.timestamp;
+				first = false;
+				raw_print(stdout, &rec, t0, a.out.raw_ip ? NULL : ks);
+			} else if (rpt_feed(r, &rec)) {
+				goto nomem;
+			}
+			if (progress && !(++nrec & 0xfffff) && now_s() >= t_next) {
+				t_next = now_s() + 0.5;
+				fprintf(stderr, "\r" PROG ": %" PRIu64 " records read, %3d%%", nrec,
+					(int)(100.0 * (double)(nrec * KMT_RECORD_SIZE) /
+					      (double)total_bytes));
+				shown = true;
+			}
+		}
+	}
+	if (shown)
+		fputs("\r\033[K", stderr);
+	if (rc < 0) {
+		const struct kmt_error *e = kmt_merge_error(m);
+
+		fflush(stdout);
+		fprintf(stderr, PROG ": %s\n", e->msg);
+		ret = kmt_error_exit(e);
+		goto out;
+	}
+
+	for (i = 0; i < kmt_merge_nfiles(m); i++) {
+		const struct kmt_file_stats *fs = kmt_file_stats(kmt_merge_file(m, i));
+
+		a.out.unknown_records += fs->unknown;
+		a.out.truncated_bytes += fs->truncated_bytes;
+		if (fs->truncated_bytes)
+			fprintf(stderr, PROG ": %s: ignored a partial record of %" PRIu64
+				" bytes at the end\n", kmt_file_path(kmt_merge_file(m, i)),
+				fs->truncated_bytes);
+	}
+	if (a.raw) {
+		ret = KMT_EXIT_OK;
+		goto flush;
+	}
+	if (rpt_finish(r))
+		goto nomem;
+
+	{
+		const struct kmt_file_header *h = kmt_file_header(kmt_merge_file(m, 0));
+		uint64_t o1, o2;
+
+		a.out.trace = owned ? dir : paths[0];
+		a.out.nfiles = npaths;
+		a.out.word_bits = h->word_bits;
+		a.out.big_endian = kmt_file_big_endian(kmt_merge_file(m, 0));
+		a.out.page_size = h->page_size;
+		/*
+		 * Drops after a CPU's last LOST record (tracing stopped while its
+		 * buffer was full) only show in the module's overrun counter.
+		 */
+		if (!a.f.cpus && !a.f.has_time && meta_get_u64(meta, "overruns_start", &o1) &&
+		    meta_get_u64(meta, "overruns_end", &o2) && o2 >= o1 &&
+		    o2 - o1 > rpt_totals(r)->lost)
+			a.out.lost_unmarked = o2 - o1 - rpt_totals(r)->lost;
+	}
+	a.out.filters = a.filters[0] ? a.filters : NULL;
+	a.out.meta = meta;
+	a.out.ks = ks;
+	a.out.sl = sl;
+	a.out.resolver = a.resolver == SRCLINE_BFD ? "bfd" : "dw";
+	if (a.out.fmt != FMT_TEXT && rpt_totals(r)->lost + a.out.lost_unmarked)
+		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every number is a "
+			"lower bound\n", rpt_totals(r)->lost + a.out.lost_unmarked);
+	if (report_print(stdout, r, &a.out))
+		goto nomem;
+	if (sl && *srcline_warnings(sl))
+		fprintf(stderr, PROG ": warning: %s", srcline_warnings(sl));
+	ret = KMT_EXIT_OK;
+flush:
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, PROG ": writing the report: %s\n", strerror(errno));
+		ret = KMT_EXIT_IO;
+	}
+	goto out;
+nomem:
+	fprintf(stderr, PROG ": out of memory\n");
+	ret = KMT_EXIT_INTERNAL;
+out:
+	kmt_merge_close(m);
+	rpt_free(r);
+	srcline_close(sl);
+	ksyms_free(ks);
+	meta_free(meta);
+	if (owned) {
+		kmt_free_paths(paths, npaths);
+	}
+	free(dir);
+	free(a.cpus);
+	free(a.kos);
+	return ret;
+}

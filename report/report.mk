@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# report/report.mk - kmemtrace-report, the offline analysis, with its libdw and (optional) libbfd
+# file:line resolvers.
+
+KMT_REPORT := $(BUILD)/kmemtrace-report
+TOOLS += $(KMT_REPORT)
+
+# The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
+REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/sym_kallsyms.o \
+	$(OBJDIR)/report/report_meta.o
+REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_CORE_OBJS) \
+	$(OBJDIR)/report/report_out.o $(OBJDIR)/report/sym_srcline.o \
+	$(OBJDIR)/report/sym_dw.o $(OBJDIR)/report/sym_bfd.o
+
+# libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
+HAVE_LIBBFD := $(shell printf '\#define PACKAGE "x"\n\#include <bfd.h>\n' | \
+	$(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+REPORT_LIBS := -ldw -lelf
+ifeq ($(HAVE_LIBBFD),1)
+$(REPORT_OBJS): KMT_CFLAGS += -DHAVE_LIBBFD
+REPORT_LIBS += -lbfd
+endif
+
+$(KMT_REPORT): $(REPORT_OBJS) $(LIBKMT)
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_LDFLAGS) -o $@ $^ $(REPORT_LIBS)

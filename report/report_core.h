@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * report_core.h - the analysis behind kmemtrace-report: folds records, fed
+ * in merged time order, into per call site, per cache, per object and error
+ * tallies. Memory grows with live objects, call sites and caches, never
+ * with the length of the trace.
+ */
+#ifndef REPORT_CORE_H
+#define REPORT_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kmt_reader.h"
+
+/* Which allocations count. A free counts when its object's allocation did. */
+struct rpt_filter {
+	const uint8_t *cpus;	/* cpus[c] != 0 selects CPU c; NULL: all CPUs */
+	size_t ncpus;		/* entries in cpus; CPUs beyond are not selected */
+	bool has_pid;
+	uint32_t pid;
+	const char *cache_name;	/* cache name, "kmalloc-N" for kmalloc; NULL: all */
+	uint64_t min_size;	/* bytes_req at least this; 0: all */
+	bool has_time;		/* only records in [start, end] ns after the first */
+	uint64_t t_start, t_end;
+};
+
+/* Feature switches. */
+#define RPT_PTR_VIEW	0x1u	/* keep per-address tallies (memory: distinct addresses) */
+
+enum rpt_err_kind {
+	RPT_ERR_KFREE_OF_CACHE_OBJ,	/* kfree() of a kmem_cache_alloc() object */
+	RPT_ERR_CACHE_FREE_OF_KMALLOC,	/* kmem_cache_free() of a kmalloc() object */
+	RPT_ERR_CACHE_MISMATCH,		/* kmem_cache_free() to another cache */
+	RPT_ERR_DOUBLE_FREE,		/* free of an object already freed in the trace */
+	RPT_ERR_SHORT_ALLOC,		/* bytes_alloc < bytes_req, ptr != 0 */
+	RPT_ERR_NKINDS
+};
+
+/* The JSON "kind" of an error. */
+const char *rpt_err_name(enum rpt_err_kind k);
+
+struct rpt_site {
+	uint64_t addr;		/* call_site of the allocations */
+	uint64_t hits;		/* allocation events, failed ones included */
+	uint64_t failed;	/* of which ptr == 0 */
+	uint64_t bytes_req;	/* successful allocations */
+	uint64_t bytes_alloc;
+	uint64_t frees;		/* frees of objects allocated here */
+	uint64_t bytes_freed;
+	uint64_t cross_cpu_frees; /* of which on another CPU (perf's ping-pong) */
+	uint64_t cross_node;	/* allocations asking for another node than the CPU's */
+	uint64_t out_count;	/* still live at the end (rpt_finish) */
+	uint64_t out_bytes;
+	uint64_t out_oldest_ts;	/* alloc time of the oldest live one */
+	uint32_t kinds;		/* 1 << KMT_REC_KMALLOC | 1 << KMT_REC_CACHE_ALLOC */
+};
+
+struct rpt_cache {
+	uint64_t id;		/* cache_id; for a kmalloc pseudo-cache its size */
+	bool pseudo;		/* kmalloc-N: kmalloc events by bytes_alloc */
+	bool described;		/* a CACHE_DESC named it */
+	bool selected;		/* passes the --cache-name filter */
+	char name[KMT_CACHE_NAME_LEN + 8];
+	uint32_t object_size, size;
+	uint64_t allocs;	/* allocation events, failed ones included */
+	uint64_t failed;
+	uint64_t bytes_req, bytes_alloc;
+	uint64_t frees;		/* frees of objects allocated from it */
+	uint64_t bytes_freed;
+	uint64_t untracked_frees; /* kmem_cache_free() naming it, of unseen objects */
+	uint64_t live, live_bytes; /* at the end (rpt_finish) */
+};
+
+struct rpt_error {
+	enum rpt_err_kind kind;
+	uint64_t alloc_site;	/* call site of the allocation */
+	uint64_t free_site;	/* call site of the free, 0 for short_allocation */
+	uint64_t count;
+};
+
+/* Per-address view (RPT_PTR_VIEW), like perf kmem --alloc. */
+struct rpt_ptr {
+	uint64_t ptr;
+	uint64_t site;		/* call site of the latest allocation */
+	uint64_t hits, bytes_req, bytes_alloc;
+	uint64_t frees, cross_cpu_frees;
+};
+
+struct rpt_totals {
+	uint64_t records;	/* records fed, of every type */
+	uint64_t allocs;	/* slab allocation events, failed ones included */
+	uint64_t failed_allocs;
+	uint64_t bytes_req, bytes_alloc;	/* successful allocations */
+	uint64_t frees;		/* slab free events counted (tracked + untracked + double) */
+	uint64_t bytes_freed;	/* bytes of the tracked frees */
+	uint64_t cross_cpu_frees;
+	uint64_t cross_node_allocs;
+	uint64_t untracked_frees;	/* frees of objects not allocated in the trace */
+	uint64_t double_frees;
+	uint64_t implicit_frees;	/* address allocated again while live: free not traced */
+	uint64_t outstanding, outstanding_bytes;	/* at the end (rpt_finish) */
+	uint64_t lost, lost_markers;
+	uint64_t cache_descs;
+	uint64_t page_allocs, page_failed, page_bytes_alloc;
+	uint64_t page_frees, page_untracked_frees, page_bytes_freed;
+	uint64_t page_outstanding, page_outstanding_bytes;
+	uint64_t first_ts;	/* of the first record fed (the trace's start) */
+	uint64_t last_ts;	/* of the last record counted: the end for ages */
+	bool seen_any;
+};
+
+struct rpt;
+
+/* NULL when out of memory. f may be NULL (everything selected). */
+struct rpt *rpt_new(const struct rpt_filter *f, unsigned int flags);
+void rpt_free(struct rpt *r);
+
+/* Feeds one record, in merged time order. 0, or -1 when out of memory. */
+int rpt_feed(struct rpt *r, const union kmt_rec *rec);
+
+/* Computes the end-of-trace figures (outstanding, live). 0 or -1 (memory). */
+int rpt_finish(struct rpt *r);
+
+const struct rpt_totals *rpt_totals(const struct rpt *r);
+size_t rpt_nsites(const struct rpt *r);
+const struct rpt_site *rpt_site(const struct rpt *r, size_t i);
+const struct rpt_site *rpt_site_find(const struct rpt *r, uint64_t addr);
+size_t rpt_ncaches(const struct rpt *r);
+const struct rpt_cache *rpt_cache(const struct rpt *r, size_t i);
+/* By name (first match), or NULL. */
+const struct rpt_cache *rpt_cache_find(const struct rpt *r, const char *name);
+size_t rpt_nerrors(const struct rpt *r);
+const struct rpt_error *rpt_error(const struct rpt *r, size_t i);
+/* Sum of counts of one kind. */
+uint64_t rpt_error_count(const struct rpt *r, enum rpt_err_kind k);
+size_t rpt_nptrs(const struct rpt *r);
+const struct rpt_ptr *rpt_ptr(const struct rpt *r, size_t i);
+/* Records lost on a CPU. */
+uint64_t rpt_lost_on_cpu(const struct rpt *r, unsigned int cpu);
+/* Highest CPU number + 1 seen in LOST records. */
+unsigned int rpt_lost_ncpus(const struct rpt *r);
+
+/* Bytes of memory the analysis holds (tests check it does not grow with length). */
+size_t rpt_memory(const struct rpt *r);
+
+/* Internal fragmentation as perf kmem defines it: 100 - 100 * req / alloc. */
+double rpt_frag(uint64_t bytes_req, uint64_t bytes_alloc);
+
+#endif /* REPORT_CORE_H */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * report_meta.h - reads kmemtrace.meta, the daemon's description of the
+ * traced machine and run (key value lines), for the report's header.
+ */
+#ifndef REPORT_META_H
+#define REPORT_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rpt_meta;
+
+/*
+ * Loads PATH. NULL with err on failure; *missing is set when the file
+ * does not exist (which is not an error for the report).
+ */
+struct rpt_meta *meta_load(const char *path, char *err, size_t errlen, int *missing);
+void meta_free(struct rpt_meta *m);
+
+/* Value of the first line with this key, or NULL. */
+const char *meta_get(const struct rpt_meta *m, const char *key);
+/* Numeric value: 1 with *v, 0 if absent or not a number. */
+int meta_get_u64(const struct rpt_meta *m, const char *key, uint64_t *v);
+
+#endif /* REPORT_META_H */

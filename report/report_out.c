@@ -1,0 +1,1190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report_out.c - renders the analysis as 80-column text tables, as the
+ * stable JSON document or as CSV, and dumps records for --raw. Every
+ * address is symbolized once, here, after the trace was read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_out.h"
+
+#define SYM_LEN		512
+#define FILE_LEN	1024
+
+/* ---- sort keys ------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	enum sort_key key;
+} sort_names[] = {
+	{ "frag", SK_FRAG }, { "hit", SK_HIT }, { "hits", SK_HIT }, { "bytes", SK_BYTES },
+	{ "req", SK_REQ }, { "callsite", SK_CALLSITE }, { "ptr", SK_PTR },
+	{ "pingpong", SK_PINGPONG }, { "xcpu", SK_PINGPONG }, { "frees", SK_FREES },
+	{ "age", SK_AGE }, { "outstanding", SK_OUT }, { "out", SK_OUT },
+	{ "failed", SK_FAILED }, { "xnode", SK_XNODE }, { "name", SK_NAME },
+	{ "live", SK_LIVE }, { "allocs", SK_HIT },
+};
+
+const char sort_keys_help[] =
+	"frag, hit, bytes, req, callsite, ptr, pingpong (= xcpu), frees, age, "
+	"outstanding, failed, xnode, name, live";
+
+int sort_parse(const char *s, enum sort_key *keys, size_t *n, char *err, size_t errlen)
+{
+	const char *p = s;
+
+	*n = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++)
+			if (strlen(sort_names[i].name) == len &&
+			    strncmp(sort_names[i].name, p, len) == 0)
+				break;
+		if (i == sizeof(sort_names) / sizeof(sort_names[0])) {
+			snprintf(err, errlen, "--sort: unknown key '%.*s' (keys: %s)", (int)len, p,
+				 sort_keys_help);
+			return -1;
+		}
+		if (*n == SORT_MAX) {
+			snprintf(err, errlen, "--sort: at most %d keys", SORT_MAX);
+			return -1;
+		}
+		keys[(*n)++] = sort_names[i].key;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*n) {
+		snprintf(err, errlen, "--sort: no key given (keys: %s)", sort_keys_help);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- symbols, resolved once per address ------------------------------------ */
+
+struct symres {
+	uint64_t addr;
+	char *sym;
+	char *file;		/* NULL if unknown */
+	unsigned int line;
+};
+
+struct symtab {
+	struct symres *v;
+	size_t n, cap;
+};
+
+static int symtab_add(struct symtab *t, uint64_t addr)
+{
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		struct symres *p = realloc(t->v, ncap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		t->v = p;
+		t->cap = ncap;
+	}
+	memset(&t->v[t->n], 0, sizeof(t->v[0]));
+	t->v[t->n++].addr = addr;
+	return 0;
+}
+
+static int symres_cmp(const void *a, const void *b)
+{
+	const struct symres *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int symtab_resolve(struct symtab *t, const struct out_opts *o)
+{
+	char sym[SYM_LEN], file[FILE_LEN];
+	size_t i, j = 0;
+
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), symres_cmp);
+	for (i = 0; i < t->n; i++)
+		if (!j || t->v[i].addr != t->v[j - 1].addr)
+			t->v[j++] = t->v[i];
+	t->n = j;
+	for (i = 0; i < t->n; i++) {
+		struct symres *s = &t->v[i];
+		unsigned int line;
+
+		if (o->raw_ip)
+			snprintf(sym, sizeof(sym), "0x%" PRIx64, s->addr);
+		else
+			ksyms_format(o->ks, s->addr, sym, sizeof(sym));
+		s->sym = strdup(sym);
+		if (!s->sym)
+			return -1;
+		if (o->sl && srcline_lookup(o->sl, s->addr, file, sizeof(file), &line)) {
+			s->file = strdup(file);
+			if (!s->file)
+				return -1;
+			s->line = line;
+		}
+	}
+	return 0;
+}
+
+static const struct symres *symtab_get(const struct symtab *t, uint64_t addr)
+{
+	struct symres key = { .addr = addr };
+
+	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), symres_cmp) : NULL;
+}
+
+static void symtab_free(struct symtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->v[i].sym);
+		free(t->v[i].file);
+	}
+	free(t->v);
+}
+
+/* ---- rows: one shape for every table, so that one sort serves all ---------- */
+
+struct row {
+	uint64_t key;		/* call site, address or cache id */
+	uint64_t site;		/* call site (the per-address view's latest) */
+	const char *name;	/* symbol or cache name */
+	const struct symres *sr;	/* symbol of site */
+	const struct rpt_cache *cache;
+	uint64_t hits, failed, bytes_req, bytes_alloc, bytes_freed, frees, xcpu, xnode;
+	uint64_t out, out_bytes, age, live, live_bytes, untracked;
+	double frag;
+};
+
+static const enum sort_key *cur_keys;
+static size_t cur_nkeys;
+
+#define CMP_DESC(a, b)	do { if ((a) != (b)) return (a) > (b) ? -1 : 1; } while (0)
+#define CMP_ASC(a, b)	do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	size_t i;
+
+	for (i = 0; i < cur_nkeys; i++) {
+		switch (cur_keys[i]) {
+		case SK_FRAG:
+			CMP_DESC(a->frag, b->frag);
+			break;
+		case SK_HIT:
+			CMP_DESC(a->hits, b->hits);
+			break;
+		case SK_BYTES:
+			CMP_DESC(a->bytes_alloc, b->bytes_alloc);
+			break;
+		case SK_REQ:
+			CMP_DESC(a->bytes_req, b->bytes_req);
+			break;
+		case SK_CALLSITE:
+			CMP_ASC(a->site, b->site);
+			break;
+		case SK_PTR:
+			CMP_ASC(a->key, b->key);
+			break;
+		case SK_PINGPONG:
+			CMP_DESC(a->xcpu, b->xcpu);
+			break;
+		case SK_FREES:
+			CMP_DESC(a->frees, b->frees);
+			break;
+		case SK_AGE:
+			CMP_DESC(a->age, b->age);
+			break;
+		case SK_OUT:
+			CMP_DESC(a->out, b->out);
+			break;
+		case SK_FAILED:
+			CMP_DESC(a->failed, b->failed);
+			break;
+		case SK_XNODE:
+			CMP_DESC(a->xnode, b->xnode);
+			break;
+		case SK_NAME: {
+			int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+
+			if (c)
+				return c;
+			break;
+		}
+		case SK_LIVE:
+			CMP_DESC(a->live, b->live);
+			break;
+		}
+	}
+	CMP_ASC(a->key, b->key);
+	return 0;
+}
+
+static void rows_sort(struct row *rows, size_t n, const enum sort_key *keys, size_t nkeys)
+{
+	cur_keys = keys;
+	cur_nkeys = nkeys;
+	if (n)
+		qsort(rows, n, sizeof(*rows), row_cmp);
+}
+
+static uint64_t age_of(const struct rpt *r, const struct rpt_site *s)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+
+	return s->out_count && t->last_ts > s->out_oldest_ts ? t->last_ts - s->out_oldest_ts : 0;
+}
+
+static void row_from_site(struct row *w, const struct rpt *r, const struct rpt_site *s,
+			  const struct symtab *st)
+{
+	memset(w, 0, sizeof(*w));
+	w->key = w->site = s->addr;
+	w->sr = symtab_get(st, s->addr);
+	w->name = w->sr ? w->sr->sym : NULL;
+	w->hits = s->hits;
+	w->failed = s->failed;
+	w->bytes_req = s->bytes_req;
+	w->bytes_alloc = s->bytes_alloc;
+	w->bytes_freed = s->bytes_freed;
+	w->frees = s->frees;
+	w->xcpu = s->cross_cpu_frees;
+	w->xnode = s->cross_node;
+	w->out = s->out_count;
+	w->out_bytes = s->out_bytes;
+	w->age = age_of(r, s);
+	w->live = s->out_count;
+	w->frag = rpt_frag(s->bytes_req, s->bytes_alloc);
+}
+
+/* Rows of the chosen view, sorted. *n rows; NULL on memory failure. */
+static struct row *view_rows(const struct rpt *r, const struct out_opts *o,
+			     const struct symtab *st, size_t *n)
+{
+	static const enum sort_key def_sites[] = { SK_FRAG, SK_HIT, SK_BYTES };
+	static const enum sort_key def_caches[] = { SK_BYTES, SK_HIT };
+	const enum sort_key *keys = o->sort;
+	size_t nkeys = o->nsort, i, cnt;
+	struct row *rows;
+
+	cnt = o->view == VIEW_CALLER ? rpt_nsites(r) :
+	      o->view == VIEW_ALLOC ? rpt_nptrs(r) : rpt_ncaches(r);
+	rows = calloc(cnt ? cnt : 1, sizeof(*rows));
+	if (!rows)
+		return NULL;
+	for (i = 0; i < cnt; i++) {
+		struct row *w = &rows[i];
+
+		if (o->view == VIEW_CALLER) {
+			row_from_site(w, r, rpt_site(r, i), st);
+		} else if (o->view == VIEW_ALLOC) {
+			const struct rpt_ptr *p = rpt_ptr(r, i);
+
+			w->key = p->ptr;
+			w->site = p->site;
+			w->sr = symtab_get(st, p->site);
+			w->name = w->sr ? w->sr->sym : NULL;
+			w->hits = p->hits;
+			w->bytes_req = p->bytes_req;
+			w->bytes_alloc = p->bytes_alloc;
+			w->frees = p->frees;
+			w->xcpu = p->cross_cpu_frees;
+			w->frag = rpt_frag(p->bytes_req, p->bytes_alloc);
+		} else {
+			const struct rpt_cache *c = rpt_cache(r, i);
+
+			w->key = i;
+			w->cache = c;
+			w->name = c->name;
+			w->hits = c->allocs;
+			w->failed = c->failed;
+			w->bytes_req = c->bytes_req;
+			w->bytes_alloc = c->bytes_alloc;
+			w->bytes_freed = c->bytes_freed;
+			w->frees = c->frees;
+			w->live = w->out = c->live;
+			w->live_bytes = w->out_bytes = c->live_bytes;
+			w->untracked = c->untracked_frees;
+			w->frag = rpt_frag(c->bytes_req, c->bytes_alloc);
+		}
+	}
+	/* A site or cache the filters excluded entirely is not shown. */
+	if (o->view != VIEW_ALLOC) {
+		size_t j = 0;
+
+		for (i = 0; i < cnt; i++)
+			if (rows[i].hits || rows[i].frees || rows[i].untracked)
+				rows[j++] = rows[i];
+		cnt = j;
+	}
+	if (!nkeys) {
+		keys = o->view == VIEW_CACHE ? def_caches : def_sites;
+		nkeys = o->view == VIEW_CACHE ? 2 : 3;
+	}
+	rows_sort(rows, cnt, keys, nkeys);
+	*n = cnt;
+	return rows;
+}
+
+static struct row *outstanding_rows(const struct rpt *r, const struct symtab *st, size_t *n)
+{
+	static const enum sort_key keys[] = { SK_BYTES, SK_OUT };
+	size_t i, cnt = 0, ns = rpt_nsites(r);
+	struct row *rows = calloc(ns ? ns : 1, sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	for (i = 0; i < ns; i++) {
+		const struct rpt_site *s = rpt_site(r, i);
+
+		if (!s->out_count)
+			continue;
+		row_from_site(&rows[cnt], r, s, st);
+		/* Sorted by the bytes still held. */
+		rows[cnt].bytes_alloc = s->out_bytes;
+		cnt++;
+	}
+	rows_sort(rows, cnt, keys, 2);
+	*n = cnt;
+	return rows;
+}
+
+static int err_cmp(const void *pa, const void *pb)
+{
+	const struct rpt_error *a = *(const struct rpt_error *const *)pa;
+	const struct rpt_error *b = *(const struct rpt_error *const *)pb;
+
+	CMP_ASC(a->kind, b->kind);
+	CMP_DESC(a->count, b->count);
+	CMP_ASC(a->alloc_site, b->alloc_site);
+	CMP_ASC(a->free_site, b->free_site);
+	return 0;
+}
+
+static const struct rpt_error **sorted_errors(const struct rpt *r, size_t *n)
+{
+	size_t i, ne = rpt_nerrors(r);
+	const struct rpt_error **v = calloc(ne ? ne : 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < ne; i++)
+		v[i] = rpt_error(r, i);
+	if (ne)
+		qsort(v, ne, sizeof(*v), err_cmp);
+	*n = ne;
+	return v;
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+/* Length of a valid UTF-8 sequence at s, 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and beyond U+10FFFF are not UTF-8. */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void json_string(FILE *fp, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', fp);
+	while (*p) {
+		size_t n;
+
+		if (*p == '"' || *p == '\\') {
+			fputc('\\', fp);
+			fputc(*p++, fp);
+		} else if (*p == '\n') {
+			fputs("\\n", fp);
+			p++;
+		} else if (*p == '\t') {
+			fputs("\\t", fp);
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(fp, "\\u%04x", *p++);
+		} else if ((n = utf8_len(p)) != 0) {
+			fwrite(p, 1, n, fp);
+			p += n;
+		} else {
+			/* Not UTF-8 (a mangled cache name): the replacement character. */
+			fputs("\\ufffd", fp);
+			p++;
+		}
+	}
+	fputc('"', fp);
+}
+
+static void json_key(FILE *fp, const char *k, bool *first)
+{
+	fputs(*first ? "" : ",", fp);
+	*first = false;
+	fprintf(fp, "\"%s\":", k);
+}
+
+static void json_u64(FILE *fp, const char *k, uint64_t v, bool *first)
+{
+	json_key(fp, k, first);
+	fprintf(fp, "%" PRIu64, v);
+}
+
+static void json_str(FILE *fp, const char *k, const char *v, bool *first)
+{
+	json_key(fp, k, first);
+	if (v)
+		json_string(fp, v);
+	else
+		fputs("null", fp);
+}
+
+static void json_addr(FILE *fp, const char *k, uint64_t v, bool *first)
+{
+	json_key(fp, k, first);
+	fprintf(fp, "\"0x%" PRIx64 "\"", v);
+}
+
+static void json_pct(FILE *fp, const char *k, double v, bool *first)
+{
+	json_key(fp, k, first);
+	fprintf(fp, "%.3f", v);
+}
+
+/* symbol, file and line of an address (file/line only when known). */
+static void json_sym(FILE *fp, const char *prefix, const struct symres *sr, uint64_t addr,
+		     bool *first)
+{
+	char k[32];
+
+	snprintf(k, sizeof(k), "%ssymbol", prefix);
+	if (sr) {
+		json_str(fp, k, sr->sym, first);
+	} else {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		json_str(fp, k, buf, first);
+	}
+	if (sr && sr->file) {
+		snprintf(k, sizeof(k), "%sfile", prefix);
+		json_str(fp, k, sr->file, first);
+		snprintf(k, sizeof(k), "%sline", prefix);
+		json_u64(fp, k, sr->line, first);
+	}
+}
+
+static size_t limit_of(const struct out_opts *o, size_t n)
+{
+	long l = o->lines;
+
+	if (l < 0)
+		l = o->fmt == FMT_TEXT ? 20 : 0;
+	return l == 0 || (size_t)l > n ? n : (size_t)l;
+}
+
+static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
+{
+	return rpt_totals(r)->lost + o->lost_unmarked;
+}
+
+static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		      const struct symtab *st)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	const struct rpt_error **errs;
+	struct row *rows, *cs;
+	size_t n, i, ncs, ne, nc, lim;
+	bool first = true, f2;
+	const char *kv;
+
+	fputs("{", fp);
+	json_u64(fp, "schema_version", 1, &first);
+
+	json_key(fp, "trace", &first);
+	f2 = true;
+	fputs("{", fp);
+	json_str(fp, "path", o->trace, &f2);
+	json_u64(fp, "files", o->nfiles, &f2);
+	json_u64(fp, "word_bits", o->word_bits, &f2);
+	json_str(fp, "byte_order", o->big_endian ? "big" : "little", &f2);
+	json_u64(fp, "page_size", o->page_size, &f2);
+	kv = meta_get(o->meta, "kernel_release");
+	json_str(fp, "kernel_release", kv, &f2);
+	kv = meta_get(o->meta, "machine");
+	json_str(fp, "machine", kv, &f2);
+	kv = meta_get(o->meta, "hostname");
+	json_str(fp, "hostname", kv, &f2);
+	json_u64(fp, "first_ns", t->first_ts, &f2);
+	json_u64(fp, "last_ns", t->last_ts, &f2);
+	json_u64(fp, "duration_ns", t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0, &f2);
+	json_u64(fp, "records", t->records, &f2);
+	json_u64(fp, "unknown_records", o->unknown_records, &f2);
+	json_u64(fp, "truncated_bytes", o->truncated_bytes, &f2);
+	json_str(fp, "filters", o->filters, &f2);
+	json_str(fp, "resolver", o->sl ? o->resolver : NULL, &f2);
+	json_key(fp, "lower_bounds", &f2);
+	fputs(lost_total(r, o) ? "true" : "false", fp);
+	fputs("}", fp);
+
+	json_key(fp, "totals", &first);
+	f2 = true;
+	fputs("{", fp);
+	json_u64(fp, "allocs", t->allocs, &f2);
+	json_u64(fp, "frees", t->frees, &f2);
+	json_u64(fp, "failed_allocs", t->failed_allocs, &f2);
+	json_u64(fp, "bytes_req", t->bytes_req, &f2);
+	json_u64(fp, "bytes_alloc", t->bytes_alloc, &f2);
+	json_u64(fp, "bytes_freed", t->bytes_freed, &f2);
+	json_pct(fp, "frag_pct", rpt_frag(t->bytes_req, t->bytes_alloc), &f2);
+	json_u64(fp, "cross_cpu_frees", t->cross_cpu_frees, &f2);
+	json_u64(fp, "cross_node_allocs", t->cross_node_allocs, &f2);
+	json_u64(fp, "untracked_frees", t->untracked_frees, &f2);
+	json_u64(fp, "double_frees", t->double_frees, &f2);
+	json_u64(fp, "implicit_frees", t->implicit_frees, &f2);
+	json_u64(fp, "outstanding", t->outstanding, &f2);
+	json_u64(fp, "outstanding_bytes", t->outstanding_bytes, &f2);
+	json_key(fp, "net_bytes", &f2);
+	fprintf(fp, "%lld", (long long)(t->bytes_alloc - t->bytes_freed));
+	json_u64(fp, "lost", lost_total(r, o), &f2);
+	json_u64(fp, "lost_marked", t->lost, &f2);
+	json_u64(fp, "lost_unmarked", o->lost_unmarked, &f2);
+	json_u64(fp, "lost_markers", t->lost_markers, &f2);
+	json_key(fp, "lost_by_cpu", &f2);
+	fputs("{", fp);
+	{
+		bool f3 = true;
+		unsigned int c;
+
+		for (c = 0; c < rpt_lost_ncpus(r); c++) {
+			char k[16];
+
+			if (!rpt_lost_on_cpu(r, c))
+				continue;
+			snprintf(k, sizeof(k), "%u", c);
+			json_u64(fp, k, rpt_lost_on_cpu(r, c), &f3);
+		}
+	}
+	fputs("}", fp);
+	json_u64(fp, "page_allocs", t->page_allocs, &f2);
+	json_u64(fp, "page_failed_allocs", t->page_failed, &f2);
+	json_u64(fp, "page_frees", t->page_frees, &f2);
+	json_u64(fp, "page_untracked_frees", t->page_untracked_frees, &f2);
+	json_u64(fp, "page_bytes_alloc", t->page_bytes_alloc, &f2);
+	json_u64(fp, "page_bytes_freed", t->page_bytes_freed, &f2);
+	json_u64(fp, "page_outstanding", t->page_outstanding, &f2);
+	json_u64(fp, "page_outstanding_bytes", t->page_outstanding_bytes, &f2);
+	fputs("}", fp);
+
+	/* Call sites, whatever the view: the document always has them. */
+	{
+		struct out_opts oc = *o;
+
+		oc.view = VIEW_CALLER;
+		if (o->view != VIEW_CALLER)
+			oc.nsort = 0;
+		cs = view_rows(r, &oc, st, &ncs);
+		if (!cs)
+			return -1;
+	}
+	json_key(fp, "callsites", &first);
+	fputs("[", fp);
+	lim = limit_of(o, ncs);
+	for (i = 0; i < lim; i++) {
+		const struct row *w = &cs[i];
+
+		f2 = true;
+		fputs(i ? ",{" : "{", fp);
+		json_addr(fp, "addr", w->key, &f2);
+		json_sym(fp, "", w->sr, w->key, &f2);
+		json_u64(fp, "hits", w->hits, &f2);
+		json_u64(fp, "failed", w->failed, &f2);
+		json_u64(fp, "bytes_req", w->bytes_req, &f2);
+		json_u64(fp, "bytes_alloc", w->bytes_alloc, &f2);
+		json_pct(fp, "frag_pct", w->frag, &f2);
+		json_u64(fp, "frees", w->frees, &f2);
+		json_u64(fp, "bytes_freed", w->bytes_freed, &f2);
+		json_u64(fp, "cross_cpu_frees", w->xcpu, &f2);
+		json_u64(fp, "cross_node_allocs", w->xnode, &f2);
+		json_u64(fp, "outstanding", w->out, &f2);
+		json_u64(fp, "outstanding_bytes", w->out_bytes, &f2);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+
+	{
+		struct out_opts oc = *o;
+
+		oc.view = VIEW_CACHE;
+		if (o->view != VIEW_CACHE)
+			oc.nsort = 0;
+		rows = view_rows(r, &oc, st, &nc);
+		if (!rows) {
+			free(cs);
+			return -1;
+		}
+	}
+	json_key(fp, "caches", &first);
+	fputs("[", fp);
+	for (i = 0; i < nc; i++) {
+		const struct row *w = &rows[i];
+		const struct rpt_cache *c = w->cache;
+
+		f2 = true;
+		fputs(i ? ",{" : "{", fp);
+		json_str(fp, "name", c->name, &f2);
+		json_str(fp, "kind", c->pseudo ? "kmalloc" : "cache", &f2);
+		if (!c->pseudo)
+			json_addr(fp, "id", c->id, &f2);
+		json_u64(fp, "object_size", c->object_size, &f2);
+		json_u64(fp, "size", c->size, &f2);
+		json_u64(fp, "allocs", c->allocs, &f2);
+		json_u64(fp, "failed", c->failed, &f2);
+		json_u64(fp, "frees", c->frees, &f2);
+		json_u64(fp, "untracked_frees", c->untracked_frees, &f2);
+		json_u64(fp, "bytes_req", c->bytes_req, &f2);
+		json_u64(fp, "bytes_alloc", c->bytes_alloc, &f2);
+		json_u64(fp, "bytes_freed", c->bytes_freed, &f2);
+		json_pct(fp, "frag_pct", w->frag, &f2);
+		json_u64(fp, "live", c->live, &f2);
+		json_u64(fp, "live_bytes", c->live_bytes, &f2);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+	free(rows);
+
+	errs = sorted_errors(r, &ne);
+	if (!errs) {
+		free(cs);
+		return -1;
+	}
+	json_key(fp, "errors", &first);
+	fputs("[", fp);
+	for (i = 0; i < ne; i++) {
+		const struct rpt_error *e = errs[i];
+
+		f2 = true;
+		fputs(i ? ",{" : "{", fp);
+		json_str(fp, "kind", rpt_err_name(e->kind), &f2);
+		json_u64(fp, "count", e->count, &f2);
+		json_addr(fp, "alloc_addr", e->alloc_site, &f2);
+		json_sym(fp, "alloc_", symtab_get(st, e->alloc_site), e->alloc_site, &f2);
+		if (e->kind == RPT_ERR_SHORT_ALLOC) {
+			json_str(fp, "free_addr", NULL, &f2);
+			json_str(fp, "free_symbol", NULL, &f2);
+		} else {
+			json_addr(fp, "free_addr", e->free_site, &f2);
+			json_sym(fp, "free_", symtab_get(st, e->free_site), e->free_site, &f2);
+		}
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+	free(errs);
+
+	rows = outstanding_rows(r, st, &n);
+	if (!rows) {
+		free(cs);
+		return -1;
+	}
+	json_key(fp, "outstanding", &first);
+	fputs("[", fp);
+	lim = limit_of(o, n);
+	for (i = 0; i < lim; i++) {
+		const struct row *w = &rows[i];
+
+		f2 = true;
+		fputs(i ? ",{" : "{", fp);
+		json_addr(fp, "addr", w->key, &f2);
+		json_sym(fp, "", w->sr, w->key, &f2);
+		json_u64(fp, "count", w->out, &f2);
+		json_u64(fp, "bytes_alloc", w->out_bytes, &f2);
+		json_u64(fp, "max_age_ns", w->age, &f2);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+	free(rows);
+	free(cs);
+
+	if (o->view == VIEW_ALLOC) {
+		rows = view_rows(r, o, st, &n);
+		if (!rows)
+			return -1;
+		json_key(fp, "allocs", &first);
+		fputs("[", fp);
+		lim = limit_of(o, n);
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+
+			f2 = true;
+			fputs(i ? ",{" : "{", fp);
+			json_addr(fp, "ptr", w->key, &f2);
+			json_addr(fp, "callsite_addr", w->site, &f2);
+			json_sym(fp, "", w->sr, w->site, &f2);
+			json_u64(fp, "hits", w->hits, &f2);
+			json_u64(fp, "bytes_req", w->bytes_req, &f2);
+			json_u64(fp, "bytes_alloc", w->bytes_alloc, &f2);
+			json_pct(fp, "frag_pct", w->frag, &f2);
+			json_u64(fp, "frees", w->frees, &f2);
+			json_u64(fp, "cross_cpu_frees", w->xcpu, &f2);
+			fputs("}", fp);
+		}
+		fputs("]", fp);
+		free(rows);
+	}
+	fputs("}\n", fp);
+	return 0;
+}
+
+/* ---- CSV -------------------------------------------------------------------- */
+
+static void csv_field(FILE *fp, const char *s)
+{
+	if (!s)
+		return;
+	if (strpbrk(s, ",\"\r\n")) {
+		fputc('"', fp);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', fp);
+			fputc(*s, fp);
+		}
+		fputc('"', fp);
+	} else {
+		fputs(s, fp);
+	}
+}
+
+static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		     const struct symtab *st)
+{
+	size_t n, i, lim;
+	struct row *rows = view_rows(r, o, st, &n);
+
+	if (!rows)
+		return -1;
+	lim = limit_of(o, n);
+	if (o->view == VIEW_CALLER)
+		fputs("addr,symbol,file,line,hits,failed,bytes_req,bytes_alloc,frag_pct,frees,"
+		      "bytes_freed,cross_cpu_frees,cross_node_allocs,outstanding,"
+		      "outstanding_bytes,max_age_ns\n", fp);
+	else if (o->view == VIEW_ALLOC)
+		fputs("ptr,callsite_addr,symbol,file,line,hits,bytes_req,bytes_alloc,frag_pct,"
+		      "frees,cross_cpu_frees\n", fp);
+	else
+		fputs("name,kind,id,object_size,size,allocs,failed,frees,untracked_frees,"
+		      "bytes_req,bytes_alloc,bytes_freed,frag_pct,live,live_bytes\n", fp);
+	for (i = 0; i < lim; i++) {
+		const struct row *w = &rows[i];
+
+		if (o->view == VIEW_CACHE) {
+			const struct rpt_cache *c = w->cache;
+
+			csv_field(fp, c->name);
+			fprintf(fp, ",%s,", c->pseudo ? "kmalloc" : "cache");
+			if (!c->pseudo)
+				fprintf(fp, "0x%" PRIx64, c->id);
+			fprintf(fp, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 "\n",
+				c->object_size, c->size, c->allocs, c->failed, c->frees,
+				c->untracked_frees, c->bytes_req, c->bytes_alloc, c->bytes_freed,
+				w->frag, c->live, c->live_bytes);
+			continue;
+		}
+		if (o->view == VIEW_ALLOC)
+			fprintf(fp, "0x%" PRIx64 ",", w->key);
+		fprintf(fp, "0x%" PRIx64 ",", w->site);
+		csv_field(fp, w->sr ? w->sr->sym : NULL);
+		fputc(',', fp);
+		if (w->sr && w->sr->file) {
+			csv_field(fp, w->sr->file);
+			fprintf(fp, ",%u", w->sr->line);
+		} else {
+			fputc(',', fp);
+		}
+		if (o->view == VIEW_ALLOC) {
+			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64
+				"\n", w->hits, w->bytes_req, w->bytes_alloc, w->frag, w->frees,
+				w->xcpu);
+			continue;
+		}
+		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			w->hits, w->failed, w->bytes_req, w->bytes_alloc, w->frag, w->frees,
+			w->bytes_freed, w->xcpu, w->xnode, w->out, w->out_bytes, w->age);
+	}
+	free(rows);
+	return 0;
+}
+
+/* ---- text --------------------------------------------------------------------- */
+
+/*
+ * Fits s into w columns: a long symbol keeps its head and its
+ * "+0xoff [module]" tail, with ".." where the middle was.
+ */
+static const char *fit(const char *s, size_t w, bool wide, char *buf, size_t len)
+{
+	size_t n = strlen(s), tail, head;
+	const char *plus;
+
+	if (wide || n <= w || w < 8 || w >= len)
+		return s;
+	plus = strrchr(s, '+');
+	tail = plus ? n - (size_t)(plus - s) : 0;
+	if (tail > w / 2)
+		tail = w / 2;
+	head = w - 2 - tail;
+	memcpy(buf, s, head);
+	memcpy(buf + head, "..", 2);
+	memcpy(buf + head + 2, s + n - tail, tail);
+	buf[w] = '\0';
+	return buf;
+}
+
+static void fmt_per(char *buf, size_t len, uint64_t total, uint64_t n)
+{
+	snprintf(buf, len, "%" PRIu64 "/%" PRIu64, total, n ? total / n : 0);
+}
+
+static void fmt_secs(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64 "s", ns / 1000000000u,
+		 (ns % 1000000000u) / 1000u);
+}
+
+static void text_srcline(FILE *fp, const struct symres *sr, const char *indent)
+{
+	if (sr && sr->file)
+		fprintf(fp, "%s at %s:%u\n", indent, sr->file, sr->line);
+}
+
+static void more(FILE *fp, size_t shown, size_t n)
+{
+	if (shown < n)
+		fprintf(fp, "  ... %zu more (-l 0 shows all)\n", n - shown);
+}
+
+static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		     const struct symtab *st)
+{
+	char b1[40], b2[40], b3[SYM_LEN];
+	size_t n, i, lim;
+	struct row *rows = view_rows(r, o, st, &n);
+
+	if (!rows)
+		return -1;
+	lim = limit_of(o, n);
+	if (o->view == VIEW_CALLER) {
+		fprintf(fp, "Call sites (%zu):\n", n);
+		fprintf(fp, "%-25s %14s %14s %8s %6s %6s\n", "Callsite", "Alloc/Per", "Req/Per",
+			"Hits", "Xcpu", "Frag");
+		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
+			"------------------------------------------");
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+			uint64_t ok = w->hits - w->failed;
+
+			fmt_per(b1, sizeof(b1), w->bytes_alloc, ok);
+			fmt_per(b2, sizeof(b2), w->bytes_req, ok);
+			fprintf(fp, "%-25s %14s %14s %8" PRIu64 " %6" PRIu64 " %5.1f%%\n",
+				fit(w->name, 25, o->wide, b3, sizeof(b3)), b1, b2, w->hits, w->xcpu,
+				w->frag);
+			text_srcline(fp, w->sr, "   ");
+		}
+	} else if (o->view == VIEW_ALLOC) {
+		fprintf(fp, "Objects by address (%zu):\n", n);
+		fprintf(fp, "%-18s %14s %14s %6s %6s %6s %6s%s\n", "Ptr", "Alloc/Per", "Req/Per",
+			"Hits", "Frees", "Xcpu", "Frag", o->wide ? "  Callsite" : "");
+		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
+			"------------------------------------------");
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+
+			fmt_per(b1, sizeof(b1), w->bytes_alloc, w->hits);
+			fmt_per(b2, sizeof(b2), w->bytes_req, w->hits);
+			fprintf(fp, "0x%-16" PRIx64 " %14s %14s %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+				" %5.1f%%", w->key, b1, b2, w->hits, w->frees, w->xcpu, w->frag);
+			if (o->wide)
+				fprintf(fp, "  %s", w->name ? w->name : "");
+			fputc('\n', fp);
+		}
+	} else {
+		fprintf(fp, "Caches (%zu):\n", n);
+		fprintf(fp, "%-22s %10s %10s %14s %9s %6s\n", "Cache", "Allocs", "Frees",
+			"Bytes_alloc", "Live", "Frag");
+		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
+			"------------------------------------------");
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+
+			fprintf(fp, "%-22s %10" PRIu64 " %10" PRIu64 " %14" PRIu64 " %9" PRIu64
+				" %5.1f%%\n", fit(w->name, 22, o->wide, b3, sizeof(b3)), w->hits,
+				w->frees, w->bytes_alloc, w->live, w->frag);
+		}
+	}
+	more(fp, lim, n);
+	free(rows);
+	return 0;
+}
+
+static int text_errors(FILE *fp, const struct rpt *r, const struct symtab *st)
+{
+	size_t n, i;
+	const struct rpt_error **errs = sorted_errors(r, &n);
+
+	if (!errs)
+		return -1;
+	if (!n) {
+		fputs("\nErrors: none found.\n", fp);
+		free(errs);
+		return 0;
+	}
+	fprintf(fp, "\nErrors in the traced kernel (%zu):\n", n);
+	fprintf(fp, "%-28s %8s  %s\n", "Kind", "Count", "Call sites");
+	for (i = 0; i < n; i++) {
+		const struct rpt_error *e = errs[i];
+		const struct symres *a = symtab_get(st, e->alloc_site);
+		const struct symres *f = symtab_get(st, e->free_site);
+
+		fprintf(fp, "%-28s %8" PRIu64 "  alloc %s\n", rpt_err_name(e->kind), e->count,
+			a ? a->sym : "?");
+		text_srcline(fp, a, "                                         ");
+		if (e->kind != RPT_ERR_SHORT_ALLOC) {
+			fprintf(fp, "%-28s %8s  free  %s\n", "", "", f ? f->sym : "?");
+			text_srcline(fp, f, "                                         ");
+		}
+	}
+	free(errs);
+	return 0;
+}
+
+static int text_outstanding(FILE *fp, const struct rpt *r, const struct out_opts *o,
+			    const struct symtab *st)
+{
+	char b1[40], b3[SYM_LEN];
+	size_t n, i, lim;
+	struct row *rows = outstanding_rows(r, st, &n);
+
+	if (!rows)
+		return -1;
+	if (n) {
+		lim = limit_of(o, n);
+		fprintf(fp, "\nOutstanding at the end of the trace (never freed in it), by call site"
+			" (%zu):\n", n);
+		fprintf(fp, "%-36s %9s %14s %15s\n", "Callsite", "Objects", "Bytes", "Max_age");
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+
+			fmt_secs(b1, sizeof(b1), w->age);
+			fprintf(fp, "%-36s %9" PRIu64 " %14" PRIu64 " %15s\n",
+				fit(w->name, 36, o->wide, b3, sizeof(b3)), w->out, w->out_bytes, b1);
+			text_srcline(fp, w->sr, "   ");
+		}
+		more(fp, lim, n);
+	}
+	free(rows);
+	return 0;
+}
+
+static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	char b[40];
+
+	fputs("\nSUMMARY\n=======\n", fp);
+	fprintf(fp, "Allocations            : %" PRIu64 " (failed: %" PRIu64 ")\n", t->allocs,
+		t->failed_allocs);
+	fprintf(fp, "Frees                  : %" PRIu64 " (of objects allocated before the trace:"
+		" %" PRIu64 ")\n", t->frees, t->untracked_frees);
+	fprintf(fp, "Bytes requested        : %" PRIu64 "\n", t->bytes_req);
+	fprintf(fp, "Bytes allocated        : %" PRIu64 "\n", t->bytes_alloc);
+	fprintf(fp, "Bytes freed            : %" PRIu64 "\n", t->bytes_freed);
+	fprintf(fp, "Outstanding at the end : %" PRIu64 " objects, %" PRIu64 " bytes\n",
+		t->outstanding, t->outstanding_bytes);
+	fprintf(fp, "Internal fragmentation : %.3f%%\n", rpt_frag(t->bytes_req, t->bytes_alloc));
+	fprintf(fp, "Cross-CPU frees        : %" PRIu64 "\n", t->cross_cpu_frees);
+	fprintf(fp, "Cross-node allocations : %" PRIu64 "\n", t->cross_node_allocs);
+	if (t->implicit_frees)
+		fprintf(fp, "Addresses reused unfreed: %" PRIu64 " (their free was not traced)\n",
+			t->implicit_frees);
+	if (t->page_allocs || t->page_frees)
+		fprintf(fp, "Page allocations       : %" PRIu64 " (failed %" PRIu64 "), %" PRIu64
+			" bytes; frees %" PRIu64 " (untracked %" PRIu64 "); outstanding %" PRIu64
+			" (%" PRIu64 " bytes)\n", t->page_allocs, t->page_failed,
+			t->page_bytes_alloc, t->page_frees, t->page_untracked_frees,
+			t->page_outstanding, t->page_outstanding_bytes);
+	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
+	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
+	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);
+	if (o->unknown_records)
+		fprintf(fp, "Unknown records skipped: %" PRIu64 " (written by a newer version)\n",
+			o->unknown_records);
+}
+
+static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		      const struct symtab *st)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	uint64_t lost = lost_total(r, o);
+	const char *kr = meta_get(o->meta, "kernel_release");
+	const char *mach = meta_get(o->meta, "machine");
+	const char *host = meta_get(o->meta, "hostname");
+
+	if (lost) {
+		unsigned int c, shown = 0;
+
+		fprintf(fp, "WARNING: %" PRIu64 " records were lost", lost);
+		for (c = 0; c < rpt_lost_ncpus(r); c++) {
+			if (!rpt_lost_on_cpu(r, c))
+				continue;
+			fprintf(fp, "%scpu%u: %" PRIu64, shown++ ? ", " : " (", c,
+				rpt_lost_on_cpu(r, c));
+		}
+		if (o->lost_unmarked)
+			fprintf(fp, "%sat the end: %" PRIu64, shown++ ? ", " : " (",
+				o->lost_unmarked);
+		fprintf(fp, "%s: every number below is a lower bound.\n\n", shown ? ")" : "");
+	}
+	fprintf(fp, "Trace %s: %zu file%s, %s-endian %u-bit", o->trace, o->nfiles,
+		o->nfiles == 1 ? "" : "s", o->big_endian ? "big" : "little", o->word_bits);
+	if (kr)
+		fprintf(fp, ", kernel %s", kr);
+	if (mach)
+		fprintf(fp, " %s", mach);
+	if (host)
+		fprintf(fp, " (%s)", host);
+	fputc('\n', fp);
+	if (o->filters)
+		fprintf(fp, "Filters: %s\n", o->filters);
+	if (o->truncated_bytes)
+		fprintf(fp, "Ignored a partial record at the end: %" PRIu64 " bytes\n",
+			o->truncated_bytes);
+	if (!t->seen_any)
+		fputs("The trace holds no records.\n", fp);
+	fputc('\n', fp);
+	if (text_view(fp, r, o, st) || text_errors(fp, r, st) || text_outstanding(fp, r, o, st))
+		return -1;
+	text_summary(fp, r, o);
+	return 0;
+}
+
+int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o)
+{
+	struct symtab st = { 0 };
+	size_t i;
+	int ret = -1;
+
+	for (i = 0; i < rpt_nsites(r); i++)
+		if (symtab_add(&st, rpt_site(r, i)->addr))
+			goto out;
+	for (i = 0; i < rpt_nerrors(r); i++) {
+		const struct rpt_error *e = rpt_error(r, i);
+
+		if (symtab_add(&st, e->alloc_site) || symtab_add(&st, e->free_site))
+			goto out;
+	}
+	/* Every per-address site is also a call site: already in. */
+	if (symtab_resolve(&st, o))
+		goto out;
+	if (o->fmt == FMT_JSON)
+		ret = print_json(fp, r, o, &st);
+	else if (o->fmt == FMT_CSV)
+		ret = print_csv(fp, r, o, &st);
+	else
+		ret = print_text(fp, r, o, &st);
+out:
+	if (ret)
+		errno = ENOMEM;
+	symtab_free(&st);
+	return ret;
+}
+
+/* ---- --raw ---------------------------------------------------------------- */
+
+void raw_print_legend(FILE *fp)
+{
+	fputs("# REL_S ABS_NS CPU SEQ TYPE FIELDS...; events: call_site ptr cache_id bytes_req "
+	      "bytes_alloc gfp node cpu_node pid flags [symbol]\n", fp);
+}
+
+void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks)
+{
+	uint64_t ts = (uint64_t)rec->c.timestamp, rel = ts >= t0 ? ts - t0 : 0;
+	char sym[SYM_LEN];
+
+	fprintf(fp, "%" PRIu64 ".%09" PRIu64 " %" PRIu64 " %u %u %s", rel / 1000000000u,
+		rel % 1000000000u, ts, rec->c.cpu, rec->c.seq, kmt_rec_type_name(rec->c.type));
+	switch (rec->c.type) {
+	case KMT_REC_KMALLOC:
+	case KMT_REC_CACHE_ALLOC:
+	case KMT_REC_PAGE_ALLOC:
+	case KMT_REC_KFREE:
+	case KMT_REC_CACHE_FREE:
+	case KMT_REC_PAGE_FREE: {
+		const struct kmt_event *e = &rec->ev;
+
+		fprintf(fp, " call_site=0x%" PRIx64 " ptr=0x%" PRIx64 " cache_id=0x%" PRIx64
+			" bytes_req=%u bytes_alloc=%u gfp=0x%x node=%d cpu_node=%d pid=%u"
+			" flags=0x%x", (uint64_t)e->call_site, (uint64_t)e->ptr,
+			(uint64_t)e->cache_id, e->bytes_req,
+			e->bytes_alloc, e->gfp_flags, e->node, e->cpu_node, e->pid, e->flags);
+		if (ks)
+			fprintf(fp, " %s", ksyms_format(ks, e->call_site, sym, sizeof(sym)));
+		break;
+	}
+	case KMT_REC_CACHE_DESC: {
+		char name[KMT_CACHE_NAME_LEN + 1];
+
+		memcpy(name, rec->cache.name, KMT_CACHE_NAME_LEN);
+		name[KMT_CACHE_NAME_LEN] = '\0';
+		fprintf(fp, " cache_id=0x%" PRIx64 " object_size=%u size=%u flags=0x%x name=",
+			(uint64_t)rec->cache.cache_id, rec->cache.object_size, rec->cache.size,
+			rec->cache.flags);
+		json_string(fp, name);
+		break;
+	}
+	case KMT_REC_LOST:
+		fprintf(fp, " count=%" PRIu64 " first_lost_ns=%" PRIu64 " total_dropped=%" PRIu64
+			" flags=0x%x", (uint64_t)rec->lost.count, (uint64_t)rec->lost.first_lost_ns,
+			(uint64_t)rec->lost.total_dropped, rec->lost.flags);
+		break;
+	default:
+		fprintf(fp, " type=%u flags=0x%x", rec->c.type, rec->c.flags);
+		break;
+	}
+	fputc('\n', fp);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sym_kallsyms.h - call site -> "function+0xoff [module]" from the traced
+ * machine's kallsyms and modules snapshots, so that symbols resolve on any
+ * machine the trace directory is copied to.
+ */
+#ifndef SYM_KALLSYMS_H
+#define SYM_KALLSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksym_mod {
+	char *name;
+	uint64_t text_addr;	/* load address of .text, 0 if unknown */
+	uint64_t base, size;	/* core layout, from /proc/modules; size 0 if unknown */
+};
+
+struct ksyms;
+
+/*
+ * Loads a kallsyms copy (text symbols only) and, if modules_path is not
+ * NULL, a modules file. Returns NULL with a one-line message in err (like
+ * "PATH: line N: bad address") on failure; a file that cannot be opened
+ * sets *missing to 1 so the caller can tell absence from corruption.
+ */
+struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, char *err,
+			 size_t errlen, int *missing);
+void ksyms_free(struct ksyms *k);
+
+/* Number of text symbols with a nonzero address. */
+size_t ksyms_count(const struct ksyms *k);
+
+/*
+ * Finds the function containing addr. Returns 1 with *name, *off and *mod
+ * (NULL for the core kernel), or 0 if no symbol covers addr.
+ */
+int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
+		 const char **mod);
+
+/* Address of a symbol by exact name (first one, core kernel first); 0 if none. */
+uint64_t ksyms_addr_of(const struct ksyms *k, const char *name, const char *mod);
+
+/* Module by name, or NULL. */
+const struct ksym_mod *ksyms_module(const struct ksyms *k, const char *name);
+size_t ksyms_nmodules(const struct ksyms *k);
+const struct ksym_mod *ksyms_module_at(const struct ksyms *k, size_t i);
+
+/*
+ * Formats addr as "function+0xoff" or "function+0xoff [module]", or as
+ * "0x..." when k is NULL or no symbol covers it. Returns buf.
+ */
+char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
+
+#endif /* SYM_KALLSYMS_H */
