@@ -28,7 +28,7 @@ struct gen_opts {
  * attribute frees to the allocating call site and CPU.
  */
 struct gen_totals {
-	uint64_t records;		/* slots written, raw ones included */
+	uint64_t records;		/* whole 64-byte slots written, raw ones included */
 	uint64_t by_type[KMT_REC_TYPE_MAX + 1];	/* records per type, helpers only */
 	uint64_t allocs;		/* allocation events, failed ones included */
 	uint64_t failed_allocs;		/* allocation events with ptr 0 */
@@ -39,7 +39,7 @@ struct gen_totals {
 	uint64_t untracked_frees;	/* frees of an address not live: pre-trace or double */
 	uint64_t bytes_freed;		/* bytes_alloc of the objects of tracked frees */
 	uint64_t cross_cpu_frees;	/* tracked frees on another CPU than the alloc */
-	uint64_t cross_node_allocs;	/* node not -1 and not the CPU's node */
+	uint64_t cross_node_allocs;	/* node not -1 nor the CPU's node, failed included */
 	uint64_t lost_markers;
 	uint64_t lost;			/* sum of LOST counts */
 	uint64_t outstanding;		/* objects allocated and never freed (so far) */
