@@ -432,7 +432,6 @@ int main(int argc, char **argv)
 	bool owned = false, progress, shown = false;
 	size_t npaths = 0, i;
 	uint64_t total_bytes = 0, nrec = 0;
-	union kmt_rec rec;
 	double t_start, t_next;
 	int ret = KMT_EXIT_INTERNAL, rc, missing;
 	static char outbuf[1 << 16];
@@ -537,18 +536,29 @@ int main(int argc, char **argv)
 	t_start = now_s();
 	t_next = t_start + 1.0;
 	{
+		static union kmt_rec batch[64];
 		uint64_t t0 = 0;
+		size_t nb = 0;
 		bool first = true;
 
-		while ((rc = kmt_merge_next(m, &rec, NULL)) == 1) {
-			if (a.raw) {
+		for (;;) {
+			rc = kmt_merge_next(m, &batch[nb], NULL);
+			if (rc == 1 && a.raw) {
 				if (first)
-					t0 = rec.c.timestamp;
+					t0 = batch[0].c.timestamp;
 				first = false;
-				raw_print(stdout, &rec, t0, a.out.raw_ip ? NULL : ks);
-			} else if (rpt_feed(r, &rec)) {
-				goto nomem;
+				raw_print(stdout, &batch[0], t0, a.out.raw_ip ? NULL : ks);
+			} else if (rc == 1) {
+				nb++;
 			}
+			/* Records before a bad one are analysed, for nothing: no report follows. */
+			if (nb == sizeof(batch) / sizeof(batch[0]) || (rc != 1 && nb)) {
+				if (rpt_feed_many(r, batch, nb))
+					goto nomem;
+				nb = 0;
+			}
+			if (rc != 1)
+				break;
 			if (progress && !(++nrec & 0xfffff) && now_s() >= t_next) {
 				t_next = now_s() + 0.5;
 				fprintf(stderr, "\r" PROG ": %" PRIu64 " records read, %3d%%", nrec,

@@ -120,6 +120,9 @@ void rpt_free(struct rpt *r);
 /* Feeds one record, in merged time order. 0, or -1 when out of memory. */
 int rpt_feed(struct rpt *r, const union kmt_rec *rec);
 
+/* Feeds n records in order; faster than one by one (prefetches). 0 or -1. */
+int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n);
+
 /* Computes the end-of-trace figures (outstanding, live). 0 or -1 (memory). */
 int rpt_finish(struct rpt *r);
 
