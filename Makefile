@@ -31,9 +31,11 @@ KMT_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werro
 KMT_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 OBJDIR := $(BUILD)/obj
 
-# Fragments append to these.
+# Fragments append to these. LIBKMT is the one reader library (report/lib.mk builds it);
+# it is defined here so that fragments read before report/lib.mk can link it.
 TOOLS :=
 UNIT_TESTS :=
+LIBKMT := $(BUILD)/libkmemtrace.a
 
 .PHONY: all tools module test-modules unit-tests check demo install clean deps bench stress fuzz
 all: tools module
@@ -61,11 +63,11 @@ deps:
 
 # The README's test command: installs what it needs, builds everything (also under
 # ASan/UBSan), then runs every test through one prove so CI sees one summary.
+# The globs are the shell's, expanded when prove starts, after the builds made the tests.
 check: deps
-	$(MAKE) all test-modules
+	$(MAKE) all test-modules unit-tests
 	$(MAKE) SAN=1 tools unit-tests
-	prove --exec '' --timer $(wildcard build/tests/*.t) $(wildcard build/san/tests/*.t) \
-		$(wildcard tests/host/*.t) $(wildcard tests/guest/*.t)
+	prove --exec '' --timer build/tests/*.t build/san/tests/*.t tests/host/*.t tests/guest/*.t
 
 # Trace a small workload in the qemu guest and print the report.
 demo: deps

@@ -2,7 +2,6 @@
 # report/check.mk - kmemtrace_check, the per-file trace verifier.
 
 # Also set in report/lib.mk; repeated because this fragment is read first.
-LIBKMT := $(BUILD)/libkmemtrace.a
 KMT_CHECK := $(BUILD)/kmemtrace_check
 TOOLS += $(KMT_CHECK)
 

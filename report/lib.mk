@@ -3,7 +3,6 @@
 
 LIBKMT_SRCS := report/lib/kmt_reader.c report/lib/kmt_merge.c report/lib/kmt_writer.c
 LIBKMT_OBJS := $(LIBKMT_SRCS:%.c=$(OBJDIR)/%.o)
-LIBKMT := $(BUILD)/libkmemtrace.a
 
 $(LIBKMT): $(LIBKMT_OBJS)
 	@mkdir -p $(dir $@)
