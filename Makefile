@@ -40,8 +40,9 @@ LIBKMT := $(BUILD)/libkmemtrace.a
 .PHONY: all tools module test-modules unit-tests check demo install clean deps bench stress fuzz
 all: tools module
 
-# Every *.mk in these directories adds programs (TOOLS) or unit tests (UNIT_TESTS).
-include $(sort $(wildcard report/*.mk kmemtraced/*.mk tests/unit/*.mk))
+# Every *.mk in these directories adds programs (TOOLS) or unit tests (UNIT_TESTS);
+# tests/fuzz/*.mk also defines the fuzz target.
+include $(sort $(wildcard report/*.mk kmemtraced/*.mk tests/*/*.mk))
 
 tools: $(TOOLS)
 unit-tests: $(UNIT_TESTS)
@@ -74,6 +75,15 @@ demo: deps
 	$(MAKE) all
 	scripts/kmemtrace-vm -o out/demo -- sh -c 'find / -xdev >/dev/null; ls -lR /sys/kernel/slab >/dev/null 2>&1'
 	$(BUILD)/kmemtrace-report out/demo
+
+# Not part of check: benchmarks (BENCHMARKS.md) and long fault/load runs.
+bench: deps
+	$(MAKE) all test-modules unit-tests
+	scripts/bench
+
+stress: deps
+	$(MAKE) all test-modules unit-tests
+	prove --exec '' --timer tests/stress/*.t
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
