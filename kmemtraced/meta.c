@@ -179,6 +179,8 @@ int kmtd_write_modules(const struct kmtd *d)
 
 	dir_path(d, KMTD_MODULES, path, sizeof(path));
 	mods = slurp("/proc/modules");
+	if (!mods && errno == ENOENT)
+		mods = strdup("");	/* a kernel without module support: no modules */
 	if (!mods) {
 		kmtd_err("cannot read /proc/modules: %s", strerror(errno));
 		return -1;

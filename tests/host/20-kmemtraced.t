@@ -1,0 +1,312 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 20-kmemtraced.t - kmemtraced on the build host: its command line, the checks it makes before
+# tracing, and its drain loop, header, metadata and failure handling against a fake debugfs
+# directory (KMEMTRACED_TEST_FAKE_DEBUGFS=1 lets -r name a plain directory; its cpuN files are
+# regular files holding records made by kmemtrace-gen).
+set -u
+
+BIN=${KMT_BIN:-build/san}
+D=$BIN/kmemtraced
+GEN=$BIN/kmemtrace-gen
+CHECK=$BIN/kmemtrace_check
+n=0
+failed=0
+
+_result() {	# _result PASS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+is() {	# is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then
+		_result 1 "$3"
+	else
+		_result 0 "$3"
+		echo "#   got '$1', want '$2'"
+	fi
+}
+
+like() {	# like TEXT FIXED-STRING DESCRIPTION
+	if printf '%s' "$1" | grep -qF -- "$2"; then
+		_result 1 "$3"
+	else
+		_result 0 "$3"
+		echo "#   '$1' does not contain '$2'"
+	fi
+}
+
+ok() {	# ok DESCRIPTION CMD [ARG]...
+	local desc=$1
+	shift
+	if "$@"; then _result 1 "$desc"; else _result 0 "$desc"; fi
+}
+
+skip() {	# skip REASON: one skipped test
+	n=$((n + 1))
+	echo "ok $n # SKIP $1"
+}
+
+if [ ! -x "$D" ]; then
+	echo "1..0 # SKIP $D not built (make SAN=1 tools)"
+	exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-daemon.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+# run ARGS...: runs the daemon, setting OUT, ERR and ST.
+run() {
+	ST=0
+	"$@" >"$T/stdout" 2>"$T/stderr" || ST=$?
+	OUT=$(cat "$T/stdout")
+	ERR=$(cat "$T/stderr")
+}
+
+# --- Command line --------------------------------------------------------------------------
+run "$D" --help
+is "$ST" 0 "--help exits 0"
+like "$OUT" "Usage: kmemtraced [OPTION...] [-- COMMAND [ARG]...]" "--help has the usage line"
+like "$OUT" "EXAMPLES:" "--help has an EXAMPLES block"
+like "$OUT" "kmemtraced -o /tmp/t -- make -j4" "--help shows a -- COMMAND example"
+like "$OUT" "Exit status:" "--help documents the exit status"
+
+run "$D" --version
+is "$ST" 0 "--version exits 0"
+like "$OUT" "kmemtraced 1.0" "--version names the tool and its version"
+
+for bad in abc 0 -5 10x 31536001 99999999999999999999 ''; do
+	run "$D" -t "$bad" -o "$T/never"
+	is "$ST" 1 "-t '$bad' is a usage error (exit 1)"
+	like "$ERR" "-t: '$bad' is not a number of seconds" "-t '$bad': the message names the option and value"
+done
+ok "a rejected -t creates nothing" test ! -e "$T/never"
+
+run "$D" -x
+is "$ST" 1 "an unknown option is a usage error (exit 1)"
+run "$D" -o ''
+is "$ST" 1 "-o '' is a usage error (exit 1)"
+like "$ERR" "-o: the directory name is empty" "-o '': the message names the option"
+
+# --- Checks before tracing -----------------------------------------------------------------
+nobody_run() {	# nobody_run ARGS...: runs as an unprivileged user if we can
+	if [ "$(id -u)" != 0 ]; then
+		run "$@"
+	elif command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		return 1
+	fi
+}
+if nobody_run "$D" -o "$T/nonroot"; then
+	is "$ST" 3 "not root: exit 3"
+	like "$ERR" "must run as root" "not root: the message says root is needed"
+	like "$ERR" "debugfs" "not root: the message says what needs root"
+	ok "not root: no output directory made" test ! -e "$T/nonroot"
+else
+	for i in 1 2 3 4; do skip "cannot run as an unprivileged user (no setpriv)"; done
+fi
+
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p "$T/notdebugfs"
+	run "$D" -r "$T/notdebugfs" -o "$T/o1"
+	is "$ST" 3 "-r DIR that is not debugfs: exit 3"
+	like "$ERR" "$T/notdebugfs is not a debugfs mount" "-r DIR not debugfs: says so"
+	like "$ERR" "mount -t debugfs none $T/notdebugfs" "-r DIR not debugfs: says how to mount it"
+	ok "-r DIR not debugfs: nothing mounted over it" \
+		sh -c "! grep -qF ' $T/notdebugfs ' /proc/mounts"
+	run "$D" -r "$T/does-not-exist" -o "$T/o1"
+	is "$ST" 3 "-r PATH that does not exist: exit 3"
+	like "$ERR" "$T/does-not-exist: No such file or directory" "-r missing PATH: names it"
+else
+	for i in 1 2 3 4 5 6; do skip "the debugfs check comes after the root check (not root)"; done
+fi
+
+export KMEMTRACED_TEST_FAKE_DEBUGFS=1
+FAKE=$T/fake
+mkdir -p "$FAKE"
+if [ ! -e /sys/module/kmemtrace ]; then
+	run "$D" -r "$FAKE" -o "$T/o2"
+	is "$ST" 3 "module not loaded: exit 3"
+	like "$ERR" "kmemtrace.ko is not loaded" "module not loaded: says so"
+	like "$ERR" "modprobe kmemtrace" "module not loaded: names modprobe"
+	like "$ERR" "insmod kmod/kmemtrace.ko" "module not loaded: names insmod"
+else
+	for i in 1 2 3 4; do skip "kmemtrace.ko is loaded on this host"; done
+fi
+
+K=$FAKE/kmemtrace
+mkdir -p "$K"
+printf '2.1\n' >"$K/abi_version"
+run "$D" -r "$FAKE" -o "$T/o3"
+is "$ST" 3 "module of ABI major 2: exit 3"
+like "$ERR" "trace ABI 2.1" "ABI mismatch: names the module's version"
+like "$ERR" "supports 1.x" "ABI mismatch: names the supported version"
+printf 'one\n' >"$K/abi_version"
+run "$D" -r "$FAKE" -o "$T/o3"
+is "$ST" 3 "unreadable abi_version: exit 3"
+like "$ERR" "abi_version: unexpected content 'one'" "unreadable abi_version: shows it"
+
+# --- Draining a fake debugfs ---------------------------------------------------------------
+if [ ! -x "$GEN" ] || [ ! -x "$CHECK" ]; then
+	echo "# $GEN or $CHECK not built: skipping the drain tests"
+	echo "1..$n"
+	[ "$failed" = 0 ]
+	exit
+fi
+
+# A fake module: trace ABI 1.3 (a newer minor than the daemon's), tracing off, 2 CPUs whose
+# relay files hold whole records without a file header.
+"$GEN" -o "$T/gen" --cpus 2 --events 3000 --seed 7 >/dev/null
+printf '1.3\n' >"$K/abi_version"
+printf '0\n' >"$K/enabled"
+printf '5\n' >"$K/total_overruns"
+printf '# cpu emitted written dropped\n0 10 10 0\n1 20 18 2\n' >"$K/stats"
+for c in 0 1; do
+	tail -c +65 "$T/gen/cpu$c.out" >"$K/cpu$c"
+done
+bytes0=$(stat -c %s "$K/cpu0")
+bytes1=$(stat -c %s "$K/cpu1")
+
+O=$T/trace/sub
+run "$D" -r "$FAKE" -o "$O" -t 1
+is "$ST" 0 "drain of a fake debugfs for 1 s: exit 0"
+ok "the output directory was created with its parents" test -d "$O"
+for c in 0 1; do
+	f=$O/cpu$c.out
+	eval "want=\$bytes$c"
+	is "$(stat -c %s "$f" 2>/dev/null)" "$((want + 64))" "cpu$c.out is the header plus every byte of cpu$c"
+	ok "cpu$c.out holds the records unchanged" cmp -s <(tail -c +65 "$f") "$K/cpu$c"
+	ok "cpu$c.out passes kmemtrace_check --strict" "$CHECK" --strict -q "$f"
+	v=$("$CHECK" -v "$f")
+	like "$v" "format 1.3, CPU $c, little-endian, 64-bit, page size $(getconf PAGESIZE), clock monotonic" \
+		"cpu$c.out header: module's ABI 1.3, its CPU, host order, word size, page size, clock"
+	is "$(stat -c %a "$f")" 600 "cpu$c.out is mode 0600"
+done
+for f in kmemtrace.meta kallsyms modules; do
+	is "$(stat -c %a "$O/$f" 2>/dev/null)" 600 "$f is mode 0600"
+done
+is "$(stat -c %a "$T/trace")" 700 "a directory kmemtraced creates is mode 0700"
+ok "kallsyms is a copy of /proc/kallsyms" test "$(wc -l <"$O/kallsyms")" -gt 100
+meta=$(cat "$O/kmemtrace.meta")
+like "$meta" $'\nmeta_version 1\n' "meta: meta_version 1"
+like "$meta" $'\nabi_version 1.3\n' "meta: the module's ABI version"
+like "$meta" $'\nkernel_release '"$(uname -r)"$'\n' "meta: kernel_release"
+like "$meta" $'\nmachine '"$(uname -m)"$'\n' "meta: machine"
+like "$meta" $'\npage_size '"$(getconf PAGESIZE)"$'\n' "meta: page_size"
+like "$meta" $'\nclock monotonic\n' "meta: clock"
+like "$meta" $'\ncpu_node 0 ' "meta: cpu_node of CPU 0"
+like "$meta" $'\noverruns_start 5\n' "meta: overruns_start"
+like "$meta" $'\noverruns_end 5\n' "meta: overruns_end"
+like "$meta" $'\ncpu_records 0 '"$((bytes0 / 64))"$'\n' "meta: records of cpu0"
+like "$meta" $'\nstop_reason time limit (-t)\n' "meta: why it stopped"
+start=$(sed -n 's/^start_mono_ns //p' "$O/kmemtrace.meta")
+end=$(sed -n 's/^end_mono_ns //p' "$O/kmemtrace.meta")
+ok "meta: end_mono_ns - start_mono_ns is about the 1 s asked for" \
+	test -n "$start" -a -n "$end" -a $((end - start)) -ge 1000000000 -a $((end - start)) -lt 5000000000
+ok "meta: no temporary file left" test ! -e "$O/.kmemtrace.meta.tmp"
+is "$(cat "$K/enabled")" 0 "tracing is switched off at the end"
+like "$ERR" "traced 2 CPUs for" "summary: first line"
+ok "summary: cpu0 records and bytes" grep -Eq "^ +0 +$((bytes0 / 64)) +$bytes0 +0$" "$T/stderr"
+ok "summary: cpu1 records, bytes and the module's dropped delta" \
+	grep -Eq "^ +1 +$((bytes1 / 64)) +$bytes1 +0$" "$T/stderr"
+ok "summary: total" grep -Eq "^ +total +$(((bytes0 + bytes1) / 64)) +$((bytes0 + bytes1)) +0$" "$T/stderr"
+like "$ERR" "total_overruns: 0 during this trace (5 since kmemtrace.ko was loaded)" "summary: total_overruns"
+
+run "$D" -r "$FAKE" -o "$O" -t 1
+is "$ST" 1 "an existing trace without -f: exit 1"
+like "$ERR" "already holds a trace (cpu0.out): use -f" "an existing trace: says to use -f"
+: >"$O/cpu9.out"
+run "$D" -q -f -r "$FAKE" -o "$O" -t 1
+is "$ST" 0 "-f overwrites the trace: exit 0"
+is "$ERR" "" "-q prints nothing"
+ok "-f removes a stale cpu file of another CPU" test ! -e "$O/cpu9.out"
+is "$(stat -c %s "$O/cpu0.out")" "$((bytes0 + 64))" "-f: cpu0.out rewritten, not appended"
+
+# -- COMMAND: what was buffered is thrown away, the status comes back.
+run "$D" -v -r "$FAKE" -o "$T/cmd" -- sh -c 'exit 7'
+is "$ST" 7 "-- COMMAND: exits with the command's status"
+like "$ERR" "discarded $((bytes0 + bytes1)) bytes ($(((bytes0 + bytes1) / 64)) records) buffered before COMMAND" \
+	"-- COMMAND: -v says how much old data was discarded"
+is "$(stat -c %s "$T/cmd/cpu0.out")" 64 "-- COMMAND: the old records are not in the trace"
+like "$(cat "$T/cmd/kmemtrace.meta")" $'\ncommand sh -c \'exit 7\'\n' "meta: the command line"
+like "$(cat "$T/cmd/kmemtrace.meta")" $'\ncommand_status 7\n' "meta: command_status"
+is "$(cat "$K/enabled")" 0 "-- COMMAND: tracing is switched off at the end"
+run "$D" -r "$FAKE" -o "$T/cmd2" -- sh -c 'kill -TERM $$'
+is "$ST" 143 "-- COMMAND killed by SIGTERM: exit 128+15"
+run "$D" -r "$FAKE" -o "$T/cmd3" -- "$T/no-such-command"
+is "$ST" 127 "-- COMMAND that does not exist: exit 127"
+like "$ERR" "cannot run $T/no-such-command: No such file or directory" "-- missing COMMAND: says so"
+run "$D" -r "$FAKE" -o "$T/cmd4" ls -l /
+is "$ST" 0 "COMMAND without --: its options stay its own"
+
+# SIGINT stops a trace like -t does, and exits 0.
+"$D" -q -r "$FAKE" -o "$T/sig" >/dev/null 2>"$T/stderr" &
+pid=$!
+for _ in $(seq 50); do
+	[ -e "$T/sig/kmemtrace.meta" ] && break
+	sleep 0.1
+done
+sleep 0.3
+kill -INT "$pid"
+ST=0
+wait "$pid" || ST=$?
+is "$ST" 0 "SIGINT: exit 0"
+like "$(cat "$T/sig/kmemtrace.meta")" $'\nstop_reason SIGINT\n' "SIGINT: meta says why it stopped"
+is "$(stat -c %s "$T/sig/cpu1.out")" "$((bytes1 + 64))" "SIGINT: every record drained"
+
+# A file size limit that falls inside a record: the write fails as on a full disk. The limit
+# is per file and kallsyms (a copy of /proc/kallsyms) must fit, so cpu0 gets a bigger trace.
+ks=$(wc -c </proc/kallsyms)
+limit=$((ks + 4096 + 64 * 10 + 30))
+FAKE2=$T/fake2
+mkdir -p "$FAKE2/kmemtrace"
+cp "$K/abi_version" "$K/enabled" "$K/total_overruns" "$K/stats" "$FAKE2/kmemtrace/"
+"$GEN" -o "$T/gen2" --cpus 1 --events $((limit / 64 + 10000)) --seed 3 >/dev/null
+tail -c +65 "$T/gen2/cpu0.out" >"$FAKE2/kmemtrace/cpu0"
+if [ "$(stat -c %s "$FAKE2/kmemtrace/cpu0")" -gt "$limit" ] && command -v prlimit >/dev/null; then
+	run prlimit --fsize="$limit" "$D" -r "$FAKE2" -o "$T/full" -t 2
+	is "$ST" 3 "write failure (file size limit): exit 3"
+	like "$ERR" "$T/full/cpu0.out: write failed: File too large" "write failure: names the file and the error"
+	like "$ERR" "every file in $T/full ends on a whole record" "write failure: says the files are whole"
+	s=$(stat -c %s "$T/full/cpu0.out")
+	is "$((s % 64))" 0 "write failure: cpu0.out cut back to a whole record"
+	ok "write failure: cpu0.out kept every whole record that fit" test "$s" -ge $((limit - 63))
+	ok "write failure: cpu0.out passes kmemtrace_check --strict" "$CHECK" --strict -q "$T/full/cpu0.out"
+	ok "write failure: cpu0.out holds the first records unchanged" \
+		cmp -s <(tail -c +65 "$T/full/cpu0.out") <(head -c $((s - 64)) "$FAKE2/kmemtrace/cpu0")
+	like "$(cat "$T/full/kmemtrace.meta")" $'\nerror '"$T/full/cpu0.out: write failed" "write failure: meta records the error"
+	is "$(cat "$FAKE2/kmemtrace/enabled")" 0 "write failure: tracing switched off"
+else
+	for i in 1 2 3 4 5 6 7 8 9; do skip "no prlimit, or the generated trace is too small"; done
+fi
+
+# A CPU that comes online during the trace: its relay file appears, it gets a file.
+rm -f "$K/cpu1"
+"$D" -q -r "$FAKE" -o "$T/hot" >/dev/null 2>"$T/stderr" &
+pid=$!
+for _ in $(seq 50); do
+	[ -e "$T/hot/kmemtrace.meta" ] && break
+	sleep 0.1
+done
+ok "hotplug: no cpu1.out before cpu1 exists" test ! -e "$T/hot/cpu1.out"
+tail -c +65 "$T/gen/cpu1.out" >"$T/cpu1.tmp"
+mv "$T/cpu1.tmp" "$K/cpu1"
+for _ in $(seq 30); do
+	[ "$(stat -c %s "$T/hot/cpu1.out" 2>/dev/null)" = "$((bytes1 + 64))" ] && break
+	sleep 0.1
+done
+kill -TERM "$pid"
+ST=0
+wait "$pid" || ST=$?
+is "$ST" 0 "hotplug: exit 0 on SIGTERM"
+is "$(stat -c %s "$T/hot/cpu1.out" 2>/dev/null)" "$((bytes1 + 64))" "hotplug: cpu1.out has all of cpu1"
+ok "hotplug: cpu1.out passes kmemtrace_check --strict" "$CHECK" --strict -q "$T/hot/cpu1.out"
+
+echo "1..$n"
+[ "$failed" = 0 ]
