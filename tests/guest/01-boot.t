@@ -1,58 +1,79 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # 01-boot.t - the guest boots, kmemtrace.ko loads and unloads cleanly, results come back intact.
-KMT_TEST_TIMEOUT=120
+KMT_TEST_TIMEOUT=150
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # The module is built and loaded as soon as its Kbuild exists; before that, the bench itself.
 with_module=0
 [ -f "$KMT_TOP/kmod/Kbuild" ] && with_module=1
+mod_args=(--no-module)
+[ "$with_module" = 1 ] && mod_args=()
 
 mkdir -p "$KMT_TEST_DIR"
 blob=$KMT_TEST_DIR/blob
 head -c 100000 /dev/urandom >"$blob"
-ncpus=2
 want_status=$((RANDOM % 100 + 1))
 
-# In the guest: copy the -a file back, report the CPU count, the ABI version and the module
-# list, then exit with a status the host chose.
+# A dynamically linked sanitizer build, like the tools' build/san: it runs only if the bench
+# copied its libraries (libasan, libc, the loader) into the guest.
+hello=$KMT_TEST_DIR/kmt-hello
+token=$RANDOM$RANDOM
+printf '#include <stdio.h>\nint main(void) { puts("hello %s"); return 0; }\n' "$token" >"$hello.c"
+if ! cc -fsanitize=address,undefined -o "$hello" "$hello.c" 2>"$hello.err"; then
+	note_file "$hello.err"
+	bail "cannot compile $hello.c"
+fi
+
+# In the guest: copy the -a file back, report CPUs, nodes, ABI version and modules, run the
+# sanitizer build, then exit with a status the host chose.
 script=$KMT_TEST_DIR/boot-check.sh
 cat >"$script" <<EOS
 #!/bin/sh
 cp "\$KMT_FILES/blob" "\$KMT_OUT/blob"
 grep -c '^processor' /proc/cpuinfo > "\$KMT_OUT/ncpus"
+ls -d /sys/devices/system/node/node[0-9]* | wc -l > "\$KMT_OUT/nnodes"
 cat /proc/modules > "\$KMT_OUT/modules-during"
 if [ -e "\$KMT_DEBUGFS/abi_version" ]; then
 	cat "\$KMT_DEBUGFS/abi_version" > "\$KMT_OUT/abi_version"
 fi
+kmt-hello > "\$KMT_OUT/hello" 2>&1
 echo "stdout line"
 echo "stderr line" >&2
 exit $want_status
 EOS
 chmod +x "$script"
 
-vm_args=(-T 90 -c "$ncpus" --no-daemon -a "$blob" -a "$script")
-[ "$with_module" = 1 ] || vm_args+=(--no-module)
+major=$(sed -n 's/^#define KMT_ABI_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
+minor=$(sed -n 's/^#define KMT_ABI_MINOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 
-plan $((with_module ? 12 : 9))
-vm_ok boot "${vm_args[@]}" -- boot-check.sh
-is "$(command_status)" "$want_status" "command.status holds the command's exit status"
-ok "a file written to KMT_OUT comes back byte-exact" cmp -s "$blob" "$VM_OUT/blob"
-is "$(cat "$VM_OUT/ncpus" 2>/dev/null)" "$ncpus" "guest has the $ncpus CPUs asked for"
-ok "command.out has the command's stdout" grep -qx 'stdout line' "$VM_OUT/command.out"
-ok "command.out has the command's stderr" grep -qx 'stderr line' "$VM_OUT/command.out"
-ok "dmesg.txt was collected" grep -q 'Linux version' "$VM_OUT/dmesg.txt"
-ok "console.log was written" test -s "$VM_OUT/console.log"
-dmesg_clean "guest dmesg is clean after boot and command"
-
-if [ "$with_module" = 1 ]; then
-	major=$(sed -n 's/^#define KMT_ABI_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
-	minor=$(sed -n 's/^#define KMT_ABI_MINOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
-	ok "kmemtrace was loaded while the command ran" \
+# Checks of the module, after each boot that loaded it.
+module_checks() {
+	ok "  kmemtrace was loaded while the command ran" \
 		grep -q '^kmemtrace ' "$VM_OUT/modules-during"
 	is "$(cat "$VM_OUT/abi_version" 2>/dev/null)" "$major.$minor" \
-		"debugfs abi_version reads the header's version"
-	ok "kmemtrace.ko unloaded cleanly" grep -qx 'rmmod kmemtrace: ok' "$VM_OUT/guest.log"
-fi
+		"  debugfs abi_version reads the header's version"
+	ok "  kmemtrace.ko unloaded cleanly" grep -qx 'rmmod kmemtrace: ok' "$VM_OUT/guest.log"
+}
+
+plan $((with_module ? 19 : 13))
+
+vm_ok boot -T 90 -c 2 --no-daemon "${mod_args[@]}" -a "$blob" -a "$script" -a "$hello" -- boot-check.sh
+is "$(command_status)" "$want_status" "  command.status holds the command's exit status"
+ok "  a file written to KMT_OUT comes back byte-exact" cmp -s "$blob" "$VM_OUT/blob"
+is "$(cat "$VM_OUT/ncpus" 2>/dev/null)" 2 "  guest has the 2 CPUs asked for"
+ok "  command.out has the command's stdout" grep -qx 'stdout line' "$VM_OUT/command.out"
+ok "  command.out has the command's stderr" grep -qx 'stderr line' "$VM_OUT/command.out"
+is "$(cat "$VM_OUT/hello" 2>/dev/null)" "hello $token" "  a dynamically linked ASan program runs in the guest"
+ok "  dmesg.txt was collected" grep -q 'Linux version' "$VM_OUT/dmesg.txt"
+ok "  console.log was written" test -s "$VM_OUT/console.log"
+dmesg_clean "  guest dmesg is clean after boot and command"
+[ "$with_module" = 1 ] && module_checks
+
+vm_ok numa -T 90 --numa -c 2 --no-daemon "${mod_args[@]}" -a "$blob" -a "$script" -a "$hello" -- boot-check.sh
+is "$(cat "$VM_OUT/nnodes" 2>/dev/null):$(cat "$VM_OUT/ncpus" 2>/dev/null)" 2:2 \
+	"  --numa guest has 2 nodes and 2 CPUs"
+dmesg_clean "  --numa guest dmesg is clean (one socket per node)"
+[ "$with_module" = 1 ] && module_checks
 done_testing
