@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 20-kmemtraced.t - kmemtraced against the real module in one guest boot: a -- COMMAND trace
+# checked against the module's stats, kill -9 mid-run, a full tmpfs, overruns with tiny
+# buffers, and a CPU coming online during a trace. Files are verified here on the host with
+# kmemtrace_check; every expected number comes from the guest's own stats and meta.
+KMT_TEST_TIMEOUT=280
+# shellcheck source=tests/guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$KMT_TOP/kmod/Kbuild" ] || skip_all "kmod/ not written yet"
+[ -f "$KMT_TOP/tests/kmod/Kbuild" ] || skip_all "the oracle module (tests/kmod) not written yet"
+
+mkdir -p "$KMT_TEST_DIR"
+script=$KMT_TEST_DIR/daemon-scenarios.sh
+cat >"$script" <<'EOS'
+#!/bin/sh
+# In the guest: each scenario leaves its files, exit status and kmemtraced's output in $KMT_OUT/sN.
+D=$KMT_DEBUGFS
+OR=/sys/kernel/debug/kmemtrace_oracle
+O=$KMT_OUT
+
+# wait_for FILE: up to 30 s for FILE to appear.
+wait_for() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# 1. -- COMMAND after records were left buffered: they are discarded, the command's status
+# comes back, the files match the module's stats.
+mkdir -p $O/s1
+echo 1 > $D/enabled
+find /proc/sys > /dev/null 2>&1
+echo 0 > $D/enabled
+cat $D/stats > $O/s1/stats.before
+kmemtraced -v -o $O/s1/t -- sh -c "echo 1 > $OR/run; find /sys/kernel/slab > /dev/null 2>&1; exit 3" \
+	> $O/s1/out 2> $O/s1/err
+echo $? > $O/s1/status
+cat $D/stats > $O/s1/stats.after
+cat $D/enabled > $O/s1/enabled
+
+# 2. kill -9 in the middle of a run under load; then a new run while tracing is still on.
+mkdir -p $O/s2
+echo 64 > $OR/load
+kmemtraced -o $O/s2/t > $O/s2/err 2>&1 &
+pid=$!
+wait_for $O/s2/t/kmemtrace.meta
+sleep 2
+kill -9 $pid
+wait $pid
+echo $? > $O/s2/status
+echo 0 > $OR/load
+cat $D/enabled > $O/s2/enabled
+kmemtraced -o $O/s2/t2 -t 1 > $O/s2/err2 2>&1
+echo $? > $O/s2/status2
+
+# 3. A tmpfs with room for kallsyms and the metadata plus 256 KiB: the disk fills up.
+mkdir -p $O/s3 /mnt/tiny
+ks=$(wc -c < /proc/kallsyms)
+mount -t tmpfs -o size=$((ks / 1024 + 16 + 256))k tmpfs /mnt/tiny
+echo 64 > $OR/load
+kmemtraced -o /mnt/tiny/t -t 40 > $O/s3/err 2>&1
+echo $? > $O/s3/status
+echo 0 > $OR/load
+cat $D/enabled > $O/s3/enabled
+rm -f /mnt/tiny/t/kallsyms
+cp -a /mnt/tiny/t $O/s3/t
+umount /mnt/tiny
+
+# 4. Tiny buffers: records are dropped; the summary must say so and name subbufs.
+mkdir -p $O/s4
+rmmod kmemtrace
+insmod $KMT_MODDIR/kmemtrace.ko subbufs=2 subbuf_size=4096 start_disabled=1
+cat /sys/module/kmemtrace/parameters/subbufs > $O/s4/subbufs
+cat $D/stats > $O/s4/stats.before
+kmemtraced -o $O/s4/t -- sh -c "echo 64 > $OR/load; sleep 2; echo 0 > $OR/load" \
+	> $O/s4/out 2> $O/s4/err
+echo $? > $O/s4/status
+cat $D/stats > $O/s4/stats.after
+
+# 5. CPU 1 offline when the module loads, online during the trace: relay gives it a new
+# buffer file and kmemtraced must pick it up.
+mkdir -p $O/s5
+rmmod kmemtrace
+echo 0 > /sys/devices/system/cpu/cpu1/online
+insmod $KMT_MODDIR/kmemtrace.ko start_disabled=1
+ls $D > $O/s5/files.before
+cat $D/stats > $O/s5/stats.before
+kmemtraced -v -o $O/s5/t -- sh -c \
+	"sleep 1; echo 1 > /sys/devices/system/cpu/cpu1/online; sleep 2; echo 1 > $OR/run" \
+	> $O/s5/out 2> $O/s5/err
+echo $? > $O/s5/status
+cat $D/stats > $O/s5/stats.after
+exit 0
+EOS
+chmod +x "$script"
+
+vm_ok scenarios -T 200 -c 2 --san -p start_disabled=1 -m kmemtrace_oracle --no-daemon \
+	-a "$script" -- daemon-scenarios.sh || true
+CHECK=$KMT_TOP/build/kmemtrace_check
+R=$VM_OUT
+
+# counts FILE: "RECORDS LOST_MARKERS LOST_COVERED FIRST_TS LAST_TS" from kmemtrace_check -v
+# (timestamps empty when the file has no record), or nothing when the check fails.
+counts() {
+	"$CHECK" -v "$1" 2>/dev/null | awk '
+		/: OK: / { for (i = 1; i <= NF; i++) {
+				if ($i == "records") r = $(i - 1)
+				if ($i == "lost" && $(i + 1) == "markers") { m = $(i - 1); c = $(i + 3) } }
+			ok = 1 }
+		/^  seq / { split($4, t, /\.\./); f = t[1]; l = t[2] }
+		END { if (ok) print r, m, c, f, l }'
+}
+# stat_of FILE CPU FIELD: a column of the module's stats (2 emitted, 3 written, 4 dropped).
+stat_of() {
+	awk -v c="$2" -v f="$3" '$1 == c { print $f }' "$1"
+}
+meta_of() {
+	sed -n "s/^$2 //p" "$1"
+}
+# summary_of ERRFILE CPU: "RECORDS BYTES DROPPED" of a CPU's line of the summary.
+summary_of() {
+	awk -v c="$2" '$1 == c && NF == 4 && $2 ~ /^[0-9]+$/ { print $2, $3, $4 }' "$1"
+}
+# all_strict DIR: every cpu*.out passes kmemtrace_check --strict (whole records, valid data).
+all_strict() {
+	local f bad=0
+	for f in "$1"/cpu*.out; do
+		[ -e "$f" ] || return 1
+		"$CHECK" --strict -q "$f" >&2 || bad=1
+	done
+	[ "$bad" = 0 ]
+}
+# has FILE TEXT DESC: FILE contains the fixed string TEXT.
+has() {
+	if grep -qF -- "$2" "$1" 2>/dev/null; then
+		_tap_result 1 "$3"
+	else
+		_tap_result 0 "$3"
+		diag "  '$2' not found in $1"
+		return 1
+	fi
+}
+cpus_of() {
+	local f
+	for f in "$1"/cpu*.out; do
+		[ -e "$f" ] || continue
+		f=${f##*/cpu}
+		echo "${f%.out}"
+	done
+}
+
+# --- 1. -- COMMAND ----------------------------------------------------------------------------
+S=$R/s1
+is "$(cat "$S/status" 2>/dev/null)" 3 "s1: kmemtraced -- COMMAND exits with the command's status"
+note_file "$S/err" 30
+ok "s1: every cpu file passes kmemtrace_check --strict" all_strict "$S/t"
+is "$(cpus_of "$S/t" | tr '\n' ' ')" "0 1 " "s1: one file per CPU"
+start=$(meta_of "$S/t/kmemtrace.meta" start_mono_ns)
+end=$(meta_of "$S/t/kmemtrace.meta" end_mono_ns)
+before_total=0
+for c in 0 1; do
+	read -r rec lm lc first last <<<"$(counts "$S/t/cpu$c.out")"
+	wb=$(stat_of "$S/stats.before" "$c" 3)
+	wa=$(stat_of "$S/stats.after" "$c" 3)
+	db=$(stat_of "$S/stats.before" "$c" 4)
+	da=$(stat_of "$S/stats.after" "$c" 4)
+	before_total=$((before_total + wb))
+	is "$((rec - lm))" "$((wa - wb))" "s1: cpu$c: data records in the file == the module's written delta"
+	is "$(summary_of "$S/err" "$c")" "$rec $((rec * 64)) $((da - db))" \
+		"s1: cpu$c: summary records, bytes, dropped agree with the file and the module"
+	ok "s1: cpu$c: every timestamp within the meta's [start_mono_ns, end_mono_ns]" \
+		test -n "$first" -a -n "$start" -a -n "$end" -a "${first:-0}" -ge "${start:-1}" -a "${last:-0}" -le "${end:-0}"
+done
+has "$S/err" "discarded $((before_total * 64)) bytes ($before_total records) buffered before COMMAND" \
+	"s1: the records buffered before the command (its stats before) were discarded"
+ok "s1: the command's own allocations are in the trace (oracle cache described)" \
+	grep -qa kmt_oracle_cache "$S/t/cpu0.out" "$S/t/cpu1.out"
+ob=$(meta_of "$S/t/kmemtrace.meta" overruns_start)
+oe=$(meta_of "$S/t/kmemtrace.meta" overruns_end)
+has "$S/err" "total_overruns: $((oe - ob)) during this trace ($oe since" "s1: summary total_overruns from the meta's overruns"
+is "$(meta_of "$S/t/kmemtrace.meta" command_status)" 3 "s1: meta command_status"
+is "$(cat "$S/enabled" 2>/dev/null)" 0 "s1: tracing is off after the run"
+
+# --- 2. kill -9 -------------------------------------------------------------------------------
+S=$R/s2
+is "$(cat "$S/status" 2>/dev/null)" 137 "s2: kmemtraced was killed by SIGKILL"
+is "$(cat "$S/enabled" 2>/dev/null)" 1 "s2: it was killed while tracing"
+ok "s2: killed mid-run: the meta has no end (never finished)" \
+	sh -c "! grep -q '^end_mono_ns' '$S/t/kmemtrace.meta'"
+total=0
+for c in $(cpus_of "$S/t"); do
+	read -r rec _ <<<"$(counts "$S/t/cpu$c.out")"
+	ok "s2: cpu$c.out reads correctly up to its last whole record" test -n "$rec"
+	diag "s2: cpu$c.out: $("$CHECK" "$S/t/cpu$c.out" 2>&1)"
+	total=$((total + ${rec:-0}))
+done
+ok "s2: the killed run had saved records" test "$total" -gt 0
+is "$(cat "$S/status2" 2>/dev/null)" 0 "s2: a new kmemtraced while tracing is still on: exit 0"
+note_file "$S/err2" 8
+ok "s2: its files (read from where the killed one stopped) pass --strict" all_strict "$S/t2"
+
+# --- 3. full tmpfs ----------------------------------------------------------------------------
+S=$R/s3
+is "$(cat "$S/status" 2>/dev/null)" 3 "s3: disk full: exit 3"
+note_file "$S/err" 12
+like "$(cat "$S/err")" "kmemtraced: /mnt/tiny/t/cpu[0-9]+\.out: write failed: No space left on device" \
+	"s3: disk full: says which file and why"
+has "$S/err" "every file in /mnt/tiny/t ends on a whole record" "s3: disk full: says the files are whole"
+ok "s3: every file passes kmemtrace_check --strict (whole records)" all_strict "$S/t"
+total=0
+for c in $(cpus_of "$S/t"); do
+	read -r rec _ <<<"$(counts "$S/t/cpu$c.out")"
+	total=$((total + ${rec:-0}))
+done
+ok "s3: what fitted was kept" test "$total" -gt 1000
+ok "s3: the meta was completed in place" grep -q '^end_mono_ns' "$S/t/kmemtrace.meta"
+ok "s3: the meta records the error" grep -q '^error .*No space left on device' "$S/t/kmemtrace.meta"
+is "$(cat "$S/enabled" 2>/dev/null)" 0 "s3: tracing is off after the failure"
+
+# --- 4. overruns ------------------------------------------------------------------------------
+S=$R/s4
+is "$(cat "$S/status" 2>/dev/null)" 0 "s4: exit 0"
+note_file "$S/err" 8
+ok "s4: every file passes kmemtrace_check --strict" all_strict "$S/t"
+dropped=0
+for c in 0 1; do
+	read -r rec lm lc _ <<<"$(counts "$S/t/cpu$c.out")"
+	wb=$(stat_of "$S/stats.before" "$c" 3)
+	wa=$(stat_of "$S/stats.after" "$c" 3)
+	db=$(stat_of "$S/stats.before" "$c" 4)
+	da=$(stat_of "$S/stats.after" "$c" 4)
+	dropped=$((dropped + da - db))
+	is "$((rec - lm))" "$((wa - wb))" "s4: cpu$c: data records in the file == the module's written delta"
+	is "$(summary_of "$S/err" "$c")" "$rec $((rec * 64)) $((da - db))" \
+		"s4: cpu$c: summary agrees with the file and the module"
+	ok "s4: cpu$c: LOST markers cover no more than the module dropped" test "${lc:-x}" -le $((da - db))
+done
+ok "s4: tiny buffers dropped records" test "$dropped" -gt 0
+has "$S/err" "total_overruns: $dropped during this trace" "s4: summary total_overruns == dropped delta"
+sb=$(cat "$S/subbufs" 2>/dev/null)
+has "$S/err" "records were lost because a buffer was full" "s4: the summary says records were lost"
+has "$S/err" "(subbufs=$sb)" "s4: the hint names the current subbufs"
+has "$S/err" "modprobe kmemtrace subbufs=$((sb * 4))" "s4: the hint says how to reload with more"
+
+# --- 5. CPU coming online ---------------------------------------------------------------------
+S=$R/s5
+ok "s5: cpu1 had no buffer file when the module loaded" sh -c "! grep -qx cpu1 '$S/files.before'"
+is "$(cat "$S/status" 2>/dev/null)" 0 "s5: exit 0"
+note_file "$S/err" 10
+has "$S/err" "cpu1 came online" "s5: kmemtraced noticed cpu1"
+ok "s5: every file passes kmemtrace_check --strict" all_strict "$S/t"
+read -r rec lm _ <<<"$(counts "$S/t/cpu1.out")"
+wb=$(stat_of "$S/stats.before" 1 3)
+wa=$(stat_of "$S/stats.after" 1 3)
+ok "s5: cpu1.out holds records" test "${rec:-0}" -gt 0
+is "$((${rec:-0} - ${lm:-0}))" "$((${wa:-0} - ${wb:-0}))" "s5: cpu1: records in the file == the module's written delta"
+
+dmesg_clean
+done_testing
