@@ -126,8 +126,22 @@ static int64_t pipe_to_file(struct kmtd_cpu *c, ssize_t claimed)
 			return -1;
 		if (avail <= 0)
 			break;
-		m = splice(c->pipe_r, NULL, c->out_fd, NULL, (size_t)avail,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (c->copy_out) {
+			char buf[16384];
+
+			m = read(c->pipe_r, buf, (size_t)avail < sizeof(buf) ? (size_t)avail :
+				 sizeof(buf));
+			if (m > 0 && kmtd_write_all(c->out_fd, buf, (size_t)m) < 0)
+				return -1;
+		} else {
+			m = splice(c->pipe_r, NULL, c->out_fd, NULL, (size_t)avail,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (m < 0 && errno == EINVAL) {
+				/* A filesystem that cannot splice: copy instead. */
+				c->copy_out = true;
+				continue;
+			}
+		}
 		if (m < 0) {
 			if (errno == EINTR)
 				continue;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -217,6 +218,23 @@ int kmtd_check_module(struct kmtd *d)
 		else
 			kmtd_err("kmemtrace.ko is loaded but %s does not exist: is %s really "
 				 "where debugfs is mounted (-r)?", d->kdir, d->debugfs);
+		return -1;
+	}
+	/*
+	 * Two readers would each get part of every buffer: neither trace
+	 * would be whole. The lock dies with its holder, even on kill -9.
+	 */
+	d->lock_fd = open(d->kdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->lock_fd < 0) {
+		kmtd_explain_open_error(d->kdir, errno);
+		return -1;
+	}
+	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			kmtd_err("another kmemtraced is already draining %s: only one can; stop "
+				 "it first", d->kdir);
+		else
+			kmtd_err("%s: cannot lock: %s", d->kdir, strerror(errno));
 		return -1;
 	}
 	if (kmtd_read_kfile(d, KMT_DEBUGFS_ABI, buf, sizeof(buf)) < 0)

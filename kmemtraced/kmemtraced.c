@@ -679,14 +679,16 @@ static int run(struct kmtd *d)
 	}
 	atomic_store(&d->stopping, true);
 	(void)!write(d->stop_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
-	if (d->cmd && !reap(d) && d->child > 0) {
-		/* Tracing ended first (signal, -t, error): the command goes too. */
-		kill(d->child, SIGTERM);
-	}
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 		if (d->cpus[cpu])
 			kmtd_cpu_join(d->cpus[cpu]);
 	threads = false;
+	/*
+	 * Tracing ended before the command (signal, -t, error): it goes too.
+	 * Not earlier: a Ctrl-C reached it as well, let it die of that.
+	 */
+	if (d->cmd && !reap(d) && d->child > 0)
+		kill(d->child, SIGTERM);
 	{
 		sigset_t pending;
 
@@ -782,6 +784,8 @@ out:
 		close(d->stop_efd);
 	if (d->wake_efd >= 0)
 		close(d->wake_efd);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
 	free(d->stats_start);
 	free(d->stats_end);
 	return ret;
@@ -793,7 +797,7 @@ int main(int argc, char **argv)
 
 	d.outdir = ".";
 	d.debugfs = KMTD_DEFAULT_DEBUGFS;
-	d.stop_efd = d.wake_efd = -1;
+	d.stop_efd = d.wake_efd = d.lock_fd = -1;
 	d.child = -1;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &d);
 	return run(&d);

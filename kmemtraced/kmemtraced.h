@@ -43,6 +43,7 @@ struct kmtd_cpu {
 	 * which moves the offset to the buffer's real read position.
 	 */
 	bool synced;
+	bool copy_out;		/* the output filesystem cannot splice: read+write */
 	uint64_t bytes;		/* record bytes in the output file after the header */
 	uint64_t discarded;	/* bytes thrown away before a -- COMMAND run */
 	int err;		/* errno of the failure that ended this thread, or 0 */
@@ -66,6 +67,7 @@ struct kmtd {
 	char **cmd;			/* NULL-terminated, or NULL */
 
 	char kdir[PATH_MAX];		/* <debugfs>/kmemtrace */
+	int lock_fd;			/* kdir, flock()ed: one reader at a time */
 	unsigned int abi_major, abi_minor;
 	unsigned int word_bits;
 	uint32_t page_size;

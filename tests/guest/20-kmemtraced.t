@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # 20-kmemtraced.t - kmemtraced against the real module in one guest boot: a -- COMMAND trace
 # checked against the module's stats, kill -9 mid-run, a full tmpfs, overruns with tiny
-# buffers, and a CPU coming online during a trace. Files are verified here on the host with
-# kmemtrace_check; every expected number comes from the guest's own stats and meta.
+# buffers, a CPU coming online during a trace, a second signal while draining. Files are
+# verified here on the host with kmemtrace_check; every expected number comes from the
+# guest's own stats and meta.
 KMT_TEST_TIMEOUT=280
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -94,6 +95,20 @@ kmemtraced -v -o $O/s5/t -- sh -c \
 	> $O/s5/out 2> $O/s5/err
 echo $? > $O/s5/status
 cat $D/stats > $O/s5/stats.after
+
+# 6. SIGINT, then SIGTERM while it drains a loaded system: the files still end whole.
+mkdir -p $O/s6
+echo 64 > $OR/load
+kmemtraced -o $O/s6/t > $O/s6/err 2>&1 &
+pid=$!
+wait_for $O/s6/t/kmemtrace.meta
+sleep 2
+kill -INT $pid
+sleep 0.05
+kill -TERM $pid
+wait $pid
+echo $? > $O/s6/status
+echo 0 > $OR/load
 exit 0
 EOS
 chmod +x "$script"
@@ -258,6 +273,18 @@ wb=$(stat_of "$S/stats.before" 1 3)
 wa=$(stat_of "$S/stats.after" 1 3)
 ok "s5: cpu1.out holds records" test "${rec:-0}" -gt 0
 is "$((${rec:-0} - ${lm:-0}))" "$((${wa:-0} - ${wb:-0}))" "s5: cpu1: records in the file == the module's written delta"
+
+# --- 6. a second signal while draining ---------------------------------------------------------
+S=$R/s6
+is "$(cat "$S/status" 2>/dev/null)" 0 "s6: SIGINT then SIGTERM: exit 0"
+note_file "$S/err" 8
+has "$S/err" "signal received while draining: finishing the files first" "s6: the second signal is noted"
+ok "s6: every file passes kmemtrace_check --strict" all_strict "$S/t"
+ok "s6: the meta is complete" grep -q '^end_mono_ns ' "$S/t/kmemtrace.meta"
+for c in $(cpus_of "$S/t"); do
+	read -r rec _ <<<"$(counts "$S/t/cpu$c.out")"
+	is "$(summary_of "$S/err" "$c" | cut -d' ' -f1)" "$rec" "s6: cpu$c: the summary counts what is in the file"
+done
 
 dmesg_clean
 done_testing

@@ -260,6 +260,28 @@ is "$ST" 0 "SIGINT: exit 0"
 like "$(cat "$T/sig/kmemtrace.meta")" $'\nstop_reason SIGINT\n' "SIGINT: meta says why it stopped"
 is "$(stat -c %s "$T/sig/cpu1.out")" "$((bytes1 + 64))" "SIGINT: every record drained"
 
+# One reader at a time; a second signal while draining only gets a note.
+"$D" -q -r "$FAKE" -o "$T/sig2" >/dev/null 2>"$T/stderr2" &
+pid=$!
+for _ in $(seq 50); do
+	[ -e "$T/sig2/kmemtrace.meta" ] && break
+	sleep 0.1
+done
+run "$D" -r "$FAKE" -o "$T/second"
+is "$ST" 3 "a second kmemtraced on the same module: exit 3"
+like "$ERR" "another kmemtraced is already draining $K" "a second kmemtraced: says why"
+ok "a second kmemtraced: leaves no files" test ! -e "$T/second/kmemtrace.meta"
+kill -INT "$pid"
+sleep 0.05
+kill -TERM "$pid"
+ST=0
+wait "$pid" || ST=$?
+is "$ST" 0 "SIGINT then SIGTERM: exit 0"
+like "$(cat "$T/stderr2")" "signal received while draining: finishing the files first" \
+	"SIGINT then SIGTERM: the second signal is noted"
+is "$(stat -c %s "$T/sig2/cpu0.out")" "$((bytes0 + 64))" "SIGINT then SIGTERM: cpu0.out complete"
+ok "SIGINT then SIGTERM: the meta is complete" grep -q '^end_mono_ns ' "$T/sig2/kmemtrace.meta"
+
 # A file size limit that falls inside a record: the write fails as on a full disk. The limit
 # is per file and kallsyms (a copy of /proc/kallsyms) must fit, so cpu0 gets a bigger trace.
 ks=$(wc -c </proc/kallsyms)
