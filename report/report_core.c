@@ -129,9 +129,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elsize)
 
 /* ---- object table: ptr -> what allocated it ------------------------------ */
 
-#define OBJ_LIVE	0x1	/* allocated, not freed yet */
-#define OBJ_FREED	0x2	/* freed: remembered to recognize a double free */
-#define OBJ_SEL		0x4	/* its allocation passed the filters */
+#define OBJ_SEL		0x1	/* its allocation passed the filters */
 
 /* 32 bytes: two per cache line. */
 struct obj {
@@ -147,20 +145,16 @@ struct obj {
 
 _Static_assert(sizeof(struct obj) == 32, "object slots pack two per cache line");
 
-/*
- * Freed objects stay in the table as tombstones so that a second free of
- * the same address is recognized. To keep memory proportional to the live
- * objects, tombstones are purged when they outnumber both the live objects
- * and OBJ_MIN_TOMBS: a double free is recognized while its first free is
- * at most that many frees old.
- */
-#define OBJ_MIN_TOMBS	(1u << 18)
 #define OBJ_MIN_BITS	10
 
+/*
+ * Live objects only, linear probing, at most 70% full, deletion by
+ * shifting back the entries that follow: the table stays as small as the
+ * live set, which keeps it in the caches as far as possible.
+ */
 struct objtab {
 	struct obj *e;
 	unsigned int bits;
-	size_t used;		/* live + freed */
 	size_t live;
 };
 
@@ -174,23 +168,21 @@ static struct obj *obj_find(const struct objtab *t, uint64_t ptr)
 	return NULL;
 }
 
-static int obj_rebuild(struct objtab *t, unsigned int nb, bool keep_freed)
+static int obj_rebuild(struct objtab *t, unsigned int nb)
 {
 	size_t cap = (size_t)1 << nb, oldcap = (size_t)1 << t->bits, i, j, mask = cap - 1;
 	struct obj *ne = calloc(cap, sizeof(*ne));
 
 	if (!ne)
 		return -1;
-	t->used = 0;
 	for (i = 0; i < oldcap; i++) {
 		const struct obj *o = &t->e[i];
 
-		if (!o->ptr || (!keep_freed && !(o->state & OBJ_LIVE)))
+		if (!o->ptr)
 			continue;
 		for (j = hash64(o->ptr, nb); ne[j].ptr; j = (j + 1) & mask)
 			;
 		ne[j] = *o;
-		t->used++;
 	}
 	free(t->e);
 	t->e = ne;
@@ -198,41 +190,130 @@ static int obj_rebuild(struct objtab *t, unsigned int nb, bool keep_freed)
 	return 0;
 }
 
-/* Makes room for one more entry. */
-static int obj_reserve(struct objtab *t)
-{
-	size_t cap = (size_t)1 << t->bits, freed = t->used - t->live;
-	unsigned int nb;
-
-	/* Load at most 0.7: linear probing degrades fast above that. */
-	if ((t->used + 1) * 10 <= cap * 7)
-		return 0;
-	if (freed > t->live && freed > OBJ_MIN_TOMBS) {
-		/* Purge tombstones into a table at most 30% full. */
-		for (nb = OBJ_MIN_BITS; ((size_t)1 << nb) * 3 < (t->live + 1) * 10; nb++)
-			;
-		return obj_rebuild(t, nb, false);
-	}
-	return obj_rebuild(t, t->bits + 1, true);
-}
-
-/* The slot for ptr: an existing entry, or a free one (ptr field 0) to fill. */
+/* The slot for ptr, growing the table first if needed: an existing entry or an empty one. */
 static struct obj *obj_slot(struct objtab *t, uint64_t ptr)
 {
-	size_t mask = ((size_t)1 << t->bits) - 1, i;
+	size_t mask, i;
 
+	if ((t->live + 1) * 10 > ((size_t)1 << t->bits) * 7 && obj_rebuild(t, t->bits + 1))
+		return NULL;
+	mask = ((size_t)1 << t->bits) - 1;
 	for (i = hash64(ptr, t->bits); t->e[i].ptr; i = (i + 1) & mask)
 		if (t->e[i].ptr == ptr)
 			break;
 	return &t->e[i];
 }
 
+static void obj_delete(struct objtab *t, struct obj *o)
+{
+	size_t mask = ((size_t)1 << t->bits) - 1, i = (size_t)(o - t->e), j = i;
+
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (!t->e[j].ptr)
+			break;
+		home = hash64(t->e[j].ptr, t->bits);
+		/* Move j into the hole at i unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+			t->e[i] = t->e[j];
+			i = j;
+		}
+	}
+	memset(&t->e[i], 0, sizeof(t->e[i]));
+	t->live--;
+	/* Shrink when a burst is over, so that the table follows the live set down. */
+	if (t->bits > OBJ_MIN_BITS && t->live * 10 < ((size_t)1 << t->bits))
+		obj_rebuild(t, t->bits - 1);
+}
+
 static int obj_init(struct objtab *t)
 {
 	t->bits = OBJ_MIN_BITS;
-	t->used = t->live = 0;
+	t->live = 0;
 	t->e = calloc((size_t)1 << t->bits, sizeof(*t->e));
 	return t->e ? 0 : -1;
+}
+
+/*
+ * The most recent FREED_WINDOW frees of slab objects, to recognize a
+ * double free: a free of an address that is not live but was freed within
+ * that window. Fixed size, whatever the trace's length.
+ */
+#define FREED_BITS	18
+#define FREED_WINDOW	(1u << FREED_BITS)
+
+struct freed {
+	uint64_t ptr;		/* 0: empty */
+	uint32_t site;		/* index of the allocation's call site */
+	uint32_t pos;		/* ring position of its latest free, + 1 */
+};
+
+struct freedtab {
+	struct freed *e;	/* 2 * FREED_WINDOW slots: at most half full */
+	uint64_t *ring;		/* addresses in order of free */
+	size_t head, count;
+};
+
+static struct freed *freed_find(const struct freedtab *f, uint64_t ptr)
+{
+	size_t mask = 2 * (size_t)FREED_WINDOW - 1, i;
+
+	for (i = hash64(ptr, FREED_BITS + 1); f->e[i].ptr; i = (i + 1) & mask)
+		if (f->e[i].ptr == ptr)
+			return &f->e[i];
+	return NULL;
+}
+
+static void freed_delete(struct freedtab *f, struct freed *d)
+{
+	size_t mask = 2 * (size_t)FREED_WINDOW - 1, i = (size_t)(d - f->e), j = i;
+
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (!f->e[j].ptr)
+			break;
+		home = hash64(f->e[j].ptr, FREED_BITS + 1);
+		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+			f->e[i] = f->e[j];
+			i = j;
+		}
+	}
+	memset(&f->e[i], 0, sizeof(f->e[i]));
+}
+
+/* Remembers a selected object's free; forgets the oldest one beyond the window. */
+static void freed_add(struct freedtab *f, uint64_t ptr, uint32_t site)
+{
+	size_t mask = 2 * (size_t)FREED_WINDOW - 1, i;
+	uint32_t pos = (uint32_t)f->head;
+
+	if (f->count == FREED_WINDOW) {
+		struct freed *old = freed_find(f, f->ring[pos]);
+
+		/* Unless the address was freed again since, its latest entry is this one. */
+		if (old && old->pos == pos + 1)
+			freed_delete(f, old);
+	} else {
+		f->count++;
+	}
+	f->ring[pos] = ptr;
+	f->head = (pos + 1) & (FREED_WINDOW - 1);
+	for (i = hash64(ptr, FREED_BITS + 1); f->e[i].ptr && f->e[i].ptr != ptr; i = (i + 1) & mask)
+		;
+	f->e[i].ptr = ptr;
+	f->e[i].site = site;
+	f->e[i].pos = pos + 1;
+}
+
+static int freed_init(struct freedtab *f)
+{
+	f->e = calloc(2 * (size_t)FREED_WINDOW, sizeof(*f->e));
+	f->ring = calloc(FREED_WINDOW, sizeof(*f->ring));
+	return f->e && f->ring ? 0 : -1;
 }
 
 /* ---- the analysis --------------------------------------------------------- */
@@ -248,8 +329,9 @@ struct rpt {
 
 	struct rpt_totals t;
 
-	struct objtab objs;	/* slab objects by address */
-	struct objtab pages;	/* page frames by PFN: never mixed with addresses */
+	struct objtab objs;	/* live slab objects by address */
+	struct objtab pages;	/* live page frames by PFN: never mixed with addresses */
+	struct freedtab freed;	/* recently freed slab objects */
 
 	struct rpt_site *sites;
 	size_t nsites, sites_cap;
@@ -304,7 +386,7 @@ struct rpt *rpt_new(const struct rpt_filter *f, unsigned int flags)
 	if (f)
 		r->f = *f;
 	r->flags = flags;
-	if (obj_init(&r->objs) || obj_init(&r->pages)) {
+	if (obj_init(&r->objs) || obj_init(&r->pages) || freed_init(&r->freed)) {
 		rpt_free(r);
 		return NULL;
 	}
@@ -317,6 +399,8 @@ void rpt_free(struct rpt *r)
 		return;
 	free(r->objs.e);
 	free(r->pages.e);
+	free(r->freed.e);
+	free(r->freed.ring);
 	free(r->sites);
 	map_free(&r->site_map);
 	free(r->caches);
@@ -580,23 +664,19 @@ static int slab_alloc(struct rpt *r, const struct kmt_event *ev)
 		return 0;
 	}
 
-	if (obj_reserve(&r->objs))
-		return -1;
 	o = obj_slot(&r->objs, ev->ptr);
+	if (!o)
+		return -1;
 	if (!o->ptr) {
-		r->objs.used++;
 		r->objs.live++;
-	} else if (o->state & OBJ_LIVE) {
+	} else if (o->state & OBJ_SEL) {
 		/* The address came back while live: its free was not traced. */
-		if (o->state & OBJ_SEL)
-			r->t.implicit_frees++;
-	} else {
-		r->objs.live++;
+		r->t.implicit_frees++;
 	}
 	*o = (struct obj){
 		.ptr = ev->ptr, .ts = ev->timestamp, .site = site_idx, .cache = cache_idx,
 		.bytes = ev->bytes_alloc, .cpu = ev->cpu, .kind = ev->type,
-		.state = OBJ_LIVE | (sel ? OBJ_SEL : 0),
+		.state = sel ? OBJ_SEL : 0,
 	};
 	return 0;
 }
@@ -607,9 +687,17 @@ static int slab_free(struct rpt *r, const struct kmt_event *ev)
 	struct rpt_site *s;
 
 	if (!o) {
+		struct freed *d = freed_find(&r->freed, ev->ptr);
 		struct rpt_cache *c = NULL;
 		uint32_t ci;
 
+		if (d) {
+			/* Freed before within the trace, not allocated since. */
+			r->t.frees++;
+			r->t.double_frees++;
+			return error_add(r, RPT_ERR_DOUBLE_FREE, r->sites[d->site].addr,
+					 ev->call_site);
+		}
 		/* Allocated before the trace (or its allocation was lost). */
 		if (!cpu_pid_ok(r, ev) || r->f.min_size)
 			return 0;
@@ -626,15 +714,11 @@ static int slab_free(struct rpt *r, const struct kmt_event *ev)
 			c->untracked_frees++;
 		return 0;
 	}
-	if (!(o->state & OBJ_SEL))
-		goto forget;
-	s = &r->sites[o->site];
-	if (o->state & OBJ_FREED) {
-		r->t.frees++;
-		r->t.double_frees++;
-		return error_add(r, RPT_ERR_DOUBLE_FREE, s->addr, ev->call_site);
+	if (!(o->state & OBJ_SEL)) {
+		obj_delete(&r->objs, o);
+		return 0;
 	}
-
+	s = &r->sites[o->site];
 	r->t.frees++;
 	r->t.bytes_freed += o->bytes;
 	s->frees++;
@@ -669,11 +753,8 @@ static int slab_free(struct rpt *r, const struct kmt_event *ev)
 		if (error_add(r, RPT_ERR_CACHE_MISMATCH, s->addr, ev->call_site))
 			return -1;
 	}
-forget:
-	if (o->state & OBJ_LIVE) {
-		r->objs.live--;
-		o->state = (uint8_t)((o->state & ~OBJ_LIVE) | OBJ_FREED);
-	}
+	freed_add(&r->freed, ev->ptr, o->site);
+	obj_delete(&r->objs, o);
 	return 0;
 }
 
@@ -697,19 +778,15 @@ static int page_alloc(struct rpt *r, const struct kmt_event *ev)
 	}
 	if (!ev->ptr)
 		return 0;
-	if (obj_reserve(&r->pages))
-		return -1;
 	o = obj_slot(&r->pages, ev->ptr);
-	if (!o->ptr) {
-		r->pages.used++;
+	if (!o)
+		return -1;
+	if (!o->ptr)
 		r->pages.live++;
-	} else if (!(o->state & OBJ_LIVE)) {
-		r->pages.live++;
-	}
 	*o = (struct obj){
 		.ptr = ev->ptr, .ts = ev->timestamp, .site = UINT32_MAX, .cache = UINT32_MAX,
 		.bytes = ev->bytes_alloc, .cpu = ev->cpu, .kind = ev->type,
-		.state = OBJ_LIVE | (sel ? OBJ_SEL : 0),
+		.state = sel ? OBJ_SEL : 0,
 	};
 	return 0;
 }
@@ -718,7 +795,7 @@ static int page_free(struct rpt *r, const struct kmt_event *ev)
 {
 	struct obj *o = obj_find(&r->pages, ev->ptr);
 
-	if (!o || !(o->state & OBJ_LIVE)) {
+	if (!o) {
 		if (page_sel(r, ev)) {
 			r->t.page_frees++;
 			r->t.page_untracked_frees++;
@@ -729,8 +806,7 @@ static int page_free(struct rpt *r, const struct kmt_event *ev)
 		r->t.page_frees++;
 		r->t.page_bytes_freed += o->bytes;
 	}
-	r->pages.live--;
-	o->state = (uint8_t)((o->state & ~OBJ_LIVE) | OBJ_FREED);
+	obj_delete(&r->pages, o);
 	return 0;
 }
 
@@ -800,22 +876,31 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec)
 
 int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n)
 {
-	size_t i;
+	size_t i, k = 0;
 
 	/*
-	 * The object table is far bigger than the caches and each event lands
-	 * in a random slot: asking for all the slots of a batch first lets the
+	 * The tables are bigger than the caches and each event lands in a
+	 * random slot: asking for all the slots of a batch first lets the
 	 * memory system fetch them in parallel instead of one miss per event.
+	 * A free also touches the recent-frees table twice: where it goes,
+	 * and where the free it pushes out of the window was.
 	 */
 	for (i = 0; i < n; i++) {
 		const union kmt_rec *rec = &recs[i];
+		unsigned int type = rec->c.type;
 		const struct objtab *t;
 
-		if (rec->c.type < KMT_REC_KMALLOC || rec->c.type > KMT_REC_PAGE_FREE)
+		if (type < KMT_REC_KMALLOC || type > KMT_REC_PAGE_FREE)
 			continue;
-		t = rec->c.type == KMT_REC_PAGE_ALLOC || rec->c.type == KMT_REC_PAGE_FREE ?
-		    &r->pages : &r->objs;
+		t = type == KMT_REC_PAGE_ALLOC || type == KMT_REC_PAGE_FREE ? &r->pages : &r->objs;
 		__builtin_prefetch(&t->e[hash64(rec->ev.ptr, t->bits)]);
+		if (type == KMT_REC_KFREE || type == KMT_REC_CACHE_FREE) {
+			uint64_t old = r->freed.ring[(r->freed.head + k++) & (FREED_WINDOW - 1)];
+
+			__builtin_prefetch(&r->freed.e[hash64(rec->ev.ptr, FREED_BITS + 1)], 1);
+			if (old)
+				__builtin_prefetch(&r->freed.e[hash64(old, FREED_BITS + 1)], 1);
+		}
 	}
 	for (i = 0; i < n; i++)
 		if (rpt_feed(r, &recs[i]))
@@ -835,7 +920,7 @@ int rpt_finish(struct rpt *r)
 		const struct obj *o = &r->objs.e[i];
 		struct rpt_site *s;
 
-		if (!o->ptr || (o->state & (OBJ_LIVE | OBJ_SEL)) != (OBJ_LIVE | OBJ_SEL))
+		if (!o->ptr || !(o->state & OBJ_SEL))
 			continue;
 		s = &r->sites[o->site];
 		if (!s->out_count || o->ts < s->out_oldest_ts)
@@ -853,7 +938,7 @@ int rpt_finish(struct rpt *r)
 	for (i = 0; i < cap; i++) {
 		const struct obj *o = &r->pages.e[i];
 
-		if (o->ptr && (o->state & (OBJ_LIVE | OBJ_SEL)) == (OBJ_LIVE | OBJ_SEL)) {
+		if (o->ptr && (o->state & OBJ_SEL)) {
 			r->t.page_outstanding++;
 			r->t.page_outstanding_bytes += o->bytes;
 		}
@@ -949,6 +1034,8 @@ size_t rpt_memory(const struct rpt *r)
 	return sizeof(*r) +
 	       ((size_t)1 << r->objs.bits) * sizeof(struct obj) +
 	       ((size_t)1 << r->pages.bits) * sizeof(struct obj) +
+	       2 * (size_t)FREED_WINDOW * sizeof(struct freed) +
+	       FREED_WINDOW * sizeof(uint64_t) +
 	       r->sites_cap * sizeof(*r->sites) + map_memory(&r->site_map) +
 	       r->caches_cap * sizeof(*r->caches) + map_memory(&r->cache_map) +
 	       map_memory(&r->kmalloc_map) +

@@ -75,50 +75,6 @@ const char *srcline_warnings(const struct srcline *s)
 	return s && s->warn ? s->warn : "";
 }
 
-void srcline_clean_path(char *path)
-{
-	int abs = path[0] == '/';
-	char *start = path + abs, *out = start;
-	const char *p = path;
-
-	/*
-	 * Output never runs ahead of input, so this works in place: a "/" is
-	 * only written where the input had one before the next component.
-	 */
-	while (*p) {
-		const char *seg;
-		size_t len;
-
-		while (*p == '/')
-			p++;
-		seg = p;
-		while (*p && *p != '/')
-			p++;
-		len = (size_t)(p - seg);
-		if (len == 0 || (len == 1 && seg[0] == '.'))
-			continue;
-		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-			char *prev = out;
-
-			while (prev > start && prev[-1] != '/')
-				prev--;
-			if (out > start && !(out - prev == 2 && prev[0] == '.' && prev[1] == '.')) {
-				out = prev > start ? prev - 1 : start;
-				continue;
-			}
-			if (abs)
-				continue;	/* "/.." is "/" */
-		}
-		if (out > start)
-			*out++ = '/';
-		memmove(out, seg, len);
-		out += len;
-	}
-	if (out == path)
-		*out++ = '.';
-	*out = '\0';
-}
-
 static char *modname_of(const char *path)
 {
 	const char *b = strrchr(path, '/');

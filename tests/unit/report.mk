@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/unit/report.mk - unit tests of kmemtrace-report's analysis and symbolizer
+# (tests/unit/test_report*.c -> $(BUILD)/tests/test_report*.t).
+
+REPORT_UNIT_SRCS := $(wildcard tests/unit/test_report*.c)
+REPORT_UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(REPORT_UNIT_SRCS))
+
+$(OBJDIR)/tests/unit/test_report%.o: KMT_CFLAGS += -Itests -Itests/unit -Ireport
+
+# tests/unit/lib.mk links every test_*.c with the generator and the reader library;
+# these also need the analysis objects. Should lib.mk stop listing them, link them here.
+ifeq ($(filter $(REPORT_UNIT_TESTS),$(KMT_UNIT_TESTS)),)
+UNIT_TESTS += $(REPORT_UNIT_TESTS)
+$(REPORT_UNIT_TESTS): $(BUILD)/tests/%.t: $(OBJDIR)/tests/unit/%.o $(REPORT_CORE_OBJS) \
+		$(OBJDIR)/tests/unit/gen.o $(LIBKMT)
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_LDFLAGS) -o $@ $^
+else
+$(REPORT_UNIT_TESTS): $(REPORT_CORE_OBJS)
+endif
