@@ -87,7 +87,7 @@ static int sym_cmp(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* The preferred name goes last: the lookup takes the last <= addr. */
+	/* The preferred name goes last: the lookup takes the last <= addr; then file order. */
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	return x->order < y->order ? 1 : x->order > y->order ? -1 : 0;
@@ -113,7 +113,7 @@ static int load_modules(struct ksyms *k, const char *path, char *err, size_t err
 		lineno++;
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (sscanf(line, "%255s %llx %llx %llx", name, &text, &base, &size) != 4) {
+		if (sscanf(line, "%255s %llx %llx %llu", name, &text, &base, &size) != 4) {
 			snprintf(err, errlen, "%s: line %lu: expected NAME TEXT_ADDR BASE SIZE",
 				 path, lineno);
 			goto out;
@@ -209,7 +209,9 @@ struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, ch
 		memset(s, 0, sizeof(*s));
 		s->addr = addr;
 		s->order = (uint32_t)lineno;
-		s->rank = type == 'T' ? 3 : type == 'W' ? 2 : type == 't' ? 1 : 0;
+		/* Among aliases: global over weak over local, and a plain name over _names. */
+		s->rank = (uint8_t)(2 * (type == 'T' ? 3 : type == 'W' ? 2 : type == 't' ? 1 : 0) +
+				    (name[0] != '_'));
 		/* Names like __pi_foo or __pfx_foo are aliases or padding, not functions. */
 		if (strncmp(name, "__pfx_", 6) == 0 || strncmp(name, "__pi_", 5) == 0 ||
 		    strncmp(name, "__cfi_", 6) == 0)

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_report_sym.c - unit tests of kmemtrace-report's kallsyms symbolizer
+ * (core kernel and module symbols, module ranges, aliases, bad files), of
+ * the source path clean-up and of the kmemtrace.meta reader.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report_meta.h"
+#include "sym_kallsyms.h"
+#include "sym_srcline.h"
+#include "tap.h"
+
+static char *top;
+
+static const char *tpath(const char *name)
+{
+	static char buf[4][4096];
+	static int slot;
+	char *p = buf[slot++ & 3];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", top, name);
+	return p;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (!fp)
+		return -1;
+	fputs(text, fp);
+	return fclose(fp);
+}
+
+/* Unsorted on purpose, with data symbols, aliases and a module, as /proc/kallsyms is. */
+static const char kallsyms_text[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81200000 t kfree\n"
+	"ffffffff81100000 T __kmalloc\n"
+	"ffffffff810fff00 T __pfx___kmalloc\n"
+	"ffffffff81300000 D some_data\n"
+	"ffffffff81250000 W weak_fn\n"
+	"ffffffff812ff000 T _etext\n"
+	"ffffffffc0002000 t oracle_leak\t[kmemtrace_oracle]\n"
+	"ffffffffc0001000 t oracle_kmalloc\t[kmemtrace_oracle]\n"
+	"ffffffffc0003000 d oracle_data\t[kmemtrace_oracle]\n"
+	"ffffffffc0010000 T other_fn\t[other]\n"
+	"0000000000000000 T zero_addr_fn\n";
+
+static const char modules_text[] =
+	"kmemtrace_oracle ffffffffc0001000 ffffffffc0000000 16384\n"
+	"other ffffffffc0010000 ffffffffc0010000 4096\n";
+
+static const char *fmt(const struct ksyms *k, uint64_t addr)
+{
+	static char buf[256];
+
+	return ksyms_format(k, addr, buf, sizeof(buf));
+}
+
+static void test_kallsyms(void)
+{
+	struct ksyms *k;
+	char err[512];
+	int missing;
+	const struct ksym_mod *m;
+
+	if (!ok(write_file(tpath("kallsyms"), kallsyms_text) == 0 &&
+		write_file(tpath("modules"), modules_text) == 0, "kallsyms: files written"))
+		return;
+	k = ksyms_load(tpath("kallsyms"), tpath("modules"), err, sizeof(err), &missing);
+	if (!ok(k != NULL, "kallsyms: loaded")) {
+		diag("%s", err);
+		return;
+	}
+	/* 10 text symbols with an address (3 aliases at _text, __pfx_, no data, no zero). */
+	is_u64(ksyms_count(k), 11, "kallsyms: text symbols with addresses kept");
+	is_str(fmt(k, 0xffffffff81100010ULL), "__kmalloc+0x10", "core kernel: function+0xoff");
+	is_str(fmt(k, 0xffffffff81100000ULL), "__kmalloc+0x0", "offset 0");
+	is_str(fmt(k, 0xffffffff810fff08ULL), "__pfx___kmalloc+0x8",
+	       "a __pfx_ symbol still names its own bytes");
+	is_str(fmt(k, 0xffffffff81000004ULL), "startup_64+0x4",
+	       "aliases: a function name rather than _text");
+	is_str(fmt(k, 0xffffffff81200abcULL), "kfree+0xabc", "local (t) symbols");
+	is_str(fmt(k, 0xffffffff81250001ULL), "weak_fn+0x1", "weak (W) symbols");
+	is_str(fmt(k, 0xffffffff81300004ULL), "_etext+0x1004",
+	       "data symbols are not call sites");
+	is_str(fmt(k, 0xffffffffc0001024ULL), "oracle_kmalloc+0x24 [kmemtrace_oracle]",
+	       "module: function+0xoff [module]");
+	is_str(fmt(k, 0xffffffffc0002fffULL), "oracle_leak+0xfff [kmemtrace_oracle]",
+	       "module: last function up to the module's end");
+	is_str(fmt(k, 0xffffffffc0000010ULL), "0xffffffffc0000010 [kmemtrace_oracle]",
+	       "module: before its first symbol, the module only");
+	is_str(fmt(k, 0xffffffffc0005000ULL), "0xffffffffc0005000",
+	       "between modules: no neighbour's symbol");
+	is_str(fmt(k, 0xffffffffc0010100ULL), "other_fn+0x100 [other]", "second module");
+	is_str(fmt(k, 0x1000), "0x1000", "below every symbol: raw");
+	is_str(fmt(NULL, 0xffffffff81100010ULL), "0xffffffff81100010", "no kallsyms: raw");
+	is_u64(ksyms_addr_of(k, "_text", NULL), 0xffffffff81000000ULL, "addr_of _text");
+	is_u64(ksyms_addr_of(k, "oracle_leak", "kmemtrace_oracle"), 0xffffffffc0002000ULL,
+	       "addr_of a module symbol");
+	is_u64(ksyms_addr_of(k, "oracle_leak", NULL), 0, "addr_of: module symbols need the module");
+	m = ksyms_module(k, "kmemtrace_oracle");
+	ok(m && m->text_addr == 0xffffffffc0001000ULL && m->base == 0xffffffffc0000000ULL &&
+	   m->size == 16384, "modules: text address, base and size");
+	ksyms_free(k);
+
+	/* Without the modules file, module symbols still resolve. */
+	k = ksyms_load(tpath("kallsyms"), NULL, err, sizeof(err), &missing);
+	ok(k != NULL, "kallsyms without modules: loaded");
+	is_str(fmt(k, 0xffffffffc0001024ULL), "oracle_kmalloc+0x24 [kmemtrace_oracle]",
+	       "without modules: module symbol");
+	ksyms_free(k);
+}
+
+static void test_kallsyms_bad(void)
+{
+	struct ksyms *k;
+	char err[512];
+	int missing;
+
+	k = ksyms_load(tpath("nonexistent"), NULL, err, sizeof(err), &missing);
+	ok(!k && missing, "missing kallsyms: NULL, flagged missing");
+	write_file(tpath("ks_zero"), "0000000000000000 T a\n0000000000000000 t b\n");
+	k = ksyms_load(tpath("ks_zero"), NULL, err, sizeof(err), &missing);
+	ok(!k && !missing && strstr(err, "no text symbol"),
+	   "all-zero kallsyms (read without root): refused: %s", err);
+	write_file(tpath("ks_bad"), "ffffffff81000000 T a\nnot a line at all\n");
+	k = ksyms_load(tpath("ks_bad"), NULL, err, sizeof(err), &missing);
+	ok(!k && strstr(err, "line 2"), "malformed kallsyms: error names the line: %s", err);
+	write_file(tpath("ks_good"), "ffffffff81000000 T a\n");
+	write_file(tpath("mod_bad"), "name ffff\n");
+	k = ksyms_load(tpath("ks_good"), tpath("mod_bad"), err, sizeof(err), &missing);
+	ok(!k && strstr(err, "line 1"), "malformed modules: error names the line: %s", err);
+}
+
+static void test_clean_path(void)
+{
+	static const char *const cases[][2] = {
+		{ "/a/b/../c", "/a/c" }, { "/a/./b//c", "/a/b/c" }, { "a/../../b", "../b" },
+		{ "/../a", "/a" }, { "./x.c", "x.c" }, { "/work/main/tests/kmod/./o.c",
+		"/work/main/tests/kmod/o.c" }, { "a/b/..", "a" }, { "/", "/" }, { "..", ".." },
+		{ "a/..", "." },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[256];
+
+		snprintf(buf, sizeof(buf), "%s", cases[i][0]);
+		srcline_clean_path(buf);
+		is_str(buf, cases[i][1], "clean_path(%s)", cases[i][0]);
+	}
+}
+
+static void test_meta(void)
+{
+	struct rpt_meta *m;
+	char err[512];
+	int missing;
+	uint64_t v;
+
+	write_file(tpath("kmemtrace.meta"),
+		   "# kmemtrace metadata\n"
+		   "meta_version 1\n"
+		   "kernel_release 6.1.0-56-amd64\n"
+		   "command sh -c 'echo  two  spaces'\n"
+		   "overruns_start 10\n"
+		   "overruns_end 25\n"
+		   "future_key whatever\n"
+		   "bad_number 12x\n");
+	m = meta_load(tpath("kmemtrace.meta"), err, sizeof(err), &missing);
+	if (!ok(m != NULL, "meta: loaded"))
+		return;
+	is_str(meta_get(m, "kernel_release"), "6.1.0-56-amd64", "meta: a value");
+	is_str(meta_get(m, "command"), "sh -c 'echo  two  spaces'",
+	       "meta: the value runs to the end of the line");
+	ok(meta_get_u64(m, "overruns_end", &v) && v == 25, "meta: a number");
+	ok(!meta_get_u64(m, "bad_number", &v), "meta: not a number");
+	ok(!meta_get(m, "hostname"), "meta: absent key");
+	meta_free(m);
+	m = meta_load(tpath("no.meta"), err, sizeof(err), &missing);
+	ok(!m && missing, "meta: missing file flagged");
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/kmt-test-sym-XXXXXX";
+	char cmd[sizeof(tmpl) + 16];
+
+	top = mkdtemp(tmpl);
+	if (!top) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_kallsyms();
+	test_kallsyms_bad();
+	test_clean_path();
+	test_meta();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	if (system(cmd) != 0)
+		diag("could not remove %s", top);
+	return done_testing();
+}
