@@ -118,6 +118,10 @@ void kmtd_explain_open_error(const char *path, int err)
 		kmtd_err("%s: %s: the kernel is in lockdown mode '%s', which closes debugfs; "
 			 "tracing needs a kernel booted without lockdown (lockdown=none, "
 			 "Secure Boot off)", path, strerror(err), mode);
+	} else if (err == EPERM && geteuid() == 0) {
+		/* Root refused: lockdown is the usual cause, securityfs may just be unmounted. */
+		kmtd_err("%s: %s: is the kernel in lockdown mode (see "
+			 "/sys/kernel/security/lockdown)? It closes debugfs", path, strerror(err));
 	} else if (err == EACCES || err == EPERM) {
 		kmtd_err("%s: %s (the kmemtrace debugfs files are root-only)", path,
 			 strerror(err));

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # 20-kmemtraced.t - kmemtraced against the real module in one guest boot: a -- COMMAND trace
 # checked against the module's stats, kill -9 mid-run, a full tmpfs, overruns with tiny
-# buffers, a CPU coming online during a trace, a second signal while draining. Files are
-# verified here on the host with kmemtrace_check; every expected number comes from the
-# guest's own stats and meta.
+# buffers, a CPU coming online during a trace, a second signal while draining, lockdown.
+# Files are verified here on the host with kmemtrace_check; every expected number comes from
+# the guest's own stats and meta.
 KMT_TEST_TIMEOUT=280
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -109,6 +109,15 @@ kill -TERM $pid
 wait $pid
 echo $? > $O/s6/status
 echo 0 > $OR/load
+
+# 7. Kernel lockdown (it can be raised at run time, never lowered: this goes last).
+mkdir -p $O/s7
+mount -t securityfs securityfs /sys/kernel/security 2> /dev/null
+if echo integrity > /sys/kernel/security/lockdown; then
+	kmemtraced -o $O/s7/t -t 1 > $O/s7/out 2> $O/s7/err
+	echo $? > $O/s7/status
+	ls -A $O/s7/t > $O/s7/files 2>&1
+fi
 exit 0
 EOS
 chmod +x "$script"
@@ -285,6 +294,17 @@ for c in $(cpus_of "$S/t"); do
 	read -r rec _ <<<"$(counts "$S/t/cpu$c.out")"
 	is "$(summary_of "$S/err" "$c" | cut -d' ' -f1)" "$rec" "s6: cpu$c: the summary counts what is in the file"
 done
+
+# --- 7. lockdown ----------------------------------------------------------------------------------
+S=$R/s7
+if [ -e "$S/status" ]; then
+	is "$(cat "$S/status")" 3 "s7: kernel in lockdown: exit 3"
+	has "$S/err" "the kernel is in lockdown mode 'integrity', which closes debugfs" \
+		"s7: lockdown: says so (not 'module missing')"
+	is "$(cat "$S/files" 2>/dev/null)" "" "s7: lockdown: no files left behind"
+else
+	_tap_result 0 "s7: the guest kernel could not enter lockdown mode"
+fi
 
 dmesg_clean
 done_testing
