@@ -10,8 +10,9 @@
  *   expected  read: what the last run did, one "key value" per line.
  *   load      write N > 0: one kthread per online CPU, bound to it,
  *             allocating N objects of varying sizes then freeing them,
- *             in a loop (cond_resched() between batches); write 0: stop
- *             and join them. Read: "threads T batch N loops L".
+ *             in a loop (cond_resched() between batches), at nice
+ *             load_nice; write 0: stop and join them.
+ *             Read: "threads T batch N loops L".
  *             Unloading the module also stops them.
  *
  * The pattern. Every allocation and free below happens directly in the
@@ -122,6 +123,11 @@ MODULE_PARM_DESC(node_size, "kmalloc_node size of the remote-node objects, 1..81
 static unsigned int leak_size = 700;
 module_param(leak_size, uint, 0444);
 MODULE_PARM_DESC(leak_size, "kmalloc size of the objects left allocated, 1..8192 (default 700)");
+
+static int load_nice = MAX_NICE;
+module_param(load_nice, int, 0444);
+MODULE_PARM_DESC(load_nice,
+		 "Nice value of the load kthreads, -20..19 (default 19: they take every idle cycle but leave the shell driving a test responsive)");
 
 static unsigned long fail_size = SZ_64M;
 module_param(fail_size, ulong, 0444);
@@ -637,6 +643,7 @@ static int oracle_load_start(unsigned int batch)
 			oracle_load_stop();
 			return PTR_ERR(t);
 		}
+		set_user_nice(t, load_nice);
 		oracle_load_tasks[cpu] = t;
 	}
 	cpus_read_unlock();
@@ -715,7 +722,8 @@ static int oracle_check_params(void)
 	     oracle_size_ok("xcpu_size", xcpu_size, 1, SZ_8K) &&
 	     oracle_size_ok("node_size", node_size, 1, SZ_8K) &&
 	     oracle_size_ok("leak_size", leak_size, 1, SZ_8K) &&
-	     oracle_size_ok("fail_size", fail_size, SZ_32M, ULONG_MAX / 2);
+	     oracle_size_ok("fail_size", fail_size, SZ_32M, ULONG_MAX / 2) &&
+	     oracle_size_ok("load_nice", load_nice + 20, 0, 39);
 	for (i = 0; ok && i < nr_sizes; i++)
 		ok = oracle_size_ok("sizes[]", sizes[i], 1, SZ_8K);
 	return ok ? 0 : -EINVAL;
