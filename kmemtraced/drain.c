@@ -242,8 +242,9 @@ static void *cpu_main(void *arg)
 	CPU_SET(c->cpu, &set);
 	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (err && d->verbose)
-		fprintf(stderr, KMTD_NAME ": cpu%u: cannot run on CPU %u (%s); draining it from "
-			"elsewhere\n", c->cpu, c->cpu, strerror(err));
+		fprintf(stderr,
+			KMTD_NAME ": cpu%u: cannot run on CPU %u (%s); draining it from elsewhere\n",
+			c->cpu, c->cpu, strerror(err));
 
 	for (;;) {
 		struct pollfd p[2] = {

@@ -115,13 +115,12 @@ void kmtd_explain_open_error(const char *path, int err)
 	if (err == EPERM)
 		mode = lockdown_mode();
 	if (mode) {
-		kmtd_err("%s: %s: the kernel is in lockdown mode '%s', which closes debugfs; "
-			 "tracing needs a kernel booted without lockdown (lockdown=none, "
-			 "Secure Boot off)", path, strerror(err), mode);
+		kmtd_err("%s: %s: the kernel is in lockdown mode '%s', which closes debugfs; tracing needs a kernel booted without lockdown (lockdown=none, Secure Boot off)",
+			 path, strerror(err), mode);
 	} else if (err == EPERM && geteuid() == 0) {
 		/* Root refused: lockdown is the usual cause, securityfs may just be unmounted. */
-		kmtd_err("%s: %s: is the kernel in lockdown mode (see "
-			 "/sys/kernel/security/lockdown)? It closes debugfs", path, strerror(err));
+		kmtd_err("%s: %s: is the kernel in lockdown mode (see /sys/kernel/security/lockdown)? It closes debugfs",
+			 path, strerror(err));
 	} else if (err == EACCES || err == EPERM) {
 		kmtd_err("%s: %s (the kmemtrace debugfs files are root-only)", path,
 			 strerror(err));
@@ -134,8 +133,7 @@ int kmtd_check_root(void)
 {
 	if (geteuid() == 0)
 		return 0;
-	kmtd_err("must run as root: the kmemtrace debugfs files, enabling tracing and the "
-		 "kernel addresses in /proc/kallsyms are root-only");
+	kmtd_err("must run as root: the kmemtrace debugfs files, enabling tracing and the kernel addresses in /proc/kallsyms are root-only");
 	return -1;
 }
 
@@ -162,12 +160,11 @@ int kmtd_check_debugfs(struct kmtd *d, bool fake)
 		return 0;
 	}
 	if (is_default)
-		kmtd_err("debugfs is not mounted at %s and mounting it failed (%s); mount it "
-			 "with: mount -t debugfs none %s", d->debugfs, strerror(errno),
+		kmtd_err("debugfs is not mounted at %s and mounting it failed (%s); mount it with: mount -t debugfs none %s",
+			 d->debugfs, strerror(errno),
 			 d->debugfs);
 	else
-		kmtd_err("%s is not a debugfs mount (filesystem type 0x%lx); mount it with: "
-			 "mount -t debugfs none %s, or give debugfs's mount point with -r",
+		kmtd_err("%s is not a debugfs mount (filesystem type 0x%lx); mount it with: mount -t debugfs none %s, or give debugfs's mount point with -r",
 			 d->debugfs, (unsigned long)sfs.f_type, d->debugfs);
 	return -1;
 }
@@ -216,12 +213,11 @@ int kmtd_check_module(struct kmtd *d)
 	}
 	if (stat(d->kdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		if (stat(KMTD_SYSMOD, &st) < 0)
-			kmtd_err("kmemtrace.ko is not loaded (no %s); load it with: modprobe "
-				 "kmemtrace, or from a build tree: insmod kmod/kmemtrace.ko",
+			kmtd_err("kmemtrace.ko is not loaded (no %s); load it with: modprobe kmemtrace, or from a build tree: insmod kmod/kmemtrace.ko",
 				 d->kdir);
 		else
-			kmtd_err("kmemtrace.ko is loaded but %s does not exist: is %s really "
-				 "where debugfs is mounted (-r)?", d->kdir, d->debugfs);
+			kmtd_err("kmemtrace.ko is loaded but %s does not exist: is %s really where debugfs is mounted (-r)?",
+				 d->kdir, d->debugfs);
 		return -1;
 	}
 	/*
@@ -235,8 +231,8 @@ int kmtd_check_module(struct kmtd *d)
 	}
 	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno == EWOULDBLOCK)
-			kmtd_err("another kmemtraced is already draining %s: only one can; stop "
-				 "it first", d->kdir);
+			kmtd_err("another kmemtraced is already draining %s: only one can; stop it first",
+				 d->kdir);
 		else
 			kmtd_err("%s: cannot lock: %s", d->kdir, strerror(errno));
 		return -1;
@@ -251,9 +247,8 @@ int kmtd_check_module(struct kmtd *d)
 	if (errno || (*end && *end != '\n') || major > 65535 || minor > 65535)
 		goto bad;
 	if (major != KMT_ABI_MAJOR) {
-		kmtd_err("kmemtrace.ko writes trace ABI %lu.%lu but this kmemtraced supports "
-			 "%u.x (it was built for %u.%u); use a kmemtraced and a kmemtrace.ko "
-			 "from the same release", major, minor, KMT_ABI_MAJOR, KMT_ABI_MAJOR,
+		kmtd_err("kmemtrace.ko writes trace ABI %lu.%lu but this kmemtraced supports %u.x (it was built for %u.%u); use a kmemtraced and a kmemtrace.ko from the same release",
+			 major, minor, KMT_ABI_MAJOR, KMT_ABI_MAJOR,
 			 KMT_ABI_MINOR);
 		return -1;
 	}
@@ -351,8 +346,8 @@ int kmtd_read_stats(const struct kmtd *d, struct kmtd_stat *st)
 			continue;
 		if (sscanf(line, "%llu %llu %llu %llu %n", &cpu, &e, &w, &dr, &used) != 4 ||
 		    line[used] != '\0' || cpu >= KMTD_MAX_CPUS || line[0] == '-') {
-			kmtd_err("%s/%s: line %u: unexpected content '%.40s' (expected CPU "
-				 "EMITTED WRITTEN DROPPED)", d->kdir, KMT_DEBUGFS_STATS, lineno,
+			kmtd_err("%s/%s: line %u: unexpected content '%.40s' (expected CPU EMITTED WRITTEN DROPPED)",
+				 d->kdir, KMT_DEBUGFS_STATS, lineno,
 				 line);
 			goto out;
 		}

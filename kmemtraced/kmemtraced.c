@@ -228,8 +228,8 @@ static int check_old_trace(const struct kmtd *d)
 		    strcmp(de->d_name + strlen(de->d_name) - 4, ".out") != 0)
 			continue;
 		if (!d->force) {
-			kmtd_err("%s already holds a trace (%s): use -f to overwrite it, or "
-				 "another -o DIR", d->outdir, de->d_name);
+			kmtd_err("%s already holds a trace (%s): use -f to overwrite it, or another -o DIR",
+				 d->outdir, de->d_name);
 			ret = KMT_EXIT_USAGE;
 			break;
 		}
@@ -430,13 +430,12 @@ static void overrun_hint(const struct kmtd *d)
 	lost = d->overruns_end - d->overruns_start;
 	if (kmtd_read_file(KMTD_SYSMOD "/parameters/subbufs", buf, sizeof(buf)) > 0 &&
 	    kmtd_read_u64(buf, &subbufs) == 0)
-		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the "
-			 "module with more sub-buffers than now (subbufs=%" PRIu64 "), e.g. "
-			 "rmmod kmemtrace; modprobe kmemtrace subbufs=%" PRIu64, lost, subbufs,
+		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the module with more sub-buffers than now (subbufs=%" PRIu64 "), e.g. rmmod kmemtrace; modprobe kmemtrace subbufs=%" PRIu64,
+			 lost, subbufs,
 			 subbufs ? subbufs * 4 : 32);
 	else
-		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the "
-			 "module with a bigger subbufs= parameter", lost);
+		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the module with a bigger subbufs= parameter",
+			 lost);
 }
 
 static int run(struct kmtd *d)
@@ -647,8 +646,7 @@ static int run(struct kmtd *d)
 		}
 		if (now >= next_scan) {
 			if (scan_cpus(d, true) < 0) {
-				snprintf(d->error, sizeof(d->error), "a CPU that came online could "
-					 "not be traced");
+				snprintf(d->error, sizeof(d->error), "a CPU that came online could not be traced");
 				failed = true;
 				d->stop_reason = "error";
 				break;

@@ -268,8 +268,7 @@ static void put_word(FILE *f, const char *w)
 	bool plain = *w != '\0';
 
 	for (const char *p = w; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "_-./=:,+@%", *p))
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%", *p))
 			plain = false;
 	if (plain) {
 		fputs(w, f);
@@ -337,8 +336,7 @@ static char *meta_text(const struct kmtd *d, bool final, size_t *len)
 	}
 	if (uname(&uts) < 0)
 		memset(&uts, 0, sizeof(uts));
-	fprintf(f, "# kmemtrace trace metadata (Documentation/trace-format.md), "
-		"written by kmemtraced\n");
+	fprintf(f, "# kmemtrace trace metadata (Documentation/trace-format.md), written by kmemtraced\n");
 	fprintf(f, "meta_version 1\n");
 	fprintf(f, "abi_version %u.%u\n", d->abi_major, d->abi_minor);
 	fprintf(f, "kernel_release %s\n", uts.release);
