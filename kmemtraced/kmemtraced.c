@@ -36,6 +36,8 @@ const char *argp_program_version = "kmemtraced 1.0 (trace format 1.x)";
 error_t argp_err_exit_status = KMT_EXIT_USAGE;
 
 volatile sig_atomic_t kmtd_signal;
+/* SIGINT/SIGTERM received; the handlers block each other, so ++ is safe. */
+static volatile sig_atomic_t stop_signals;
 static volatile sig_atomic_t child_changed;
 
 static const char doc[] =
@@ -145,6 +147,7 @@ static const struct argp argp = {
 static void on_stop_signal(int sig)
 {
 	kmtd_signal = sig;
+	stop_signals++;
 }
 
 static void on_child(int sig)
@@ -485,6 +488,8 @@ static int run(struct kmtd *d)
 	 */
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sa.sa_handler = on_stop_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -690,8 +695,9 @@ static int run(struct kmtd *d)
 	{
 		sigset_t pending;
 
-		if (sigpending(&pending) == 0 &&
-		    (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM)))
+		/* Two at once are both handled in ppoll(); a later one waits, blocked. */
+		if (stop_signals > 1 || (sigpending(&pending) == 0 &&
+		    (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))))
 			kmtd_err("signal received while draining: finishing the files first");
 	}
 

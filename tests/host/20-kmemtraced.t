@@ -272,7 +272,6 @@ is "$ST" 3 "a second kmemtraced on the same module: exit 3"
 like "$ERR" "another kmemtraced is already draining $K" "a second kmemtraced: says why"
 ok "a second kmemtraced: leaves no files" test ! -e "$T/second/kmemtrace.meta"
 kill -INT "$pid"
-sleep 0.05
 kill -TERM "$pid"
 ST=0
 wait "$pid" || ST=$?
