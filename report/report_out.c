@@ -1065,19 +1065,33 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	const char *host = meta_get(o->meta, "hostname");
 
 	if (lost) {
-		unsigned int c, shown = 0;
+		unsigned int c;
+		int col = 0;
 
-		fprintf(fp, "WARNING: %" PRIu64 " records were lost", lost);
+		fprintf(fp, "WARNING: %" PRIu64 " records were lost: every number below is a "
+			"lower bound.\n", lost);
 		for (c = 0; c < rpt_lost_ncpus(r); c++) {
+			char item[48];
+			int len;
+
 			if (!rpt_lost_on_cpu(r, c))
 				continue;
-			fprintf(fp, "%scpu%u: %" PRIu64, shown++ ? ", " : " (", c,
-				rpt_lost_on_cpu(r, c));
+			len = snprintf(item, sizeof(item), "cpu%u %" PRIu64, c, rpt_lost_on_cpu(r, c));
+			if (!col) {
+				col = fprintf(fp, "  lost on");
+			} else if (col + 2 + len > 78) {
+				col = fprintf(fp, ",\n   ") - 1;
+			} else {
+				col += fprintf(fp, ",");
+			}
+			col += fprintf(fp, " %s", item);
 		}
+		if (col)
+			fputc('\n', fp);
 		if (o->lost_unmarked)
-			fprintf(fp, "%sat the end: %" PRIu64, shown++ ? ", " : " (",
-				o->lost_unmarked);
-		fprintf(fp, "%s: every number below is a lower bound.\n\n", shown ? ")" : "");
+			fprintf(fp, "  lost at the end of the trace (only the module's counter knows): %"
+				PRIu64 "\n", o->lost_unmarked);
+		fputc('\n', fp);
 	}
 	fprintf(fp, "Trace %s: %zu file%s, %s-endian %u-bit", o->trace, o->nfiles,
 		o->nfiles == 1 ? "" : "s", o->big_endian ? "big" : "little", o->word_bits);

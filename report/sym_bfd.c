@@ -169,6 +169,16 @@ static int bh_sym_value(void *p, const char *name, uint64_t *value)
 	return 1;
 }
 
+/*
+ * LeakSanitizer's hook, for the sanitizer build: libbfd 2.40 keeps a few
+ * bytes of its own after bfd_close(), which are not ours to free.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libbfd\n";
+}
+
 const struct srcline_ops srcline_bfd_ops = {
 	.name = "bfd",
 	.open = bh_open,

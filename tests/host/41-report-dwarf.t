@@ -1,0 +1,240 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 41-report-dwarf.t - kmemtrace-report's symbolization on a fake machine built here: a
+# relocatable "module" (fakemod.ko) and a static "vmlinux" loaded at a KASLR-like offset,
+# a kallsyms/modules snapshot naming them, and a trace whose call sites are the return
+# addresses of calls objdump finds in them. Checks function+0xoff [module], --raw-ip, and
+# file:line (through inlining, to the calling function's line) with libdw and libbfd,
+# which must agree; --ko, --module-dir and --vmlinux.
+set -u
+
+BIN=${KMT_BIN:-build/san}
+REPORT=$BIN/kmemtrace-report
+n=0
+failed=0
+
+ok() {	# ok STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+is() {	# is GOT WANT DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $n - $3"
+	else
+		echo "not ok $n - $3"
+		echo "#   got '$1', want '$2'"
+		failed=$((failed + 1))
+	fi
+}
+
+if [ ! -x "$REPORT" ]; then
+	echo "1..0 # SKIP $REPORT not built (make SAN=1 tools)"
+	exit 0
+fi
+for t in cc objdump nm python3; do
+	command -v $t >/dev/null || { echo "1..0 # SKIP no $t"; exit 0; }
+done
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-dwarf.XXXXXX")
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+mkdir -p "$T/src" "$T/trace" "$T/mods/sub"
+
+# An inline allocator wrapper in a header, as kmalloc() is in slab.h: the call site's
+# line must be the caller's, not the header's.
+cat >"$T/src/alloc.h" <<'EOF'
+void *kmalloc_stub(unsigned long n);
+static inline __attribute__((always_inline)) void *my_kmalloc(unsigned long n)
+{
+	return kmalloc_stub(n + 1);
+}
+EOF
+cat >"$T/src/fakemod.c" <<'EOF'
+#include "alloc.h"
+int counter;
+__attribute__((noinline)) void *fm_direct(unsigned long n)
+{
+	void *p = kmalloc_stub(n); /* CALL fm_direct */
+	counter++;
+	return p;
+}
+__attribute__((noinline)) void *fm_inline(unsigned long n)
+{
+	void *p = my_kmalloc(n); /* CALL fm_inline */
+	counter += 2;
+	return p;
+}
+EOF
+cat >"$T/src/vmlinux.c" <<'EOF'
+#include "alloc.h"
+int vcount;
+void _text(void)
+{
+}
+__attribute__((noinline)) void *kmalloc_stub(unsigned long n)
+{
+	vcount++;
+	return (void *)n;
+}
+__attribute__((noinline)) void *vm_alloc(unsigned long n)
+{
+	void *p = my_kmalloc(n); /* CALL vm_alloc */
+	vcount++;
+	return p;
+}
+void _start(void)
+{
+	vm_alloc(1);
+	for (;;)
+		;
+}
+EOF
+CFLAGS="-g -O2 -fno-optimize-sibling-calls -fno-pie -fcf-protection=none"
+(cd "$T/src" && cc $CFLAGS -c fakemod.c -o fakemod.ko) &&
+	(cd "$T/src" && cc $CFLAGS -static -nostdlib -no-pie -Wl,-e,_start vmlinux.c -o vmlinux) ||
+	{ echo "1..0 # SKIP cannot build the test ELF files"; exit 0; }
+cp "$T/src/fakemod.ko" "$T/mods/sub/fakemod.ko"
+
+# Lays out the fake machine and writes the trace; prints "ADDR SYMBOL FILE LINE" per call
+# site, where the line is the one marked /* CALL fn */ in the source.
+python3 - "$T" <<'EOF' >"$T/expect" || { echo "Bail out! cannot build the fake trace"; exit 1; }
+import re, struct, subprocess, sys
+T = sys.argv[1]
+MOD_TEXT = 0xffffffffc0a01000          # where fakemod's .text "was loaded"
+MOD_BASE = MOD_TEXT - 0x1000
+SHIFT = 0xffffffff80000000            # runtime - link address of the "vmlinux"
+
+def calls(path, absolute):
+    """Return addresses after each call to kmalloc_stub, per function."""
+    out = subprocess.run(["objdump", "-dr", "--no-show-raw-insn", path],
+                         capture_output=True, text=True, check=True).stdout
+    res, fn, pending = {}, None, False
+    for line in out.splitlines():
+        m = re.match(r"^([0-9a-f]+) <([^>]+)>:", line)
+        if m:
+            fn = m.group(2)
+            continue
+        if "R_X86_64" in line:
+            # The relocation of a call in a relocatable file names its target.
+            if isinstance(pending, tuple):
+                pending = pending[1] if "kmalloc_stub" in line else False
+            continue
+        m = re.match(r"^\s+([0-9a-f]+):\s+(\S+)", line)
+        if m:
+            addr = int(m.group(1), 16)
+            if pending and not isinstance(pending, tuple):
+                res[pending] = addr
+            pending = False
+            if m.group(2) == "call" and "kmalloc_stub" in line and absolute:
+                pending = fn
+            if m.group(2) == "call" and not absolute:
+                pending = ("?", fn)
+    return res
+
+def marker(src, fn):
+    for i, l in enumerate(open(src), 1):
+        if "/* CALL %s */" % fn in l:
+            return i
+    raise SystemExit("no marker for " + fn)
+
+def syms(path):
+    out = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+    return [(int(a, 16), t, n) for a, t, n in (l.split() for l in out.splitlines()
+            if len(l.split()) == 3) if t in "tT"]
+
+ks = []
+sites = []
+for fn, ret in calls(T + "/src/fakemod.ko", False).items():
+    sites.append((MOD_TEXT + ret, "%s+0x%x [fakemod]" % (fn, ret - dict((n, a) for a, t, n in syms(T + "/src/fakemod.ko"))[fn]),
+                  T + "/src/fakemod.c", marker(T + "/src/fakemod.c", fn)))
+for a, t, name in syms(T + "/src/fakemod.ko"):
+    ks.append("%016x %s %s\t[fakemod]" % (MOD_TEXT + a, t, name))
+vsyms = dict((n, a) for a, t, n in syms(T + "/src/vmlinux"))
+for fn, ret in calls(T + "/src/vmlinux", True).items():
+    sites.append((SHIFT + ret, "%s+0x%x" % (fn, ret - vsyms[fn]),
+                  T + "/src/vmlinux.c", marker(T + "/src/vmlinux.c", fn)))
+for a, t, name in syms(T + "/src/vmlinux"):
+    ks.append("%016x %s %s" % (SHIFT + a, t, name))
+open(T + "/trace/kallsyms", "w").write("\n".join(ks) + "\n")
+open(T + "/trace/modules", "w").write("fakemod 0x%x 0x%x %d\n" % (MOD_TEXT, MOD_BASE, 0x4000))
+
+hdr = struct.pack("<IHHHHHBBB3sIQQ24s", 0x52544d4b, 1, 0, 64, 64, 0, 1, 64, 1, b"",
+                  4096, 0, 0, b"")
+recs = []
+seq = 0
+for i, (addr, sym, f, l) in enumerate(sites):
+    for j in range(i + 1):                 # site i gets i + 1 hits
+        recs.append(struct.pack("<BBHIQQQQIIIiIhH", 1, 0, 0, seq, 1000 + seq, addr,
+                                0xffff888000100000 + 64 * seq, 0, 24, 32, 0xcc0, -1, 1, 0, 0))
+        seq += 1
+open(T + "/trace/cpu0.out", "wb").write(hdr + b"".join(recs))
+for addr, sym, f, l in sites:
+    print("0x%x %s\t%s %d" % (addr, sym, f, l))
+EOF
+is "$(wc -l <"$T/expect")" 3 "three call sites found by objdump (2 in the module, 1 in vmlinux)"
+
+jsites() {	# jsites FILE: "ADDR SYMBOL<TAB>FILE LINE" per call site, sorted
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+for c in sorted(d['callsites'], key=lambda c: c['addr']):
+    print('%s %s\t%s %s' % (c['addr'], c['symbol'], c.get('file', '-'), c.get('line', '-')))" "$1"
+}
+symbols_only() { cut -f1 "$1"; }
+
+"$REPORT" --json "$T/trace" >"$T/plain.json" 2>"$T/err"
+is "$?" 0 "kallsyms only: exit 0"
+jsites "$T/plain.json" >"$T/plain"
+is "$(symbols_only "$T/plain" | sort)" "$(symbols_only "$T/expect" | sort)" \
+	"kallsyms only: function+0xoff [module] for every call site"
+is "$(cut -f2 "$T/plain" | sort -u)" "- -" "kallsyms only: no file:line without DWARF"
+
+"$REPORT" --json --raw-ip "$T/trace" >"$T/rawip.json" 2>/dev/null
+is "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+print(all(c['symbol'] == c['addr'] for c in d['callsites']))" "$T/rawip.json")" True \
+	"--raw-ip: raw addresses as symbols"
+
+sort "$T/expect" >"$T/expect.sorted"
+for res in dw bfd; do
+	"$REPORT" --json --resolver=$res --ko "$T/src/fakemod.ko" --vmlinux "$T/src/vmlinux" \
+		"$T/trace" >"$T/$res.json" 2>"$T/err.$res"
+	rc=$?
+	if [ $res = bfd ] && [ $rc = 1 ] && grep -q 'no libbfd' "$T/err.$res"; then
+		echo "ok $((n += 1)) # SKIP built without libbfd"
+		continue
+	fi
+	is "$rc" 0 "--resolver=$res: exit 0"
+	jsites "$T/$res.json" | sort >"$T/$res"
+	if ! cmp -s "$T/$res" "$T/expect.sorted"; then
+		diff "$T/$res" "$T/expect.sorted" | sed 's/^/# /'
+	fi
+	is "$(cat "$T/$res")" "$(cat "$T/expect.sorted")" \
+		"--resolver=$res: file:line of each call, in the calling function, through inlines"
+done
+if [ -s "$T/bfd" ]; then
+	is "$(cat "$T/bfd")" "$(cat "$T/dw")" "libdw and libbfd agree on every call site"
+fi
+
+"$REPORT" --json --module-dir "$T/mods" "$T/trace" >"$T/moddir.json" 2>/dev/null
+jsites "$T/moddir.json" | grep fakemod | sed "s|$T/mods/sub/|$T/src/|" | sort >"$T/moddir"
+is "$(cat "$T/moddir")" "$(grep fakemod "$T/expect.sorted")" \
+	"--module-dir: the module's .ko found by name"
+
+"$REPORT" --ko "$T/src/fakemod.ko" "$T/trace" >"$T/text" 2>/dev/null
+line=$(awk -F'\t' '/fm_inline/ {print $2}' "$T/expect" | tr ' ' ':')
+grep -qF "at $line" "$T/text"
+ok $? "text: file:line under the call site ($line)"
+
+"$REPORT" --ko "$T/nonexistent.ko" "$T/trace" >/dev/null 2>"$T/err"
+is "$?" 3 "--ko of a missing file: exit 3"
+"$REPORT" --vmlinux "$T/trace/kallsyms" "$T/trace" >/dev/null 2>"$T/err"
+is "$?" 2 "--vmlinux of a non-ELF file: exit 2"
+grep -qF "$T/trace/kallsyms" "$T/err"
+ok $? "--vmlinux of a non-ELF file: named"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
