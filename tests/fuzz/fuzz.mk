@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/fuzz/fuzz.mk - fuzzing of every trace, symbol and metadata parser.
+#
+# make fuzz                    builds the libFuzzer targets with clang into build/fuzz and runs
+#                              each for FUZZ_SECONDS (default 60), seeded from tests/fuzz/corpus;
+#                              fails when one finds a crash, leak, timeout or broken invariant
+#                              and leaves the reproducer in build/fuzz/artifacts.
+# make fuzz FUZZ_TARGETS=syms FUZZ_SECONDS=300
+# make fuzz-seeds              rewrites tests/fuzz/corpus with tests/fuzz/mkseeds.
+# make check                   replays corpus/ and regressions/ through the same targets,
+#                              built with $(CC), as $(BUILD)/tests/fuzz_replay_TARGET.t.
+# Documentation/fuzzing.md says more, and what the last runs found.
+
+FUZZ_ALL_TARGETS := reader report syms check
+FUZZ_TARGETS ?= $(FUZZ_ALL_TARGETS)
+FUZZ_SECONDS ?= 60
+
+# The report's analysis, output and symbolizer objects (kmemtrace-report.c holds only its main).
+FUZZ_REPORT_OBJS := $(filter-out $(OBJDIR)/report/kmemtrace-report.o,$(REPORT_OBJS))
+
+# ---- replay in make check (any compiler, no libFuzzer) --------------------------------------
+
+FUZZ_REPLAY_TESTS := $(FUZZ_ALL_TARGETS:%=$(BUILD)/tests/fuzz_replay_%.t)
+UNIT_TESTS += $(FUZZ_REPLAY_TESTS)
+
+FUZZ_COMMON_OBJS := $(OBJDIR)/tests/fuzz/fuzz_targets.o $(OBJDIR)/tests/fuzz/json_check.o \
+	$(OBJDIR)/tests/fuzz/kmemtrace_check_main.o
+
+$(OBJDIR)/tests/fuzz/%.o: KMT_CFLAGS += -Itests -Itests/fuzz -Ireport
+
+# kmemtrace_check's main() becomes a function the check target calls.
+$(OBJDIR)/tests/fuzz/kmemtrace_check_main.o: report/kmemtrace_check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_CFLAGS) -Dmain=kmt_check_main -MMD -MP -c $< -o $@
+
+# Static patterns: a plain pattern rule would also offer to make replay_X.d (from
+# replay_X.d.o), and the .d files are included, so make would try to.
+FUZZ_REPLAY_OBJS := $(FUZZ_ALL_TARGETS:%=$(OBJDIR)/tests/fuzz/replay_%.o)
+$(FUZZ_REPLAY_OBJS): $(OBJDIR)/tests/fuzz/replay_%.o: tests/fuzz/replay.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_CFLAGS) -DREPLAY_TARGET='"$*"' -DFUZZ_SRCDIR='"$(CURDIR)/tests/fuzz"' \
+		-MMD -MP -c $< -o $@
+
+$(FUZZ_REPLAY_TESTS): $(BUILD)/tests/fuzz_replay_%.t: $(OBJDIR)/tests/fuzz/replay_%.o \
+		$(FUZZ_COMMON_OBJS) $(FUZZ_REPORT_OBJS) $(LIBKMT)
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_LDFLAGS) -o $@ $^ $(REPORT_LIBS)
+
+# ---- seeds ---------------------------------------------------------------------------------
+
+FUZZ_MKSEEDS := $(BUILD)/tests/fuzz/mkseeds
+
+$(FUZZ_MKSEEDS): $(OBJDIR)/tests/fuzz/mkseeds.o $(OBJDIR)/tests/unit/gen.o $(LIBKMT)
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_LDFLAGS) -o $@ $^
+
+$(OBJDIR)/tests/fuzz/mkseeds.o: KMT_CFLAGS += -Itests/unit
+
+# Real traces to take seeds from: trace directories (with cpu0.out) under out/.
+FUZZ_SEED_DIRS ?= $(patsubst %/cpu0.out,%,$(wildcard out/*/cpu0.out))
+
+.PHONY: fuzz-seeds fuzz-build
+fuzz-seeds: $(FUZZ_MKSEEDS) $(BUILD)/kmemtrace-gen
+	tests/fuzz/make-seeds $(FUZZ_MKSEEDS) $(BUILD)/kmemtrace-gen $(FUZZ_SEED_DIRS)
+
+# ---- libFuzzer (clang) -------------------------------------------------------------------------
+
+FUZZ_CC ?= clang
+FUZZ_OUT := build/fuzz
+FUZZ_OBJDIR := $(FUZZ_OUT)/obj
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -Wshadow \
+	-Wvla -Iabi -Ireport/lib -Ireport -Itests -Itests/fuzz -g -O1 $(FUZZ_SAN) \
+	-fsanitize=fuzzer-no-link
+ifeq ($(HAVE_LIBBFD),1)
+FUZZ_CFLAGS += -DHAVE_LIBBFD
+endif
+
+FUZZ_SRCS := $(LIBKMT_SRCS) $(patsubst $(OBJDIR)/%.o,%.c,$(FUZZ_REPORT_OBJS)) \
+	tests/fuzz/fuzz_targets.c tests/fuzz/json_check.c
+FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_OBJDIR)/%.o) $(FUZZ_OBJDIR)/kmemtrace_check_main.o
+FUZZ_BINS := $(FUZZ_ALL_TARGETS:%=$(FUZZ_OUT)/fuzz_%)
+
+$(FUZZ_OBJDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+# The JSON validator is the harness's oracle, not code under test: without coverage
+# instrumentation it neither slows the runs nor steers the fuzzer toward JSON shapes.
+$(FUZZ_OBJDIR)/tests/fuzz/json_check.o: tests/fuzz/json_check.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(filter-out -fsanitize=fuzzer-no-link,$(FUZZ_CFLAGS)) -MMD -MP -c $< -o $@
+
+$(FUZZ_OBJDIR)/kmemtrace_check_main.o: report/kmemtrace_check.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Dmain=kmt_check_main -MMD -MP -c $< -o $@
+
+FUZZ_MAIN_OBJS := $(FUZZ_ALL_TARGETS:%=$(FUZZ_OBJDIR)/fuzz_main_%.o)
+$(FUZZ_MAIN_OBJS): $(FUZZ_OBJDIR)/fuzz_main_%.o: tests/fuzz/fuzz_main.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_TARGET=fuzz_$* -MMD -MP -c $< -o $@
+
+$(FUZZ_BINS): $(FUZZ_OUT)/fuzz_%: $(FUZZ_OBJDIR)/fuzz_main_%.o $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(REPORT_LIBS)
+
+-include $(shell find $(FUZZ_OBJDIR) -name '*.d' 2>/dev/null)
+
+fuzz-build: $(FUZZ_BINS)
+
+# One target at a time (the machine is shared); see tests/fuzz/run-fuzz for the options.
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz $(FUZZ_OUT) $(FUZZ_TARGETS)

@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_targets.c - the fuzz targets: each turns arbitrary bytes into the
+ * files a kmemtrace tool reads, runs the tool's own code on them and
+ * checks what must hold whatever the input (a clean verdict, records the
+ * reader vouched for, a merge in time order, totals that add up, JSON any
+ * parser reads). Built by clang for libFuzzer and by the normal compiler
+ * for the replay tests.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz_targets.h"
+#include "kmt_exit.h"
+#include "kmt_reader.h"
+#include "kmt_writer.h"
+#include "report_core.h"
+#include "report_meta.h"
+#include "report_out.h"
+#include "sym_kallsyms.h"
+
+/* kmemtrace_check.c's main(), renamed when compiled for the fuzz targets. */
+int kmt_check_main(int argc, char **argv);
+
+/* ---- harness plumbing --------------------------------------------------- */
+
+static char tmpdir[512];
+
+/* A broken invariant: say which, then crash so that the input is kept. */
+static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("fuzz invariant broken: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+/* The harness itself cannot work (no disk space...): not a finding. */
+static void __attribute__((noreturn, format(printf, 1, 2))) harness_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fuzz harness: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fuzz_cleanup();
+	_exit(KMT_EXIT_IO);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void fuzz_cleanup(void)
+{
+	if (tmpdir[0])
+		nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir[0] = '\0';
+}
+
+const char *fuzz_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (tmpdir[0])
+		return tmpdir;
+	if (!base || !*base)
+		base = "/tmp";
+	snprintf(tmpdir, sizeof(tmpdir), "%s/kmt-fuzz.XXXXXX", base);
+	if (!mkdtemp(tmpdir)) {
+		fprintf(stderr, "fuzz harness: mkdtemp %s: %s\n", tmpdir, strerror(errno));
+		tmpdir[0] = '\0';
+		return NULL;
+	}
+	atexit(fuzz_cleanup);
+	return tmpdir;
+}
+
+/* tmpdir/name, made; sub-directories of name created as needed. */
+static void tmp_path(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void tmp_path(char *buf, size_t len, const char *fmt, ...)
+{
+	const char *dir = fuzz_tmpdir();
+	va_list ap;
+	size_t n;
+	char *slash;
+
+	if (!dir)
+		harness_fail("no temporary directory");
+	n = (size_t)snprintf(buf, len, "%s/", dir);
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	for (slash = strchr(buf + n, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			harness_fail("mkdir %s: %s", buf, strerror(errno));
+		*slash = '/';
+	}
+}
+
+static void write_file(const char *path, const uint8_t *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	size_t done = 0;
+
+	if (fd < 0)
+		harness_fail("open %s: %s", path, strerror(errno));
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			harness_fail("write %s: %s", path, n < 0 ? strerror(errno) : "short write");
+		done += (size_t)n;
+	}
+	if (close(fd) < 0)
+		harness_fail("close %s: %s", path, strerror(errno));
+}
+
+/* The CPU a file's header names, in the byte order its magic says (0 if too short). */
+static unsigned int header_cpu(const uint8_t *data, size_t len)
+{
+	if (len < 14)
+		return 0;
+	if (memcmp(data, "RTMK", 4) == 0)	/* KMT_MAGIC written big-endian */
+		return (unsigned int)data[12] << 8 | data[13];
+	return data[12] | (unsigned int)data[13] << 8;
+}
+
+static void outcome_set(struct fuzz_outcome *out, int code, const char *msg)
+{
+	if (!out)
+		return;
+	out->exit_code = code;
+	snprintf(out->msg, sizeof(out->msg), "%s", msg ? msg : "");
+}
+
+static FILE *devnull(void)
+{
+	static FILE *fp;
+
+	if (!fp) {
+		fp = fopen("/dev/null", "w");
+		if (!fp)
+			harness_fail("/dev/null: %s", strerror(errno));
+	}
+	return fp;
+}
+
+/* An error from the reader on a regular file we wrote can only be bad data. */
+static void check_error(const struct kmt_error *e, const char *path, uint64_t size)
+{
+	if (e->cls != KMT_ERR_DATA)
+		fail("%s: error class %d, not bad data: %s", path, (int)e->cls, e->msg);
+	if (strncmp(e->msg, path, strlen(path)) != 0)
+		fail("error message does not start with the path: %s", e->msg);
+	if (strchr(e->msg, '\n'))
+		fail("error message is not one line: %s", e->msg);
+	if (e->offset != UINT64_MAX && e->offset >= size && !(e->offset == 0 && size == 0))
+		fail("%s: error offset %" PRIu64 " beyond the %" PRIu64 "-byte file: %s", path,
+		     e->offset, size, e->msg);
+}
+
+/* ---- reader --------------------------------------------------------------- */
+
+struct read_result {
+	int ok;			/* opened and read to a clean end */
+	int opened;
+	struct kmt_error err;
+	uint64_t returned;	/* records kmt_file_next() returned */
+	struct kmt_file_stats st;
+};
+
+/* Reads path to its end, checking every record the reader returns against the raw bytes. */
+static void read_all(const char *path, const uint8_t *data, size_t size, unsigned int flags,
+		     struct read_result *res)
+{
+	const struct kmt_file_header *h;
+	struct kmt_file *f;
+	union kmt_rec rec;
+	uint64_t last_off = 0, last_ts = 0;
+	uint8_t enc[KMT_RECORD_SIZE];
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	f = kmt_file_open(path, flags, &res->err);
+	if (!f) {
+		check_error(&res->err, path, size);
+		if (res->err.offset != UINT64_MAX && res->err.offset >= KMT_RECORD_SIZE)
+			fail("%s: header error at offset %" PRIu64, path, res->err.offset);
+		return;
+	}
+	res->opened = 1;
+	if (size < KMT_RECORD_SIZE)
+		fail("%s: opened a %zu-byte file", path, size);
+	h = kmt_file_header(f);
+	if (h->magic != KMT_MAGIC || h->version_major != KMT_ABI_MAJOR ||
+	    (h->word_bits != 32 && h->word_bits != 64) || !h->page_size ||
+	    (h->page_size & (h->page_size - 1)))
+		fail("%s: accepted a bad header", path);
+	kmt_header_encode(enc, h, kmt_file_big_endian(f));
+	if (memcmp(enc, data, KMT_RECORD_SIZE) != 0)
+		fail("%s: header does not re-encode to its bytes", path);
+
+	while ((r = kmt_file_next(f, &rec)) > 0) {
+		uint64_t off = kmt_file_offset(f);
+
+		res->returned++;
+		if (rec.c.type < 1 || rec.c.type > KMT_REC_TYPE_MAX)
+			fail("%s: returned a record of type %u", path, rec.c.type);
+		if (rec.c.cpu != h->cpu)
+			fail("%s: returned a record of CPU %u in a file of CPU %u", path,
+			     rec.c.cpu, h->cpu);
+		if (res->returned > 1 && rec.c.timestamp < last_ts)
+			fail("%s: timestamps went backwards at %" PRIu64, path, off);
+		if (off % KMT_RECORD_SIZE || off < KMT_RECORD_SIZE || off <= last_off ||
+		    off > size - KMT_RECORD_SIZE)
+			fail("%s: record offset %" PRIu64 " (previous %" PRIu64 ", size %zu)", path,
+			     off, last_off, size);
+		if (rec.c.type == KMT_REC_CACHE_DESC &&
+		    !memchr(rec.cache.name, 0, sizeof(rec.cache.name)))
+			fail("%s: cache name without NUL at %" PRIu64, path, off);
+		if (h->word_bits == 32 &&
+		    (rec.c.type == KMT_REC_CACHE_DESC ? rec.cache.cache_id >> 32 :
+		     rec.c.type != KMT_REC_LOST &&
+		     (rec.ev.call_site | rec.ev.ptr | rec.ev.cache_id) >> 32))
+			fail("%s: 64-bit address in a 32-bit trace at %" PRIu64, path, off);
+		kmt_rec_encode(enc, &rec, kmt_file_big_endian(f));
+		if (memcmp(enc, data + off, KMT_RECORD_SIZE) != 0)
+			fail("%s: record at %" PRIu64 " does not re-encode to its bytes", path, off);
+		last_off = off;
+		last_ts = rec.c.timestamp;
+	}
+	res->st = *kmt_file_stats(f);
+	if (r < 0) {
+		res->err = *kmt_file_error(f);
+		check_error(&res->err, path, size);
+		if (res->err.offset % KMT_RECORD_SIZE || res->err.offset <= last_off ||
+		    res->err.offset < KMT_RECORD_SIZE)
+			fail("%s: record error at offset %" PRIu64 " (last good %" PRIu64 "): %s",
+			     path, res->err.offset, last_off, res->err.msg);
+		if (kmt_file_next(f, &rec) != -1)
+			fail("%s: an error is not sticky", path);
+	} else {
+		uint64_t sum = 0;
+		unsigned int t;
+
+		res->ok = 1;
+		if (res->st.file_bytes != size)
+			fail("%s: clean end after %" PRIu64 " of %zu bytes", path,
+			     res->st.file_bytes, size);
+		if (res->st.truncated_bytes != (flags & KMT_OPEN_ALLOW_TRUNCATED ?
+						size % KMT_RECORD_SIZE : 0))
+			fail("%s: truncated_bytes %" PRIu64 " for a %zu-byte file", path,
+			     res->st.truncated_bytes, size);
+		for (t = 1; t <= KMT_REC_TYPE_MAX; t++)
+			sum += res->st.by_type[t];
+		if (sum != res->returned || res->st.records != res->returned + res->st.unknown ||
+		    res->st.records_timed != res->returned ||
+		    res->st.events + res->st.cache_descs + res->st.lost_markers != res->returned)
+			fail("%s: stats do not add up to the %" PRIu64 " records returned", path,
+			     res->returned);
+		if (kmt_file_next(f, &rec) != 0)
+			fail("%s: no second clean end", path);
+	}
+	kmt_file_close(f);
+}
+
+int fuzz_reader(const uint8_t *data, size_t size, struct fuzz_outcome *out)
+{
+	struct read_result strict, lax;
+	char path[1024];
+
+	tmp_path(path, sizeof(path), "r/cpu%u.out", header_cpu(data, size));
+	write_file(path, data, size);
+	read_all(path, data, size, 0, &strict);
+	read_all(path, data, size, KMT_OPEN_ALLOW_TRUNCATED, &lax);
+	unlink(path);
+
+	if (strict.ok && (!lax.ok || lax.returned != strict.returned))
+		fail("strict read ok, lenient not the same");
+	if (!strict.ok && strict.opened && strstr(strict.err.msg, "truncated record") &&
+	    strict.err.offset == size - size % KMT_RECORD_SIZE) {
+		if (!lax.ok || lax.returned != strict.returned)
+			fail("a truncated tail is not ignored with KMT_OPEN_ALLOW_TRUNCATED");
+	} else if (!strict.ok && (lax.ok || strcmp(lax.err.msg, strict.err.msg) != 0)) {
+		fail("strict and lenient reads differ: '%s' vs '%s'", strict.err.msg,
+		     lax.ok ? "ok" : lax.err.msg);
+	}
+	if (strict.ok)
+		outcome_set(out, KMT_EXIT_OK, NULL);
+	else
+		outcome_set(out, kmt_error_exit(&strict.err), strict.err.msg);
+	return 0;
+}
+
+/* ---- report ------------------------------------------------------------------ */
+
+/*
+ * A kallsyms and modules snapshot covering the addresses kmemtrace-gen
+ * uses (64-bit and 32-bit kernels), so that symbolization runs.
+ */
+static const char fixed_kallsyms[] =
+	"00000000c1000000 T _stext\n"
+	"00000000c1001000 t gen_site_a\n"
+	"00000000c1001400 T gen_site_b\n"
+	"00000000c1201000 W gen_free_path\n"
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 t __pfx_startup_64\n"
+	"ffffffff81001000 t kmem_site_one\n"
+	"ffffffff81001000 T kmem_site_alias\n"
+	"ffffffff81001800 T kmem_site_two\n"
+	"ffffffff81101000 T kfree_path\n"
+	"ffffffff81200000 d some_data\n"
+	"ffffffff81201000 T \xe2\x82\xac_utf8_sym\n"
+	"ffffffff81202000 T bad_\xff\xfe_bytes\n"
+	"ffffffffc0001000 t mod_fn\t[oracle]\n"
+	"ffffffffc0001100 t mod_fn2\t[oracle]\n"
+	"ffffffffc0100000 T other_fn\t[other_mod]\n";
+
+static const char fixed_modules[] =
+	"oracle ffffffffc0001000 ffffffffc0000000 8192\n"
+	"other_mod ffffffffc0100000 ffffffffc0100000 4096\n";
+
+static const char fixed_meta[] =
+	"# kmemtrace.meta\n"
+	"meta_version 1\n"
+	"kernel_release 6.1.0-fuzz\n"
+	"machine x86_64\n"
+	"hostname \"quoted\\host\"\n"
+	"overruns_start 3\n"
+	"overruns_end 10\n";
+
+static const struct ksyms *fixed_ksyms(void)
+{
+	static struct ksyms *ks;
+	char kp[1024], mp[1024], err[1024];
+	int missing;
+
+	if (ks)
+		return ks;
+	tmp_path(kp, sizeof(kp), "fixed/kallsyms");
+	tmp_path(mp, sizeof(mp), "fixed/modules");
+	write_file(kp, (const uint8_t *)fixed_kallsyms, sizeof(fixed_kallsyms) - 1);
+	write_file(mp, (const uint8_t *)fixed_modules, sizeof(fixed_modules) - 1);
+	ks = ksyms_load(kp, mp, err, sizeof(err), &missing);
+	if (!ks)
+		harness_fail("fixed kallsyms: %s", err);
+	return ks;
+}
+
+static const struct rpt_meta *fixed_meta_get(void)
+{
+	static struct rpt_meta *m;
+	char p[1024], err[1024];
+	int missing;
+
+	if (m)
+		return m;
+	tmp_path(p, sizeof(p), "fixed/kmemtrace.meta");
+	write_file(p, (const uint8_t *)fixed_meta, sizeof(fixed_meta) - 1);
+	m = meta_load(p, err, sizeof(err), &missing);
+	if (!m)
+		harness_fail("fixed meta: %s", err);
+	return m;
+}
+
+/* What the totals of any analysis satisfy, whatever the records and filters. */
+static void check_totals(const struct rpt *r, uint64_t fed)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	uint64_t hits = 0, failed = 0, req = 0, alloc = 0, frees = 0, xcpu = 0, out = 0;
+	uint64_t out_bytes = 0, lost = 0;
+	size_t i;
+
+	for (i = 0; i < rpt_nsites(r); i++) {
+		const struct rpt_site *s = rpt_site(r, i);
+
+		hits += s->hits;
+		failed += s->failed;
+		req += s->bytes_req;
+		alloc += s->bytes_alloc;
+		frees += s->frees;
+		xcpu += s->cross_cpu_frees;
+		out += s->out_count;
+		out_bytes += s->out_bytes;
+		if (s->failed > s->hits || s->cross_cpu_frees > s->frees || s->out_count > s->hits)
+			fail("call site 0x%" PRIx64 ": inconsistent tallies", s->addr);
+		if (rpt_site_find(r, s->addr) != s)
+			fail("call site 0x%" PRIx64 " not found by address", s->addr);
+	}
+	for (i = 0; i < rpt_lost_ncpus(r); i++)
+		lost += rpt_lost_on_cpu(r, (unsigned int)i);
+	if (t->records != fed)
+		fail("%" PRIu64 " records fed, %" PRIu64 " counted", fed, t->records);
+	if (hits != t->allocs || failed != t->failed_allocs || req != t->bytes_req ||
+	    alloc != t->bytes_alloc || xcpu != t->cross_cpu_frees || out != t->outstanding ||
+	    out_bytes != t->outstanding_bytes)
+		fail("per call site tallies do not add up to the totals");
+	if (frees + t->untracked_frees + t->double_frees != t->frees)
+		fail("frees %" PRIu64 " != tracked %" PRIu64 " + untracked %" PRIu64
+		     " + double %" PRIu64, t->frees, frees, t->untracked_frees, t->double_frees);
+	if (t->outstanding > t->allocs - t->failed_allocs || t->bytes_freed > t->bytes_alloc)
+		fail("more outstanding or freed than allocated");
+	if (rpt_error_count(r, RPT_ERR_DOUBLE_FREE) != t->double_frees)
+		fail("double-free errors %" PRIu64 " != double frees %" PRIu64,
+		     rpt_error_count(r, RPT_ERR_DOUBLE_FREE), t->double_frees);
+	if (lost != t->lost)
+		fail("lost per CPU does not add up to the total");
+	if (t->page_outstanding > t->page_allocs || t->page_failed > t->page_allocs)
+		fail("page tallies inconsistent");
+}
+
+/* Prints the report in every format; the JSON must parse. */
+static void print_all(const struct rpt *r, struct out_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0, off = 0;
+	FILE *fp;
+
+	o->fmt = FMT_TEXT;
+	if (report_print(devnull(), r, o))
+		harness_fail("report_print text: out of memory");
+	o->fmt = FMT_CSV;
+	if (report_print(devnull(), r, o))
+		harness_fail("report_print csv: out of memory");
+	o->fmt = FMT_JSON;
+	fp = open_memstream(&buf, &len);
+	if (!fp)
+		harness_fail("open_memstream: %s", strerror(errno));
+	if (report_print(fp, r, o))
+		harness_fail("report_print json: out of memory");
+	if (fclose(fp))
+		harness_fail("open_memstream: %s", strerror(errno));
+	if (!fuzz_json_valid(buf, len, &off))
+		fail("invalid JSON at byte %zu of %zu: ...%.*s", off, len,
+		     (int)(len - off < 60 ? len - off : 60), buf + off);
+	free(buf);
+}
+
+int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
+{
+	static const enum sort_key all_keys[] = {
+		SK_CALLSITE, SK_AGE, SK_NAME, SK_LIVE, SK_XNODE, SK_FAILED, SK_FREES, SK_PTR,
+	};
+	static uint8_t cpus[4] = { 1, 0, 1, 0 };
+	struct rpt_filter flt = { 0 };
+	struct out_opts o = { 0 };
+	struct kmt_error err;
+	struct kmt_merge *m;
+	struct rpt *r;
+	char path[2][1024], *paths[2] = { path[0], path[1] };
+	uint8_t opt;
+	size_t n, cut, nfiles, i, fi;
+	uint64_t fed = 0, last_ts = 0;
+	unsigned int flags;
+	union kmt_rec batch[16];
+	size_t nb = 0;
+	int rc;
+
+	if (size < 3)
+		return 0;
+	opt = data[0];
+	cut = data[1] | (size_t)data[2] << 8;
+	data += 3;
+	n = size - 3;
+	/* Bytes of the first file; 0: a single file. */
+	nfiles = cut && cut < n ? 2 : 1;
+	if (nfiles == 1)
+		cut = n;
+	tmp_path(path[0], sizeof(path[0]), "a/cpu%u.out", header_cpu(data, cut));
+	write_file(path[0], data, cut);
+	if (nfiles == 2) {
+		tmp_path(path[1], sizeof(path[1]), "b/cpu%u.out",
+			 header_cpu(data + cut, n - cut));
+		write_file(path[1], data + cut, n - cut);
+	}
+	flags = opt & 1 ? KMT_OPEN_ALLOW_TRUNCATED : 0;
+
+	switch (opt >> 1 & 3) {
+	case 1:
+		o.view = VIEW_ALLOC;
+		break;
+	case 2:
+		o.view = VIEW_CACHE;
+		break;
+	case 3:
+		memcpy(o.sort, all_keys, sizeof(all_keys));
+		o.nsort = sizeof(all_keys) / sizeof(all_keys[0]);
+		break;
+	}
+	o.raw_ip = opt & 8;
+	if (opt & 0x10) {
+		flt.cpus = cpus;
+		flt.ncpus = sizeof(cpus);
+		flt.min_size = 16;
+	}
+	if (opt & 0x20) {
+		flt.cache_name = opt & 0x10 ? "kmalloc-64" : "fuzz_cache";
+		flt.has_pid = opt & 0x40;
+		flt.pid = 1;
+	}
+	if ((opt & 0x60) == 0x40) {
+		flt.has_time = true;
+		flt.t_start = 1000;
+		flt.t_end = 1000000000;
+	}
+	o.lines = opt & 0x80 ? 3 : -1;
+	o.wide = (opt & 0x88) == 0x88;
+
+	m = kmt_merge_open(paths, nfiles, flags, &err);
+	if (!m) {
+		for (i = 0; i < nfiles; i++) {
+			if (strncmp(err.msg, paths[i], strlen(paths[i])) == 0) {
+				check_error(&err, paths[i], i ? n - cut : cut);
+				break;
+			}
+		}
+		if (i == nfiles)
+			fail("merge error naming no file: %s", err.msg);
+		outcome_set(out, kmt_error_exit(&err), err.msg);
+		goto out;
+	}
+	r = rpt_new(&flt, o.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0);
+	if (!r)
+		harness_fail("rpt_new: out of memory");
+	raw_print_legend(devnull());
+	for (;;) {
+		rc = kmt_merge_next(m, &batch[nb], &fi);
+		if (rc == 1) {
+			const union kmt_rec *rec = &batch[nb];
+
+			if (fi >= nfiles || rec->c.cpu != kmt_file_header(kmt_merge_file(m, fi))->cpu)
+				fail("merged record of CPU %u from file %zu", rec->c.cpu, fi);
+			if (fed && rec->c.timestamp < last_ts)
+				fail("merge out of time order: %" PRIu64 " after %" PRIu64,
+				     (uint64_t)rec->c.timestamp, last_ts);
+			last_ts = rec->c.timestamp;
+			raw_print(devnull(), rec, 0, o.raw_ip ? NULL : fixed_ksyms());
+			fed++;
+			nb++;
+		}
+		if (nb == sizeof(batch) / sizeof(batch[0]) || (rc != 1 && nb)) {
+			if (rpt_feed_many(r, batch, nb))
+				harness_fail("rpt_feed: out of memory");
+			nb = 0;
+		}
+		if (rc != 1)
+			break;
+	}
+	if (rc < 0) {
+		const struct kmt_error *e = kmt_merge_error(m);
+
+		for (i = 0; i < nfiles; i++)
+			if (strncmp(e->msg, paths[i], strlen(paths[i])) == 0)
+				check_error(e, paths[i], i ? n - cut : cut);
+		outcome_set(out, kmt_error_exit(e), e->msg);
+		if (kmt_merge_next(m, &batch[0], NULL) != -1)
+			fail("a merge error is not sticky");
+	} else {
+		outcome_set(out, KMT_EXIT_OK, NULL);
+	}
+	/*
+	 * The tool prints nothing after bad data, but whatever the reader
+	 * passed must be analysable: report on it anyway.
+	 */
+	if (rpt_finish(r))
+		harness_fail("rpt_finish: out of memory");
+	check_totals(r, fed);
+	for (i = 0; i < kmt_merge_nfiles(m); i++) {
+		const struct kmt_file_stats *fs = kmt_file_stats(kmt_merge_file(m, i));
+
+		o.unknown_records += fs->unknown;
+		o.truncated_bytes += fs->truncated_bytes;
+	}
+	o.trace = path[0];
+	o.nfiles = nfiles;
+	o.word_bits = kmt_file_header(kmt_merge_file(m, 0))->word_bits;
+	o.big_endian = kmt_file_big_endian(kmt_merge_file(m, 0));
+	o.page_size = kmt_file_header(kmt_merge_file(m, 0))->page_size;
+	o.lost_unmarked = opt & 0x40 ? 7 : 0;
+	o.filters = flt.cpus || flt.cache_name || flt.has_time ? "fuzz \"filters\"" : NULL;
+	o.meta = fixed_meta_get();
+	o.ks = o.raw_ip ? NULL : fixed_ksyms();
+	print_all(r, &o);
+	rpt_free(r);
+	kmt_merge_close(m);
+out:
+	for (i = 0; i < nfiles; i++)
+		unlink(path[i]);
+	return 0;
+}
+
+/* ---- kallsyms, modules, kmemtrace.meta --------------------------------------- */
+
+#define SYMS_SEP	"\n====\n"
+#define MAX_ADDRS	64
+
+static void add_addr(uint64_t *v, size_t *n, uint64_t a)
+{
+	if (*n < MAX_ADDRS)
+		v[(*n)++] = a;
+}
+
+/* Addresses at the start of lines: where the symbols of a kallsyms file are. */
+static void line_addrs(const uint8_t *p, size_t len, uint64_t *v, size_t *n)
+{
+	size_t i = 0;
+
+	while (i < len && *n < MAX_ADDRS) {
+		char tok[20];
+		size_t k = 0;
+
+		while (i < len && k < 16 && ((p[i] >= '0' && p[i] <= '9') ||
+					     (p[i] >= 'a' && p[i] <= 'f') ||
+					     (p[i] >= 'A' && p[i] <= 'F')))
+			tok[k++] = (char)p[i++];
+		tok[k] = '\0';
+		if (k) {
+			uint64_t a = strtoull(tok, NULL, 16);
+
+			add_addr(v, n, a);
+			add_addr(v, n, a + 1);
+			add_addr(v, n, a - 1);
+		}
+		while (i < len && p[i] != '\n')
+			i++;
+		i++;
+	}
+}
+
+static void check_lookup(const struct ksyms *ks, uint64_t a)
+{
+	const char *name, *mod, *name2, *mod2;
+	uint64_t off, off2;
+	char small[12], buf[512];
+
+	ksyms_format(ks, a, small, sizeof(small));
+	ksyms_format(ks, a, buf, sizeof(buf));
+	if (!ksyms_lookup(ks, a, &name, &off, &mod))
+		return;
+	if (!name || !*name)
+		fail("lookup of 0x%" PRIx64 " gave an empty name", a);
+	if (off > a)
+		fail("lookup of 0x%" PRIx64 ": offset 0x%" PRIx64 " beyond the address", a, off);
+	if (mod && !ksyms_module(ks, mod))
+		fail("lookup of 0x%" PRIx64 " names module '%s' that is not listed", a, mod);
+	if (ksyms_lookup(ks, a - off, &name2, &off2, &mod2) &&
+	    (off2 || strcmp(name, name2) || (!mod) != (!mod2) || (mod && strcmp(mod, mod2))))
+		fail("0x%" PRIx64 " is %s+0x%" PRIx64 " but its start 0x%" PRIx64 " is %s+0x%" PRIx64,
+		     a, name, off, a - off, name2, off2);
+	if (!ksyms_addr_of(ks, name, mod))
+		fail("symbol '%s' found by address, not by name", name);
+}
+
+int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
+{
+	const uint8_t *part[3] = { data, NULL, NULL };
+	size_t plen[3] = { size, 0, 0 }, i, naddrs = 0;
+	char kp[1024], mp[1024], metap[1024], err[1024];
+	uint64_t addrs[MAX_ADDRS], v;
+	struct ksyms *ks;
+	struct rpt_meta *meta = NULL;
+	struct out_opts o = { 0 };
+	struct rpt *r;
+	int missing, np = 1;
+
+	/* Split at the first two separator lines ("====" first in a part: it is empty). */
+	while (np < 3) {
+		const uint8_t *p = part[np - 1], *s;
+		size_t l = plen[np - 1], seplen = strlen(SYMS_SEP) - 1;
+
+		if (l >= seplen && memcmp(p, &SYMS_SEP[1], seplen) == 0) {
+			part[np] = p + seplen;
+			plen[np - 1] = 0;
+		} else {
+			s = memmem(p, l, SYMS_SEP, strlen(SYMS_SEP));
+			if (!s)
+				break;
+			part[np] = s + strlen(SYMS_SEP);
+			plen[np - 1] = (size_t)(s - p) + 1;	/* keeps its last newline */
+		}
+		plen[np] = l - (size_t)(part[np] - p);
+		np++;
+	}
+	tmp_path(kp, sizeof(kp), "s/kallsyms");
+	tmp_path(mp, sizeof(mp), "s/modules");
+	tmp_path(metap, sizeof(metap), "s/kmemtrace.meta");
+	write_file(kp, part[0], plen[0]);
+	if (np > 1)
+		write_file(mp, part[1], plen[1]);
+	if (np > 2)
+		write_file(metap, part[2], plen[2]);
+
+	ks = ksyms_load(kp, np > 1 ? mp : NULL, err, sizeof(err), &missing);
+	if (!ks) {
+		if (missing)
+			fail("ksyms_load says an existing file is missing: %s", err);
+		if (strncmp(err, kp, strlen(kp)) && strncmp(err, mp, strlen(mp)))
+			fail("ksyms_load error names no file: %s", err);
+		outcome_set(out, KMT_EXIT_DATA, err);
+	} else {
+		outcome_set(out, KMT_EXIT_OK, NULL);
+	}
+	if (np > 2) {
+		meta = meta_load(metap, err, sizeof(err), &missing);
+		if (!meta)
+			fail("meta_load refused a readable file: %s", err);
+		meta_get_u64(meta, "page_size", &v);
+		meta_get_u64(meta, "overruns_end", &v);
+		meta_get(meta, "cpu_node");
+		meta_get(meta, "");
+	}
+
+	line_addrs(part[0], plen[0], addrs, &naddrs);
+	for (i = 0; i < ksyms_nmodules(ks); i++) {
+		const struct ksym_mod *md = ksyms_module_at(ks, i);
+
+		if (ksyms_module(ks, md->name) == NULL)
+			fail("module '%s' not found by name", md->name);
+		add_addr(addrs, &naddrs, md->text_addr);
+		add_addr(addrs, &naddrs, md->base);
+		add_addr(addrs, &naddrs, md->base + md->size - 1);
+		add_addr(addrs, &naddrs, md->base + md->size);
+	}
+	if (ks && !ksyms_count(ks))
+		fail("loaded a kallsyms with no symbol");
+	for (i = 0; i < naddrs; i++)
+		check_lookup(ks, addrs[i]);
+
+	/* A small trace with call sites at those addresses, printed with these symbols. */
+	r = rpt_new(NULL, RPT_PTR_VIEW);
+	if (!r)
+		harness_fail("rpt_new: out of memory");
+	for (i = 0; i < naddrs; i++) {
+		union kmt_rec rec;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.ev.type = i % 3 ? KMT_REC_KMALLOC : KMT_REC_CACHE_ALLOC;
+		rec.ev.cpu = (uint16_t)(i & 1);
+		rec.ev.timestamp = 1000 * (i + 1);
+		rec.ev.call_site = addrs[i];
+		rec.ev.ptr = 0x10000 + 64 * i;
+		rec.ev.cache_id = 0x5000;
+		rec.ev.bytes_req = 24;
+		rec.ev.bytes_alloc = i % 5 ? 32 : 16;
+		rec.ev.node = KMT_NODE_ANY;
+		raw_print(devnull(), &rec, 0, ks);
+		if (rpt_feed(r, &rec))
+			harness_fail("rpt_feed: out of memory");
+		if (i % 2) {
+			rec.ev.type = KMT_REC_KFREE;
+			rec.ev.call_site = addrs[naddrs - 1 - i];
+			rec.ev.timestamp += 500;
+			raw_print(devnull(), &rec, 0, ks);
+			if (rpt_feed(r, &rec) || rpt_feed(r, &rec))
+				harness_fail("rpt_feed: out of memory");
+		}
+	}
+	if (meta) {
+		const char *name = meta_get(meta, "hostname");
+		union kmt_rec rec;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.cache.type = KMT_REC_CACHE_DESC;
+		rec.cache.cache_id = 0x5000;
+		if (name)
+			snprintf(rec.cache.name, sizeof(rec.cache.name), "%s", name);
+		raw_print(devnull(), &rec, 0, ks);
+		if (rpt_feed(r, &rec))
+			harness_fail("rpt_feed: out of memory");
+	}
+	if (rpt_finish(r))
+		harness_fail("rpt_finish: out of memory");
+	o.trace = kp;
+	o.nfiles = 1;
+	o.word_bits = 64;
+	o.page_size = 4096;
+	o.meta = meta;
+	o.ks = ks;
+	o.view = VIEW_ALLOC;
+	o.lines = 0;
+	print_all(r, &o);
+	/* The JSON above has every table; the cache view's text fits names its own way. */
+	o.view = VIEW_CACHE;
+	o.fmt = FMT_TEXT;
+	if (report_print(devnull(), r, &o))
+		harness_fail("report_print: out of memory");
+	rpt_free(r);
+	meta_free(meta);
+	ksyms_free(ks);
+	unlink(kp);
+	unlink(mp);
+	unlink(metap);
+	return 0;
+}
+
+/* ---- kmemtrace_check ------------------------------------------------------------ */
+
+int fuzz_check(const uint8_t *data, size_t size, struct fuzz_outcome *out)
+{
+	char path[1024], dir[1024], outp[1024], line[1024] = "", a0[] = "kmemtrace_check";
+	char as[] = "--strict", av[] = "-v", aq[] = "-q";
+	char *argv[6];
+	struct read_result rr;
+	uint8_t opt;
+	int argc = 0, saved, fd, code, want;
+	FILE *fp;
+
+	if (size < 1)
+		return 0;
+	opt = data[0];
+	data++;
+	size--;
+	tmp_path(path, sizeof(path), "c/cpu%u.out", header_cpu(data, size));
+	tmp_path(dir, sizeof(dir), "c/");
+	dir[strlen(dir) - 1] = '\0';
+	tmp_path(outp, sizeof(outp), "check.out");
+	write_file(path, data, size);
+
+	argv[argc++] = a0;
+	if (opt & 1)
+		argv[argc++] = as;
+	if (opt & 2)
+		argv[argc++] = av;
+	if (opt & 4)
+		argv[argc++] = aq;
+	argv[argc++] = opt & 8 ? dir : path;
+	argv[argc] = NULL;
+
+	/* Its verdict goes to stdout: into a file, read back below. */
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (saved < 0 || fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+		harness_fail("redirecting stdout: %s", strerror(errno));
+	close(fd);
+	code = kmt_check_main(argc, argv);
+	fflush(stdout);
+	if (dup2(saved, STDOUT_FILENO) < 0)
+		harness_fail("restoring stdout: %s", strerror(errno));
+	close(saved);
+
+	fp = fopen(outp, "r");
+	if (!fp || (!fgets(line, sizeof(line), fp) && ferror(fp)))
+		harness_fail("%s: %s", outp, strerror(errno));
+	fclose(fp);
+	line[strcspn(line, "\n")] = '\0';
+
+	/* The same file through the library, as kmemtrace_check reads it. */
+	read_all(path, data, size, opt & 1 ? 0 : KMT_OPEN_ALLOW_TRUNCATED, &rr);
+	want = rr.ok ? KMT_EXIT_OK : kmt_error_exit(&rr.err);
+	if (code != want)
+		fail("kmemtrace_check exit %d, the reader says %d (%s)", code, want,
+		     rr.ok ? "ok" : rr.err.msg);
+	if (code == KMT_EXIT_OK && !(opt & 4) &&
+	    (strncmp(line, path, strlen(path)) || !strstr(line, ": OK: ")))
+		fail("verdict of a good file: '%s'", line);
+	if (code != KMT_EXIT_OK && (strncmp(line, path, strlen(path)) || !strstr(line, ": FAIL: ")))
+		fail("verdict of a bad file: '%s'", line);
+	if (code == KMT_EXIT_OK && (opt & 4) && !(opt & 2) && line[0])
+		fail("-q printed '%s' for a good file", line);
+	outcome_set(out, code, code ? line : NULL);
+	unlink(path);
+	unlink(outp);
+	return 0;
+}
+
+const struct fuzz_target fuzz_targets[] = {
+	{ "reader", fuzz_reader },
+	{ "report", fuzz_report },
+	{ "syms", fuzz_syms },
+	{ "check", fuzz_check },
+	{ NULL, NULL },
+};
+
+const struct fuzz_target *fuzz_target_find(const char *name)
+{
+	const struct fuzz_target *t;
+
+	for (t = fuzz_targets; t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
