@@ -179,8 +179,8 @@ cpus_of() {
 
 # --- 1. -- COMMAND ----------------------------------------------------------------------------
 S=$R/s1
-is "$(cat "$S/status" 2>/dev/null)" 3 "s1: kmemtraced -- COMMAND exits with the command's status"
-note_file "$S/err" 30
+is "$(cat "$S/status" 2>/dev/null)" 3 "s1: kmemtraced -- COMMAND exits with the command's status" ||
+	note_file "$S/err" 30
 ok "s1: every cpu file passes kmemtrace_check --strict" all_strict "$S/t"
 is "$(cpus_of "$S/t" | tr '\n' ' ')" "0 1 " "s1: one file per CPU"
 start=$(meta_of "$S/t/kmemtrace.meta" start_mono_ns)
@@ -193,7 +193,7 @@ for c in 0 1; do
 	db=$(stat_of "$S/stats.before" "$c" 4)
 	da=$(stat_of "$S/stats.after" "$c" 4)
 	before_total=$((before_total + wb))
-	is "$((rec - lm))" "$((wa - wb))" "s1: cpu$c: data records in the file == the module's written delta"
+	is "$((${rec:--1} - ${lm:-0}))" "$((wa - wb))" "s1: cpu$c: data records in the file == the module's written delta"
 	is "$(summary_of "$S/err" "$c")" "$rec $((rec * 64)) $((da - db))" \
 		"s1: cpu$c: summary records, bytes, dropped agree with the file and the module"
 	ok "s1: cpu$c: every timestamp within the meta's [start_mono_ns, end_mono_ns]" \
@@ -218,19 +218,19 @@ ok "s2: killed mid-run: the meta has no end (never finished)" \
 total=0
 for c in $(cpus_of "$S/t"); do
 	read -r rec _ <<<"$(counts "$S/t/cpu$c.out")"
-	ok "s2: cpu$c.out reads correctly up to its last whole record" test -n "$rec"
-	diag "s2: cpu$c.out: $("$CHECK" "$S/t/cpu$c.out" 2>&1)"
+	ok "s2: cpu$c.out reads correctly up to its last whole record" test -n "$rec" ||
+		diag "s2: cpu$c.out: $("$CHECK" "$S/t/cpu$c.out" 2>&1)"
 	total=$((total + ${rec:-0}))
 done
 ok "s2: the killed run had saved records" test "$total" -gt 0
-is "$(cat "$S/status2" 2>/dev/null)" 0 "s2: a new kmemtraced while tracing is still on: exit 0"
-note_file "$S/err2" 8
+is "$(cat "$S/status2" 2>/dev/null)" 0 "s2: a new kmemtraced while tracing is still on: exit 0" ||
+	note_file "$S/err2" 8
 ok "s2: its files (read from where the killed one stopped) pass --strict" all_strict "$S/t2"
 
 # --- 3. full tmpfs ----------------------------------------------------------------------------
 S=$R/s3
-is "$(cat "$S/status" 2>/dev/null)" 3 "s3: disk full: exit 3"
-note_file "$S/err" 12
+is "$(cat "$S/status" 2>/dev/null)" 3 "s3: disk full: exit 3" ||
+	note_file "$S/err" 12
 like "$(cat "$S/err")" "kmemtraced: /mnt/tiny/t/cpu[0-9]+\.out: write failed: No space left on device" \
 	"s3: disk full: says which file and why"
 has "$S/err" "every file in /mnt/tiny/t ends on a whole record" "s3: disk full: says the files are whole"
@@ -247,8 +247,8 @@ is "$(cat "$S/enabled" 2>/dev/null)" 0 "s3: tracing is off after the failure"
 
 # --- 4. overruns ------------------------------------------------------------------------------
 S=$R/s4
-is "$(cat "$S/status" 2>/dev/null)" 0 "s4: exit 0"
-note_file "$S/err" 8
+is "$(cat "$S/status" 2>/dev/null)" 0 "s4: exit 0" ||
+	note_file "$S/err" 8
 ok "s4: every file passes kmemtrace_check --strict" all_strict "$S/t"
 dropped=0
 for c in 0 1; do
@@ -258,7 +258,7 @@ for c in 0 1; do
 	db=$(stat_of "$S/stats.before" "$c" 4)
 	da=$(stat_of "$S/stats.after" "$c" 4)
 	dropped=$((dropped + da - db))
-	is "$((rec - lm))" "$((wa - wb))" "s4: cpu$c: data records in the file == the module's written delta"
+	is "$((${rec:--1} - ${lm:-0}))" "$((wa - wb))" "s4: cpu$c: data records in the file == the module's written delta"
 	is "$(summary_of "$S/err" "$c")" "$rec $((rec * 64)) $((da - db))" \
 		"s4: cpu$c: summary agrees with the file and the module"
 	ok "s4: cpu$c: LOST markers cover no more than the module dropped" test "${lc:-x}" -le $((da - db))
@@ -273,8 +273,8 @@ has "$S/err" "modprobe kmemtrace subbufs=$((sb * 4))" "s4: the hint says how to 
 # --- 5. CPU coming online ---------------------------------------------------------------------
 S=$R/s5
 ok "s5: cpu1 had no buffer file when the module loaded" sh -c "! grep -qx cpu1 '$S/files.before'"
-is "$(cat "$S/status" 2>/dev/null)" 0 "s5: exit 0"
-note_file "$S/err" 10
+is "$(cat "$S/status" 2>/dev/null)" 0 "s5: exit 0" ||
+	note_file "$S/err" 10
 has "$S/err" "cpu1 came online" "s5: kmemtraced noticed cpu1"
 ok "s5: every file passes kmemtrace_check --strict" all_strict "$S/t"
 read -r rec lm _ <<<"$(counts "$S/t/cpu1.out")"
@@ -285,8 +285,8 @@ is "$((${rec:-0} - ${lm:-0}))" "$((${wa:-0} - ${wb:-0}))" "s5: cpu1: records in 
 
 # --- 6. a second signal while draining ---------------------------------------------------------
 S=$R/s6
-is "$(cat "$S/status" 2>/dev/null)" 0 "s6: SIGINT then SIGTERM: exit 0"
-note_file "$S/err" 8
+is "$(cat "$S/status" 2>/dev/null)" 0 "s6: SIGINT then SIGTERM: exit 0" ||
+	note_file "$S/err" 8
 has "$S/err" "signal received while draining: finishing the files first" "s6: the second signal is noted"
 ok "s6: every file passes kmemtrace_check --strict" all_strict "$S/t"
 ok "s6: the meta is complete" grep -q '^end_mono_ns ' "$S/t/kmemtrace.meta"
