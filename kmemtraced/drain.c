@@ -155,10 +155,11 @@ static int64_t pipe_to_file(struct kmtd_cpu *c, ssize_t claimed)
 		moved += m;
 	}
 	/*
-	 * A sub-buffer that is all padding (a flush found it empty) enters
-	 * the pipe as a zero-length buffer that splicing into the file never
-	 * frees, and relay counts the sub-buffer consumed only once it is
-	 * freed. A non-blocking read() of the pipe frees it (and returns
+	 * A sub-buffer that is all padding (relay_flush() of an empty one;
+	 * kmemtrace.ko avoids making them, but costs nothing to survive)
+	 * enters the pipe as a zero-length buffer that splicing into the
+	 * file never frees, and relay counts the sub-buffer consumed only
+	 * once it is freed. A non-blocking read() of the pipe frees it (and returns
 	 * EAGAIN); data it returned would be ours, so it is kept.
 	 */
 	while (moved < claimed) {
