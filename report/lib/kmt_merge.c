@@ -14,52 +14,69 @@
 
 #include "kmt_reader_int.h"
 
+/*
+ * The heap holds the order key of every file's next record next to the
+ * file's index, so that ordering touches no record. The stream's order is
+ * (timestamp, cpu, seq, file index), but two files of one merge never
+ * share a CPU (kmt_merge_open refuses that) and every record carries its
+ * file's CPU, so (timestamp, cpu) alone orders the heap's nodes.
+ */
+struct merge_node {
+	uint64_t ts;
+	uint32_t cpu;
+	uint32_t i;		/* index into src */
+};
+
 struct merge_src {
 	struct kmt_file *f;
-	union kmt_rec rec;	/* the file's next record, once primed */
+	const union kmt_rec *rec;	/* the file's next record, in its read buffer */
 };
 
 struct kmt_merge {
 	size_t n;
 	struct merge_src *src;
-	size_t *heap;		/* indices into src, min-heap by record order */
+	struct merge_node *heap;	/* min-heap by record order */
 	size_t heap_len;
 	int failed;
 	struct kmt_error err;
 };
 
-/* Order of the merged stream: time, then CPU, then seq; file index settles the rest. */
-static int src_before(const struct kmt_merge *m, size_t a, size_t b)
+/*
+ * Whether x comes first. Which file holds the next record is as good as
+ * random, so a branch here would be mispredicted half the time: the
+ * bitwise form compiles to flag arithmetic instead.
+ */
+static inline int node_before(const struct merge_node *x, const struct merge_node *y)
 {
-	const struct kmt_record_common *x = &m->src[a].rec.c, *y = &m->src[b].rec.c;
-
-	if (x->timestamp != y->timestamp)
-		return x->timestamp < y->timestamp;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu;
-	if (x->seq != y->seq)
-		return x->seq < y->seq;
-	return a < b;
+	return (x->ts < y->ts) | ((x->ts == y->ts) & (x->cpu < y->cpu));
 }
 
-static void sift_down(struct kmt_merge *m, size_t i)
+static inline void node_set(struct merge_node *nd, const union kmt_rec *rec, size_t i)
 {
-	size_t *h = m->heap;
+	nd->ts = rec->c.timestamp;
+	nd->cpu = rec->c.cpu;
+	nd->i = (uint32_t)i;
+}
+
+/* Moves the node at i down to its place. */
+static inline void sift_down(struct kmt_merge *m, size_t i)
+{
+	struct merge_node *h = m->heap, x = h[i];
+	size_t len = m->heap_len;
 
 	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, best = i, t;
+		size_t c = 2 * i + 1;
 
-		if (l < m->heap_len && src_before(m, h[l], h[best]))
-			best = l;
-		if (r < m->heap_len && src_before(m, h[r], h[best]))
-			best = r;
-		if (best == i)
-			return;
-		t = h[i];
-		h[i] = h[best];
-		h[best] = t;
-		i = best;
+		if (c >= len)
+			break;
+		if (c + 1 < len)
+			c += (size_t)node_before(&h[c + 1], &h[c]);
+		if (!node_before(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
 	}
+	h[i] = x;
 }
 
 static int cmp_cpu_path(const void *a, const void *b)
@@ -248,14 +265,14 @@ struct kmt_merge *kmt_merge_open(char *const *paths, size_t n, unsigned int flag
 			goto err_close;
 	}
 	for (i = 0; i < n; i++) {
-		int r = kmt_file_next(m->src[i].f, &m->src[i].rec);
+		int r = kmt_file_next_ref(m->src[i].f, &m->src[i].rec);
 
 		if (r < 0) {
 			*err = *kmt_file_error(m->src[i].f);
 			goto err_close;
 		}
 		if (r > 0)
-			m->heap[m->heap_len++] = i;
+			node_set(&m->heap[m->heap_len++], m->src[i].rec, i);
 	}
 	for (i = m->heap_len / 2; i-- > 0;)
 		sift_down(m, i);
@@ -281,29 +298,46 @@ struct kmt_merge *kmt_merge_open_dir(const char *dir, unsigned int flags, struct
 	return m;
 }
 
+/*
+ * Up to this many files, the next record is found by looking at each
+ * file's: a few compares without a branch to mispredict beat a heap,
+ * whose every step hinges on which file happens to be next.
+ */
+#define MERGE_SCAN_MAX	8
+
 int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index)
 {
-	size_t top;
+	struct merge_node *h = m->heap;
+	struct merge_src *src;
+	size_t j = 0, k, top;
 	int r;
 
 	if (m->failed)
 		return -1;
 	if (!m->heap_len)
 		return 0;
-	top = m->heap[0];
-	*rec = m->src[top].rec;
+	/* heap_len only goes down: once scanning, never a heap again. */
+	if (m->heap_len <= MERGE_SCAN_MAX)
+		for (k = 1; k < m->heap_len; k++)
+			j = node_before(&h[k], &h[j]) ? k : j;
+	top = h[j].i;
+	src = &m->src[top];
+	memcpy(rec, src->rec, sizeof(*rec));
 	if (file_index)
 		*file_index = top;
-	r = kmt_file_next(m->src[top].f, &m->src[top].rec);
+	r = kmt_file_next_ref(src->f, &src->rec);
 	if (r < 0) {
 		/* The record in hand is good; the error is the next call's answer. */
-		m->err = *kmt_file_error(m->src[top].f);
+		m->err = *kmt_file_error(src->f);
 		m->failed = 1;
 		return 1;
 	}
-	if (r == 0)
-		m->heap[0] = m->heap[--m->heap_len];
-	sift_down(m, 0);
+	if (r > 0)
+		node_set(&h[j], src->rec, top);
+	else
+		h[j] = h[--m->heap_len];
+	if (m->heap_len > MERGE_SCAN_MAX)
+		sift_down(m, 0);
 	return 1;
 }
 

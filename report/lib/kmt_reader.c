@@ -398,9 +398,14 @@ static int check_rec(struct kmt_file *f, const union kmt_rec *r)
 	return 0;
 }
 
-int kmt_file_next(struct kmt_file *f, union kmt_rec *rec)
+/*
+ * The next known record, validated and in host byte order, in place in the
+ * read buffer: no copy. *rec stays valid until the next call on f.
+ */
+int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec)
 {
 	for (;;) {
+		union kmt_rec *r;
 		unsigned int type;
 
 		if (f->failed)
@@ -426,8 +431,9 @@ int kmt_file_next(struct kmt_file *f, union kmt_rec *rec)
 			}
 		}
 		f->rec_off = f->buf_off + f->pos;
-		memcpy(rec, f->buf + f->pos, KMT_RECORD_SIZE);
-		type = rec->c.type;
+		/* Slots start at multiples of 64 from an aligned buffer: aligned. */
+		r = (union kmt_rec *)(void *)(f->buf + f->pos);
+		type = r->c.type;
 		if (type == 0)
 			return rec_fail(f, "zeroed record slot (type 0)");
 		if (type > KMT_REC_TYPE_MAX) {
@@ -439,15 +445,31 @@ int kmt_file_next(struct kmt_file *f, union kmt_rec *rec)
 			f->unknown_since++;
 			continue;
 		}
+		/* The buffer is ours: swapping in place saves a copy. */
 		if (f->swap)
-			kmt_rec_swap(rec);
-		if (check_rec(f, rec) < 0)
+			kmt_rec_swap(r);
+		if (check_rec(f, r) < 0) {
+			/* Leave the slot as it was read, should anyone look again. */
+			if (f->swap)
+				kmt_rec_swap(r);
 			return -1;
+		}
 		f->pos += KMT_RECORD_SIZE;
 		f->st.file_bytes += KMT_RECORD_SIZE;
 		f->st.records++;
+		*rec = r;
 		return 1;
 	}
+}
+
+int kmt_file_next(struct kmt_file *f, union kmt_rec *rec)
+{
+	const union kmt_rec *r;
+	int ret = kmt_file_next_ref(f, &r);
+
+	if (ret == 1)
+		memcpy(rec, r, sizeof(*rec));
+	return ret;
 }
 
 const struct kmt_file_header *kmt_file_header(const struct kmt_file *f)
