@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 40-oracle-report.t - kmemtrace-report against the oracle module in a two-node guest: the
+# oracle's known pattern, traced by kmemtraced, must come out of the report's JSON with exactly
+# the expected numbers per call site (by the oracle's function names), per cache, in the
+# errors, cross-CPU frees, cross-node allocations, outstanding objects and the failed
+# allocation; file:line of every oracle call site through libdw from the oracle's .ko, and
+# libdw and libbfd agreeing on every call site. Expected numbers come from the oracle's
+# "expected" file and the guest's /sys/kernel/slab sizes, never from the trace.
+KMT_TEST_TIMEOUT=240
+# shellcheck source=tests/guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+[ -f "$KMT_TOP/tests/kmod/kmemtrace_oracle.c" ] || skip_all "the oracle module is not written yet"
+
+REPORT=$KMT_TOP/build/kmemtrace-report
+[ -x "$KMT_TOP/build/san/kmemtrace-report" ] && REPORT=$KMT_TOP/build/san/kmemtrace-report
+
+mkdir -p "$KMT_TEST_DIR"
+guest=$KMT_TEST_DIR/oracle-report.sh
+cat >"$guest" <<'EOS'
+#!/bin/sh
+# In the guest, under kmemtraced: one oracle run, then what the host needs to judge it.
+OR=/sys/kernel/debug/kmemtrace_oracle
+echo 1 > $OR/run || exit 1
+cat $OR/expected > $KMT_OUT/oracle.expected
+mkdir -p $KMT_OUT/slab
+for c in kmalloc-8 kmalloc-16 kmalloc-32 kmalloc-64 kmalloc-96 kmalloc-128 kmalloc-192 \
+	kmalloc-256 kmalloc-512 kmalloc-1k kmalloc-2k kmalloc-4k kmalloc-8k kmt_oracle_cache; do
+	cat /sys/kernel/slab/$c/slab_size > $KMT_OUT/slab/$c 2>/dev/null
+done
+EOS
+chmod +x "$guest"
+
+vm_ok report --numa -c 2 -T 150 -m kmemtrace_oracle -a "$guest" -- oracle-report.sh
+o=$VM_OUT
+is "$(command_status)" 0 "the oracle ran in the guest"
+dmesg_clean
+[ -s "$o/oracle.expected" ] || bail "no oracle.expected from the guest"
+
+kver=$(guest_kernel)
+ko=$KMT_TOP/build/guest/$kver/tests/kmod/kmemtrace_oracle.ko
+src=$KMT_TOP/tests/kmod/kmemtrace_oracle.c
+ok "the oracle's .ko for $kver is there" test -f "$ko"
+
+"$REPORT" --json --ko "$ko" "$o" >"$o/report-dw.json" 2>"$o/report-dw.err"
+is "$?" 0 "kmemtrace-report --json --ko (libdw): exit 0" || note_file "$o/report-dw.err"
+bfd=0
+"$REPORT" --json --resolver=bfd --ko "$ko" "$o" >"$o/report-bfd.json" 2>"$o/report-bfd.err" ||
+	bfd=$?
+if [ "$bfd" = 1 ] && grep -q 'no libbfd' "$o/report-bfd.err"; then
+	diag "built without libbfd: the libbfd comparison is skipped"
+	rm -f "$o/report-bfd.json"
+else
+	is "$bfd" 0 "kmemtrace-report --resolver=bfd: exit 0" || note_file "$o/report-bfd.err"
+fi
+"$REPORT" "$o" >"$o/report.txt" 2>&1
+is "$?" 0 "kmemtrace-report (text): exit 0"
+
+# The judge: prints "CHECK<TAB>name<TAB>got<TAB>want" lines.
+cat >"$KMT_TEST_DIR/judge.py" <<'EOF'
+import json, os, re, sys
+
+out, src = sys.argv[1], sys.argv[2]
+rep = json.load(open(os.path.join(out, "report-dw.json")))
+bfd_path = os.path.join(out, "report-bfd.json")
+bfd = json.load(open(bfd_path)) if os.path.exists(bfd_path) else None
+
+exp, done, failed = {}, {}, {}
+for line in open(os.path.join(out, "oracle.expected")):
+    k, _, v = line.rstrip("\n").partition(" ")
+    if k == "done":
+        f, c = v.split()
+        done[f] = int(c)
+    elif k == "failed":
+        f, c = v.split()
+        failed[f] = int(c)
+    else:
+        exp.setdefault(k, v)
+
+def slab_size(name):
+    return int(open(os.path.join(out, "slab", name)).read())
+
+def kmalloc_cache(size):
+    """SLUB's kmalloc size class of a request (x86-64: 96 and 192 exist)."""
+    for c in (8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192):
+        if size <= c:
+            return "kmalloc-%s" % (c if c < 1024 else "%dk" % (c // 1024))
+    raise SystemExit("size %d is not a slab kmalloc" % size)
+
+def check(name, got, want):
+    print("CHECK\t%s\t%s\t%s" % (name, got, want))
+
+n = int(exp["n"])
+sizes = [int(s) for s in exp["sizes"].split(",")]
+mod = " [kmemtrace_oracle]"
+
+def sites(func, doc=rep):
+    return [c for c in doc["callsites"] if c["symbol"].startswith(func + "+")
+            and c["symbol"].endswith(mod)]
+
+def total(func, key):
+    return sum(c[key] for c in sites(func))
+
+check("no records lost (exact numbers need every record)", rep["totals"]["lost"], 0)
+
+# Allocating functions: hits, bytes requested and allocated, frag, frees.
+pattern = {
+    "oracle_kmalloc_sizes": (sum(sizes) * n,
+                             sum(slab_size(kmalloc_cache(s)) for s in sizes) * n, "oracle_kfree_sizes"),
+    "oracle_cache_alloc": (int(exp["cache_object_size"]) * n,
+                           slab_size("kmt_oracle_cache") * n, "oracle_cache_free"),
+    "oracle_mismatch_alloc": (int(exp["cache_object_size"]) * n,
+                              slab_size("kmt_oracle_cache") * n, "oracle_mismatch_kfree"),
+    "oracle_leak_alloc": (int(exp["leak_size"]) * n,
+                          slab_size(kmalloc_cache(int(exp["leak_size"]))) * n, None),
+}
+if exp["xcpu_alloc_cpu"] != "none":
+    pattern["oracle_xcpu_alloc"] = (int(exp["xcpu_size"]) * n,
+                                    slab_size(kmalloc_cache(int(exp["xcpu_size"]))) * n,
+                                    "oracle_xcpu_free")
+if exp["node_target"] != "none":
+    pattern["oracle_node_alloc"] = (int(exp["node_size"]) * n,
+                                    slab_size(kmalloc_cache(int(exp["node_size"]))) * n,
+                                    "oracle_node_free")
+check("the guest had two CPUs and two nodes (xcpu and node parts ran)",
+      (exp["xcpu_alloc_cpu"] != "none", exp["node_target"] != "none"), (True, True))
+for func, (req, alloc, freer) in sorted(pattern.items()):
+    hits = done[func] + failed[func]
+    check("%s: call site found" % func, len(sites(func)) > 0, True)
+    check("%s: hits" % func, total(func, "hits"), hits)
+    # Sizes are per object: exact when none of the function's allocations failed.
+    check("%s: no allocation failed" % func, failed[func], 0)
+    check("%s: bytes_req" % func, total(func, "bytes_req"), req)
+    check("%s: bytes_alloc (SLUB size classes)" % func, total(func, "bytes_alloc"), alloc)
+    if len(sites(func)) == 1:
+        check("%s: frag_pct" % func, sites(func)[0]["frag_pct"],
+              round(100.0 - 100.0 * req / alloc, 3))
+    check("%s: frees" % func, total(func, "frees"), done[freer] if freer else 0)
+
+# Cross-CPU frees: exactly the xcpu objects, allocated on one CPU and freed on the other.
+check("oracle_xcpu_alloc: every free on the other CPU",
+      total("oracle_xcpu_alloc", "cross_cpu_frees"), done["oracle_xcpu_free"])
+check("totals: cross_cpu_frees include them",
+      rep["totals"]["cross_cpu_frees"] >= done["oracle_xcpu_free"], True)
+
+# Cross-node allocations: exactly the kmalloc_node() calls to the other node.
+check("oracle_node_alloc: cross-node allocations",
+      total("oracle_node_alloc", "cross_node_allocs"), done["oracle_node_alloc"])
+check("totals: cross_node_allocs include them",
+      rep["totals"]["cross_node_allocs"] >= done["oracle_node_alloc"], True)
+for func in pattern:
+    if func != "oracle_node_alloc":
+        check("%s: no cross-node allocation" % func, total(func, "cross_node_allocs"), 0)
+
+# The failed allocation.
+check("oracle_fail_alloc: one hit", total("oracle_fail_alloc", "hits"),
+      done["oracle_fail_alloc"] + failed["oracle_fail_alloc"])
+check("oracle_fail_alloc: it failed (ptr 0)", total("oracle_fail_alloc", "failed"),
+      failed["oracle_fail_alloc"])
+check("the oracle's allocation did fail", exp["fail_null"], "1")
+check("totals: failed_allocs include it",
+      rep["totals"]["failed_allocs"] >= failed["oracle_fail_alloc"], True)
+
+# The cache: both cache_alloc functions, freed by kmem_cache_free and by kfree.
+caches = [c for c in rep["caches"] if c["name"] == exp["cache_name"]]
+check("cache %s: one entry" % exp["cache_name"], len(caches), 1)
+if caches:
+    c = caches[0]
+    nalloc = done["oracle_cache_alloc"] + done["oracle_mismatch_alloc"]
+    check("cache: allocs", c["allocs"], nalloc)
+    check("cache: frees", c["frees"], done["oracle_cache_free"] + done["oracle_mismatch_kfree"])
+    check("cache: bytes_alloc", c["bytes_alloc"], nalloc * slab_size("kmt_oracle_cache"))
+    check("cache: object_size from its description", c["object_size"],
+          int(exp["cache_object_size"]))
+    check("cache: size from its description", c["size"], slab_size("kmt_oracle_cache"))
+    check("cache: nothing live at the end", c["live"], 0)
+
+# The error: kfree() of kmem_cache_alloc() objects, with both call sites.
+errs = [e for e in rep["errors"] if e["kind"] == "kfree_of_cache_object"
+        and e["alloc_symbol"].startswith("oracle_mismatch_alloc+")]
+check("kfree_of_cache_object: alloc site oracle_mismatch_alloc",
+      sum(e["count"] for e in errs), done["oracle_mismatch_kfree"])
+check("kfree_of_cache_object: free site oracle_mismatch_kfree",
+      all(e["free_symbol"].startswith("oracle_mismatch_kfree+") and
+          e["free_symbol"].endswith(mod) for e in errs) and len(errs) > 0, True)
+others = [e for e in rep["errors"] if e["alloc_symbol"].endswith(mod)
+          and e not in errs]
+check("no other error at an oracle call site", others, [])
+
+# Outstanding at the end: the leak.
+leak = [o for o in rep["outstanding"] if o["symbol"].startswith("oracle_leak_alloc+")]
+check("outstanding: the leak's objects", sum(o["count"] for o in leak),
+      int(exp["leak_outstanding"]))
+check("outstanding: their bytes", sum(o["bytes_alloc"] for o in leak),
+      int(exp["leak_outstanding"]) * slab_size(kmalloc_cache(int(exp["leak_size"]))))
+check("outstanding: their age is within the trace",
+      all(0 < o["max_age_ns"] <= rep["trace"]["duration_ns"] for o in leak) and len(leak) > 0,
+      True)
+outs = [o for o in rep["outstanding"] if o["symbol"].endswith(mod) and o not in leak]
+check("outstanding: nothing else of the oracle's", outs, [])
+
+# file:line through libdw: the line of the allocation call inside each function.
+text = open(src).read().split("\n")
+def alloc_line(func):
+    start = next(i for i, l in enumerate(text) if re.search(r"\b%s\(" % func, l)
+                 and not l.rstrip().endswith(";"))
+    for i in range(start, len(text)):
+        if re.search(r"\b(kmalloc|kmalloc_node|kmem_cache_alloc)\(", text[i]):
+            return i + 1
+    raise SystemExit("no allocation in " + func)
+for func in sorted(list(pattern) + ["oracle_fail_alloc"]):
+    got = sorted(set((os.path.basename(c.get("file", "-")), c.get("line")) for c in sites(func)))
+    check("%s: file:line through libdw" % func, got,
+          [("kmemtrace_oracle.c", alloc_line(func))])
+if bfd is not None:
+    key = lambda d: sorted((c["addr"], c["symbol"], c.get("file"), c.get("line"))
+                           for c in d["callsites"])
+    check("libdw and libbfd agree on every call site (%d)" % len(rep["callsites"]),
+          key(bfd) == key(rep), True)
+EOF
+
+while IFS=$'\t' read -r tag name got want; do
+	[ "$tag" = CHECK ] && is "$got" "$want" "$name"
+done < <(python3 "$KMT_TEST_DIR/judge.py" "$o" "$src" ||
+	printf 'CHECK\tthe judge ran without error\tfailed\tok\n')
+
+grep -q "^WARNING" "$o/report.txt" && diag "$(head -3 "$o/report.txt")"
+like "$(grep -c 'oracle_' "$o/report.txt")" '^[1-9]' "text report names the oracle's functions"
+
+done_testing
