@@ -735,7 +735,9 @@ static int run(struct kmtd *d)
 		failed = true;
 	if (!d->quiet) {
 		print_summary(d, d->outdir);
-		overrun_hint(d);
+		/* After a failure the buffers overflowed because draining stopped. */
+		if (!failed)
+			overrun_hint(d);
 	}
 	if (failed)
 		ret = KMT_EXIT_IO;
