@@ -247,8 +247,11 @@ static int obj_init(struct objtab *t)
 struct freed {
 	uint64_t ptr;		/* 0: empty */
 	uint32_t site;		/* index of the allocation's call site */
-	uint32_t pos;		/* ring position of its latest free, + 1 */
+	uint32_t pos;		/* ring position of its latest free + 1, | FREED_CACHE_OBJ */
 };
+
+/* In freed.pos: the object came from kmem_cache_alloc(). */
+#define FREED_CACHE_OBJ	0x80000000u
 
 struct freedtab {
 	struct freed *e;	/* 2 * FREED_WINDOW slots: at most half full */
@@ -286,7 +289,7 @@ static void freed_delete(struct freedtab *f, struct freed *d)
 }
 
 /* Remembers a selected object's free; forgets the oldest one beyond the window. */
-static void freed_add(struct freedtab *f, uint64_t ptr, uint32_t site)
+static void freed_add(struct freedtab *f, uint64_t ptr, uint32_t site, bool cache_obj)
 {
 	size_t mask = 2 * (size_t)FREED_WINDOW - 1, i;
 	uint32_t pos = (uint32_t)f->head;
@@ -295,7 +298,7 @@ static void freed_add(struct freedtab *f, uint64_t ptr, uint32_t site)
 		struct freed *old = freed_find(f, f->ring[pos]);
 
 		/* Unless the address was freed again since, its latest entry is this one. */
-		if (old && old->pos == pos + 1)
+		if (old && (old->pos & ~FREED_CACHE_OBJ) == pos + 1)
 			freed_delete(f, old);
 	} else {
 		f->count++;
@@ -306,7 +309,7 @@ static void freed_add(struct freedtab *f, uint64_t ptr, uint32_t site)
 		;
 	f->e[i].ptr = ptr;
 	f->e[i].site = site;
-	f->e[i].pos = pos + 1;
+	f->e[i].pos = (pos + 1) | (cache_obj ? FREED_CACHE_OBJ : 0);
 }
 
 static int freed_init(struct freedtab *f)
@@ -525,7 +528,7 @@ fill:
 }
 
 static int error_add(struct rpt *r, enum rpt_err_kind kind, uint64_t alloc_site,
-		     uint64_t free_site)
+		     uint64_t free_site, bool uncertain)
 {
 	uint64_t key = alloc_site * 31 + free_site * 0x100000001b3ULL + (uint64_t)kind;
 	size_t mask, i;
@@ -557,6 +560,7 @@ static int error_add(struct rpt *r, enum rpt_err_kind kind, uint64_t alloc_site,
 
 		if (e->kind == kind && e->alloc_site == alloc_site && e->free_site == free_site) {
 			e->count++;
+			e->uncertain |= uncertain;
 			return 0;
 		}
 	}
@@ -564,6 +568,7 @@ static int error_add(struct rpt *r, enum rpt_err_kind kind, uint64_t alloc_site,
 		return -1;
 	r->errors[r->nerrors] = (struct rpt_error){
 		.kind = kind, .alloc_site = alloc_site, .free_site = free_site, .count = 1,
+		.uncertain = uncertain,
 	};
 	r->err_slots[i].idx1 = (uint32_t)(++r->nerrors);
 	return 0;
@@ -648,7 +653,7 @@ static int slab_alloc(struct rpt *r, const struct kmt_event *ev)
 			c->bytes_alloc += ev->bytes_alloc;
 		}
 		if (ev->bytes_alloc < ev->bytes_req &&
-		    error_add(r, RPT_ERR_SHORT_ALLOC, ev->call_site, 0))
+		    error_add(r, RPT_ERR_SHORT_ALLOC, ev->call_site, 0, false))
 			return -1;
 		if (r->flags & RPT_PTR_VIEW) {
 			struct rpt_ptr *p = ptr_get(r, ev->ptr);
@@ -696,7 +701,7 @@ static int slab_free(struct rpt *r, const struct kmt_event *ev)
 			r->t.frees++;
 			r->t.double_frees++;
 			return error_add(r, RPT_ERR_DOUBLE_FREE, r->sites[d->site].addr,
-					 ev->call_site);
+					 ev->call_site, d->pos & FREED_CACHE_OBJ);
 		}
 		/* Allocated before the trace (or its allocation was lost). */
 		if (!cpu_pid_ok(r, ev) || r->f.min_size)
@@ -743,17 +748,17 @@ static int slab_free(struct rpt *r, const struct kmt_event *ev)
 			p->cross_cpu_frees++;
 	}
 	if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_KFREE) {
-		if (error_add(r, RPT_ERR_KFREE_OF_CACHE_OBJ, s->addr, ev->call_site))
+		if (error_add(r, RPT_ERR_KFREE_OF_CACHE_OBJ, s->addr, ev->call_site, false))
 			return -1;
 	} else if (o->kind == KMT_REC_KMALLOC && ev->type == KMT_REC_CACHE_FREE) {
-		if (error_add(r, RPT_ERR_CACHE_FREE_OF_KMALLOC, s->addr, ev->call_site))
+		if (error_add(r, RPT_ERR_CACHE_FREE_OF_KMALLOC, s->addr, ev->call_site, false))
 			return -1;
 	} else if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_CACHE_FREE &&
 		   r->caches[o->cache].id != ev->cache_id) {
-		if (error_add(r, RPT_ERR_CACHE_MISMATCH, s->addr, ev->call_site))
+		if (error_add(r, RPT_ERR_CACHE_MISMATCH, s->addr, ev->call_site, false))
 			return -1;
 	}
-	freed_add(&r->freed, ev->ptr, o->site);
+	freed_add(&r->freed, ev->ptr, o->site, o->kind == KMT_REC_CACHE_ALLOC);
 	obj_delete(&r->objs, o);
 	return 0;
 }

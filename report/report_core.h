@@ -78,6 +78,11 @@ struct rpt_error {
 	uint64_t alloc_site;	/* call site of the allocation */
 	uint64_t free_site;	/* call site of the free, 0 for short_allocation */
 	uint64_t count;
+	/*
+	 * A double free of a kmem_cache object: kmem_cache_alloc_bulk() is not
+	 * traced, so an allocation may have come between the two frees.
+	 */
+	bool uncertain;
 };
 
 /* Per-address view (RPT_PTR_VIEW), like perf kmem --alloc. */

@@ -701,6 +701,8 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		fputs(i ? ",{" : "{", fp);
 		json_str(fp, "kind", rpt_err_name(e->kind), &f2);
 		json_u64(fp, "count", e->count, &f2);
+		json_key(fp, "uncertain", &f2);
+		fputs(e->uncertain ? "true" : "false", fp);
 		json_addr(fp, "alloc_addr", e->alloc_site, &f2);
 		json_sym(fp, "alloc_", symtab_get(st, e->alloc_site), e->alloc_site, &f2);
 		if (e->kind == RPT_ERR_SHORT_ALLOC) {
@@ -853,26 +855,17 @@ static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 /* ---- text --------------------------------------------------------------------- */
 
 /*
- * Fits s into w columns: a long symbol keeps its head and its
- * "+0xoff [module]" tail, with ".." where the middle was.
+ * Prints s left-aligned in a column of w characters. A longer name keeps
+ * all of it, "function+0xoff [module]" being what the reader came for: it
+ * goes on a line of its own and the numbers follow on the next, under the
+ * column (--wide: on the same line, out of alignment).
  */
-static const char *fit(const char *s, size_t w, bool wide, char *buf, size_t len)
+static void name_col(FILE *fp, const char *s, int w, bool wide)
 {
-	size_t n = strlen(s), tail, head;
-	const char *plus;
-
-	if (wide || n <= w || w < 8 || w >= len)
-		return s;
-	plus = strrchr(s, '+');
-	tail = plus ? n - (size_t)(plus - s) : 0;
-	if (tail > w / 2)
-		tail = w / 2;
-	head = w - 2 - tail;
-	memcpy(buf, s, head);
-	memcpy(buf + head, "..", 2);
-	memcpy(buf + head + 2, s + n - tail, tail);
-	buf[w] = '\0';
-	return buf;
+	if ((int)strlen(s) <= w || wide)
+		fprintf(fp, "%-*s", w, s);
+	else
+		fprintf(fp, "%s\n%*s", s, w, "");
 }
 
 static void fmt_per(char *buf, size_t len, uint64_t total, uint64_t n)
@@ -901,7 +894,7 @@ static void more(FILE *fp, size_t shown, size_t n)
 static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		     const struct symtab *st)
 {
-	char b1[40], b2[40], b3[SYM_LEN];
+	char b1[40], b2[40];
 	size_t n, i, lim;
 	struct row *rows = view_rows(r, o, st, &n);
 
@@ -920,9 +913,9 @@ static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 			fmt_per(b1, sizeof(b1), w->bytes_alloc, ok);
 			fmt_per(b2, sizeof(b2), w->bytes_req, ok);
-			fprintf(fp, "%-25s %14s %14s %8" PRIu64 " %6" PRIu64 " %5.1f%%\n",
-				fit(w->name, 25, o->wide, b3, sizeof(b3)), b1, b2, w->hits, w->xcpu,
-				w->frag);
+			name_col(fp, w->name, 25, o->wide);
+			fprintf(fp, " %14s %14s %8" PRIu64 " %6" PRIu64 " %5.1f%%\n", b1, b2,
+				w->hits, w->xcpu, w->frag);
 			text_srcline(fp, w->sr, "   ");
 		}
 	} else if (o->view == VIEW_ALLOC) {
@@ -951,9 +944,9 @@ static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		for (i = 0; i < lim; i++) {
 			const struct row *w = &rows[i];
 
-			fprintf(fp, "%-22s %10" PRIu64 " %10" PRIu64 " %14" PRIu64 " %9" PRIu64
-				" %5.1f%%\n", fit(w->name, 22, o->wide, b3, sizeof(b3)), w->hits,
-				w->frees, w->bytes_alloc, w->live, w->frag);
+			name_col(fp, w->name, 22, o->wide);
+			fprintf(fp, " %10" PRIu64 " %10" PRIu64 " %14" PRIu64 " %9" PRIu64
+				" %5.1f%%\n", w->hits, w->frees, w->bytes_alloc, w->live, w->frag);
 		}
 	}
 	more(fp, lim, n);
@@ -965,6 +958,7 @@ static int text_errors(FILE *fp, const struct rpt *r, const struct symtab *st)
 {
 	size_t n, i;
 	const struct rpt_error **errs = sorted_errors(r, &n);
+	bool uncertain = false;
 
 	if (!errs)
 		return -1;
@@ -974,20 +968,27 @@ static int text_errors(FILE *fp, const struct rpt *r, const struct symtab *st)
 		return 0;
 	}
 	fprintf(fp, "\nErrors in the traced kernel (%zu):\n", n);
-	fprintf(fp, "%-28s %8s  %s\n", "Kind", "Count", "Call sites");
+	fprintf(fp, "%-30s %10s\n", "Kind", "Count");
 	for (i = 0; i < n; i++) {
 		const struct rpt_error *e = errs[i];
 		const struct symres *a = symtab_get(st, e->alloc_site);
 		const struct symres *f = symtab_get(st, e->free_site);
+		char kind[40];
 
-		fprintf(fp, "%-28s %8" PRIu64 "  alloc %s\n", rpt_err_name(e->kind), e->count,
-			a ? a->sym : "?");
-		text_srcline(fp, a, "                                         ");
+		snprintf(kind, sizeof(kind), "%s%s", rpt_err_name(e->kind), e->uncertain ? "?" : "");
+		uncertain |= e->uncertain;
+		fprintf(fp, "%-30s %10" PRIu64 "\n", kind, e->count);
+		fprintf(fp, "  allocated at %s\n", a ? a->sym : "?");
+		text_srcline(fp, a, "             ");
 		if (e->kind != RPT_ERR_SHORT_ALLOC) {
-			fprintf(fp, "%-28s %8s  free  %s\n", "", "", f ? f->sym : "?");
-			text_srcline(fp, f, "                                         ");
+			fprintf(fp, "  freed at     %s\n", f ? f->sym : "?");
+			text_srcline(fp, f, "             ");
 		}
 	}
+	if (uncertain)
+		fputs("? of kmem_cache objects: kmem_cache_alloc_bulk() is not traced, so an\n"
+		      "  allocation may have come between the two frees (the maple tree does this).\n",
+		      fp);
 	free(errs);
 	return 0;
 }
@@ -995,7 +996,7 @@ static int text_errors(FILE *fp, const struct rpt *r, const struct symtab *st)
 static int text_outstanding(FILE *fp, const struct rpt *r, const struct out_opts *o,
 			    const struct symtab *st)
 {
-	char b1[40], b3[SYM_LEN];
+	char b1[40];
 	size_t n, i, lim;
 	struct row *rows = outstanding_rows(r, st, &n);
 
@@ -1010,8 +1011,8 @@ static int text_outstanding(FILE *fp, const struct rpt *r, const struct out_opts
 			const struct row *w = &rows[i];
 
 			fmt_secs(b1, sizeof(b1), w->age);
-			fprintf(fp, "%-36s %9" PRIu64 " %14" PRIu64 " %15s\n",
-				fit(w->name, 36, o->wide, b3, sizeof(b3)), w->out, w->out_bytes, b1);
+			name_col(fp, w->name, 36, o->wide);
+			fprintf(fp, " %9" PRIu64 " %14" PRIu64 " %15s\n", w->out, w->out_bytes, b1);
 			text_srcline(fp, w->sr, "   ");
 		}
 		more(fp, lim, n);
@@ -1093,14 +1094,14 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 				PRIu64 "\n", o->lost_unmarked);
 		fputc('\n', fp);
 	}
-	fprintf(fp, "Trace %s: %zu file%s, %s-endian %u-bit", o->trace, o->nfiles,
+	fprintf(fp, "Trace: %s\n  %zu file%s, %s-endian %u-bit", o->trace, o->nfiles,
 		o->nfiles == 1 ? "" : "s", o->big_endian ? "big" : "little", o->word_bits);
 	if (kr)
-		fprintf(fp, ", kernel %s", kr);
+		fprintf(fp, "; kernel %s", kr);
 	if (mach)
 		fprintf(fp, " %s", mach);
 	if (host)
-		fprintf(fp, " (%s)", host);
+		fprintf(fp, " on %s", host);
 	fputc('\n', fp);
 	if (o->filters)
 		fprintf(fp, "Filters: %s\n", o->filters);

@@ -277,6 +277,8 @@ static void test_workload_all_formats(void)
 #define S_G	0xffffffffc0001600ULL	/* kmalloc, freed twice at H */
 #define S_H	0xffffffffc0001700ULL
 #define S_I	0xffffffffc0001800ULL	/* short allocation */
+#define S_J	0xffffffffc0001900ULL	/* cache alloc, freed twice at K */
+#define S_K	0xffffffffc0001a00ULL
 #define CX	0xffff888000a00000ULL
 #define CY	0xffff888000b00000ULL
 #define P(n)	(0xffff888100000000ULL + 0x100 * (n))
@@ -321,6 +323,9 @@ static void test_errors(void)
 	w |= gen_kfree(g, 1, t++, S_H, P(30), 1);
 	w |= gen_kfree(g, 1, t++, S_H, P(30), 1);
 	w |= gen_kmalloc(g, 0, t++, S_I, P(40), 100, 64, KMT_NODE_ANY, 1);
+	w |= gen_cache_alloc(g, 0, t++, S_J, P(50), CX, 56, 64, KMT_NODE_ANY, 1);
+	w |= gen_cache_free(g, 0, t++, S_K, P(50), CX, 1);
+	w |= gen_cache_free(g, 0, t++, S_K, P(50), CX, 1);
 	if (!ok(w == 0 && gen_flush(g) == 0, "errors: trace written"))
 		return;
 	r = analyse(tdir("errors"), NULL, 0);
@@ -338,15 +343,19 @@ static void test_errors(void)
 	ok(e && e->count == 1 && e->alloc_site == S_E && e->free_site == S_F,
 	   "cache_mismatch: 1, alloc E, free F");
 	e = find_error(r, RPT_ERR_DOUBLE_FREE);
-	ok(e && e->count == 1 && e->alloc_site == S_G && e->free_site == S_H,
-	   "double_free: 1, alloc G, free H");
+	ok(e && e->count == 1 && e->alloc_site == S_G && e->free_site == S_H && !e->uncertain,
+	   "double_free: 1, alloc G, free H; certain for a kmalloc() object");
+	e = rpt_error(r, rpt_nerrors(r) - 1);
+	ok(e && e->kind == RPT_ERR_DOUBLE_FREE && e->count == 1 && e->alloc_site == S_J &&
+	   e->free_site == S_K && e->uncertain,
+	   "double_free of a cache object: uncertain (bulk allocations are not traced)");
 	e = find_error(r, RPT_ERR_SHORT_ALLOC);
 	ok(e && e->count == 1 && e->alloc_site == S_I && e->free_site == 0,
 	   "short_allocation: 1 at I");
-	is_u64(rpt_nerrors(r), 5, "errors: exactly five error entries");
+	is_u64(rpt_nerrors(r), 6, "errors: exactly six error entries");
 	/* The generator counts the second free as untracked; the report as a double free. */
-	is_u64(rpt_totals(r)->double_frees, 1, "errors: double_frees total");
-	is_u64(rpt_totals(r)->untracked_frees, gen_totals(g)->untracked_frees - 1,
+	is_u64(rpt_totals(r)->double_frees, 2, "errors: double_frees total");
+	is_u64(rpt_totals(r)->untracked_frees, gen_totals(g)->untracked_frees - 2,
 	       "errors: a double free is not an untracked free");
 	is_u64(rpt_totals(r)->frees, gen_totals(g)->frees, "errors: every free counted");
 	is_u64(rpt_totals(r)->cross_cpu_frees, n_kfree_cache,
