@@ -381,6 +381,10 @@ def cmd_oracle(expected_path, kallsyms_path, *paths):
           [(r["ptr"], r["req"], r["alloc"], r["gfp"]) for r in fa],
           [(0, fs, kmalloc_class(fs), gfp_nowarn)])
 
+    check("oracle_kfree_null: the function exists", "oracle_kfree_null" in set(n for _, n in syms), True)
+    check("oracle_kfree_null: 2n calls", done["oracle_kfree_null"], 2 * n)
+    check("kfree(NULL) and kfree(ZERO_SIZE_PTR) are not recorded", len(by_func["oracle_kfree_null"]), 0)
+
 if __name__ == "__main__":
     globals()["cmd_" + sys.argv[1]](*sys.argv[2:])
 EOF

@@ -41,6 +41,8 @@
  *   oracle_node_free       kfree() of those
  *   oracle_fail_alloc      kmalloc(fail_size, GFP_KERNEL | __GFP_NOWARN),
  *                          more than the page allocator can give: NULL
+ *   oracle_kfree_null      n x kfree(NULL) and n x kfree(ZERO_SIZE_PTR),
+ *                          which kmemtrace does not record
  *
  * The "expected" file (values in decimal unless they start with 0x):
  *
@@ -171,6 +173,7 @@ enum oracle_func {
 	OF_NODE_ALLOC,
 	OF_NODE_FREE,
 	OF_FAIL_ALLOC,
+	OF_KFREE_NULL,
 	OF_COUNT
 };
 
@@ -188,6 +191,7 @@ static const char * const oracle_func_names[OF_COUNT] = {
 	[OF_NODE_ALLOC] = "oracle_node_alloc",
 	[OF_NODE_FREE] = "oracle_node_free",
 	[OF_FAIL_ALLOC] = "oracle_fail_alloc",
+	[OF_KFREE_NULL] = "oracle_kfree_null",
 };
 
 static struct oracle_result oracle_res[OF_COUNT];
@@ -420,6 +424,21 @@ static noinline __noclone unsigned int oracle_fail_alloc(void)
 	return r->failed;
 }
 
+/* kfree() of nothing: the tracepoint fires, kmemtrace must not record. */
+static noinline __noclone unsigned int oracle_kfree_null(void)
+{
+	struct oracle_result *r = &oracle_res[OF_KFREE_NULL];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		kfree(NULL);
+		r->done++;
+		kfree(ZERO_SIZE_PTR);
+		r->done++;
+	}
+	return r->done;
+}
+
 /* Appends to the expected text; output past the buffer is cut. */
 static __printf(1, 2) void oracle_say(const char *fmt, ...)
 {
@@ -532,6 +551,7 @@ static void oracle_run(void)
 	oracle_mismatch_kfree();
 	oracle_leak_alloc();
 	oracle_fail_alloc();
+	oracle_kfree_null();
 
 	oracle_runs++;
 	oracle_describe(leak_freed);
