@@ -613,6 +613,11 @@ static int slab_alloc(struct rpt *r, const struct kmt_event *ev)
 		c = cache_get(r, ev->cache_id, &cache_idx);
 		if (!c)
 			return -1;
+		/* Undescribed (its CACHE_DESC came before the trace): sizes from its events. */
+		if (!c->described && !c->size) {
+			c->object_size = ev->bytes_req;
+			c->size = ev->bytes_alloc;
+		}
 	} else if (ev->bytes_alloc) {
 		c = kmalloc_cache_get(r, ev->bytes_alloc, &cache_idx);
 		if (!c)

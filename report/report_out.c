@@ -668,8 +668,11 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		fputs(i ? ",{" : "{", fp);
 		json_str(fp, "name", c->name, &f2);
 		json_str(fp, "kind", c->pseudo ? "kmalloc" : "cache", &f2);
-		if (!c->pseudo)
+		if (!c->pseudo) {
 			json_addr(fp, "id", c->id, &f2);
+			json_key(fp, "described", &f2);
+			fputs(c->described ? "true" : "false", fp);
+		}
 		json_u64(fp, "object_size", c->object_size, &f2);
 		json_u64(fp, "size", c->size, &f2);
 		json_u64(fp, "allocs", c->allocs, &f2);
