@@ -385,6 +385,22 @@ def cmd_oracle(expected_path, kallsyms_path, *paths):
     check("oracle_kfree_null: 2n calls", done["oracle_kfree_null"], 2 * n)
     check("kfree(NULL) and kfree(ZERO_SIZE_PTR) are not recorded", len(by_func["oracle_kfree_null"]), 0)
 
+    # Interrupt context: the records carry the flag of the context the oracle saw itself in,
+    # and on a non-RT kernel that is a hard interrupt and a softirq.
+    irq_size = int(exp["irq_size"])
+    for ctx, fn, bit in (("hardirq_context", "oracle_hardirq_work", 0x01),
+                         ("softirq_context", "oracle_softirq_timer", 0x02)):
+        if os.environ.get("KMT_RT") != "1":
+            check("%s: ran in that context" % fn, exp[ctx], "1")
+        al, fr = recs(fn, KMALLOC), recs(fn, KFREE)
+        check("%s: n allocations recorded" % fn, (len(al), done[fn + "/alloc"]), (n, n))
+        check("%s: size class and GFP_ATOMIC" % fn, sorted(set((r["req"], r["alloc"], r["gfp"]) for r in al)),
+              [(irq_size, kmalloc_class(irq_size), int(exp["gfp_atomic"], 16))])
+        check("%s: frees what it allocated" % fn, ptrs(fr), ptrs(al))
+        want = bit if exp[ctx] == "1" else 0
+        check("%s: every record flagged for its context" % fn,
+              sorted(set(r["flags"] & 0x03 for r in al + fr)), [want])
+
 if __name__ == "__main__":
     globals()["cmd_" + sys.argv[1]](*sys.argv[2:])
 EOF
@@ -397,10 +413,12 @@ judge() {
 		CHECK) is "$got" "$want" "$name" ;;
 		*) diag "$name $got $want" ;;
 		esac
-	done < <(python3 "$py" "$@" || echo $'CHECK\treader ran without error\tfailed\tok')
+	done < <(KMT_RT=$rt python3 "$py" "$@" || echo $'CHECK\treader ran without error\tfailed\tok')
 }
 
 # --- Run ----------------------------------------------------------------------------------
+rt=0
+[[ $(guest_kernel) == *-rt-* ]] && rt=1
 vm_ok module --numa -c 2 --no-daemon -T 240 -m kmemtrace_oracle -a "$guest" -a "$runas" -- module-check.sh
 o=$VM_OUT
 is "$(command_status)" 0 "guest script ran to the end"

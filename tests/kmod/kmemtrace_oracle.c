@@ -43,6 +43,10 @@
  *                          more than the page allocator can give: NULL
  *   oracle_kfree_null      n x kfree(NULL) and n x kfree(ZERO_SIZE_PTR),
  *                          which kmemtrace does not record
+ *   oracle_hardirq_work    an irq_work: n x kmalloc(irq_size, GFP_ATOMIC)
+ *                          then kfree() of each, in hard interrupt context
+ *                          (a kthread on PREEMPT_RT: see hardirq_context)
+ *   oracle_softirq_timer   a timer: the same in softirq context
  *
  * The "expected" file (values in decimal unless they start with 0x):
  *
@@ -64,6 +68,11 @@
  *   node_target N            node asked of kmalloc_node(), or "none"
  *   node_on_target N         objects whose memory is on node_target
  *   fail_null 1              1 if the failing allocation returned NULL
+ *   irq_size N               kmalloc size of the interrupt-context objects
+ *   gfp_atomic 0xX           GFP_ATOMIC of this kernel
+ *   hardirq_context 0|1      in_hardirq() seen by oracle_hardirq_work
+ *   softirq_context 0|1      in_serving_softirq() seen by
+ *                            oracle_softirq_timer
  *   note TEXT                why something was skipped (may repeat)
  *   done FUNC N              calls of kmalloc/kfree/... FUNC made that
  *                            succeeded (an allocation that returned NULL
@@ -78,7 +87,9 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/completion.h>
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/kstrtox.h>
 #include <linux/kthread.h>
@@ -91,6 +102,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timer.h>
 #include <linux/topology.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -126,6 +138,10 @@ static unsigned int leak_size = 700;
 module_param(leak_size, uint, 0444);
 MODULE_PARM_DESC(leak_size, "kmalloc size of the objects left allocated, 1..8192 (default 700)");
 
+static unsigned int irq_size = 50;
+module_param(irq_size, uint, 0444);
+MODULE_PARM_DESC(irq_size, "kmalloc size of the interrupt-context objects, 1..8192 (default 50)");
+
 static int load_nice = MAX_NICE;
 module_param(load_nice, int, 0444);
 MODULE_PARM_DESC(load_nice,
@@ -143,6 +159,7 @@ static void *oracle_xcpu[ORACLE_MAX_N];
 static void *oracle_mismatched[ORACLE_MAX_N];
 static void *oracle_leaked[ORACLE_MAX_N];
 static void *oracle_remote[ORACLE_MAX_N];
+static void *oracle_irq_objs[ORACLE_MAX_N];
 
 static struct kmem_cache *oracle_cache;
 static struct dentry *oracle_dir;
@@ -174,6 +191,10 @@ enum oracle_func {
 	OF_NODE_FREE,
 	OF_FAIL_ALLOC,
 	OF_KFREE_NULL,
+	OF_HARDIRQ_ALLOC,
+	OF_HARDIRQ_FREE,
+	OF_SOFTIRQ_ALLOC,
+	OF_SOFTIRQ_FREE,
 	OF_COUNT
 };
 
@@ -192,6 +213,11 @@ static const char * const oracle_func_names[OF_COUNT] = {
 	[OF_NODE_FREE] = "oracle_node_free",
 	[OF_FAIL_ALLOC] = "oracle_fail_alloc",
 	[OF_KFREE_NULL] = "oracle_kfree_null",
+	/* Both kinds of event of one function: "alloc" and "free" counts. */
+	[OF_HARDIRQ_ALLOC] = "oracle_hardirq_work/alloc",
+	[OF_HARDIRQ_FREE] = "oracle_hardirq_work/free",
+	[OF_SOFTIRQ_ALLOC] = "oracle_softirq_timer/alloc",
+	[OF_SOFTIRQ_FREE] = "oracle_softirq_timer/free",
 };
 
 static struct oracle_result oracle_res[OF_COUNT];
@@ -202,6 +228,8 @@ static int oracle_node_target = NUMA_NO_NODE;
 static unsigned int oracle_node_on_target;
 static unsigned int oracle_leak_count;
 static bool oracle_fail_null;
+static bool oracle_hardirq_seen;
+static bool oracle_softirq_seen;
 
 /*
  * Each pattern function returns what it did, and its caller uses the
@@ -439,6 +467,63 @@ static noinline __noclone unsigned int oracle_kfree_null(void)
 	return r->done;
 }
 
+/*
+ * Allocates and frees from interrupt context. Inlined into each handler:
+ * the call site is the function kmalloc() returns into.
+ */
+static __always_inline void oracle_irq_pattern(enum oracle_func alloc,
+					       enum oracle_func free)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		oracle_irq_objs[j] = kmalloc(irq_size, GFP_ATOMIC);
+		if (oracle_irq_objs[j])
+			oracle_res[alloc].done++;
+		else
+			oracle_res[alloc].failed++;
+	}
+	for (j = 0; j < n; j++) {
+		if (!oracle_irq_objs[j])
+			continue;
+		kfree(oracle_irq_objs[j]);
+		oracle_irq_objs[j] = NULL;
+		oracle_res[free].done++;
+	}
+}
+
+static noinline __noclone void oracle_hardirq_work(struct irq_work *work)
+{
+	oracle_hardirq_seen = in_hardirq();
+	oracle_irq_pattern(OF_HARDIRQ_ALLOC, OF_HARDIRQ_FREE);
+	oracle_hardirq_seen &= !!in_hardirq();
+}
+
+static DECLARE_COMPLETION(oracle_timer_done);
+
+static noinline __noclone void oracle_softirq_timer(struct timer_list *t)
+{
+	oracle_softirq_seen = in_serving_softirq();
+	oracle_irq_pattern(OF_SOFTIRQ_ALLOC, OF_SOFTIRQ_FREE);
+	oracle_softirq_seen &= !!in_serving_softirq();
+	complete(&oracle_timer_done);
+}
+
+static DEFINE_IRQ_WORK(oracle_irq_work, oracle_hardirq_work);
+static struct timer_list oracle_timer;
+
+static void oracle_interrupts(void)
+{
+	irq_work_queue(&oracle_irq_work);
+	irq_work_sync(&oracle_irq_work);
+
+	reinit_completion(&oracle_timer_done);
+	timer_setup(&oracle_timer, oracle_softirq_timer, 0);
+	mod_timer(&oracle_timer, jiffies + 1);
+	wait_for_completion(&oracle_timer_done);
+	del_timer_sync(&oracle_timer);
+}
+
 /* Appends to the expected text; output past the buffer is cut. */
 static __printf(1, 2) void oracle_say(const char *fmt, ...)
 {
@@ -494,6 +579,10 @@ static void oracle_describe(unsigned int leak_freed)
 		oracle_say("note node skipped: fewer than 2 nodes online\n");
 	oracle_say("node_on_target %u\n", oracle_node_on_target);
 	oracle_say("fail_null %d\n", oracle_fail_null);
+	oracle_say("irq_size %u\n", irq_size);
+	oracle_say("gfp_atomic %#x\n", (__force unsigned int)GFP_ATOMIC);
+	oracle_say("hardirq_context %d\n", oracle_hardirq_seen);
+	oracle_say("softirq_context %d\n", oracle_softirq_seen);
 	for (i = 0; i < OF_COUNT; i++) {
 		oracle_say("done %s %u\n", oracle_func_names[i],
 			   oracle_res[i].done);
@@ -552,6 +641,7 @@ static void oracle_run(void)
 	oracle_leak_alloc();
 	oracle_fail_alloc();
 	oracle_kfree_null();
+	oracle_interrupts();
 
 	oracle_runs++;
 	oracle_describe(leak_freed);
@@ -742,6 +832,7 @@ static int oracle_check_params(void)
 	     oracle_size_ok("xcpu_size", xcpu_size, 1, SZ_8K) &&
 	     oracle_size_ok("node_size", node_size, 1, SZ_8K) &&
 	     oracle_size_ok("leak_size", leak_size, 1, SZ_8K) &&
+	     oracle_size_ok("irq_size", irq_size, 1, SZ_8K) &&
 	     oracle_size_ok("fail_size", fail_size, SZ_32M, ULONG_MAX / 2) &&
 	     oracle_size_ok("load_nice", load_nice + 20, 0, 39);
 	for (i = 0; ok && i < nr_sizes; i++)
