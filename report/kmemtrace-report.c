@@ -157,8 +157,9 @@ static int parse_time(const char *s, uint64_t *ns)
 		if (strchr(dot + 1, '.') || (!*num && !dot[1]))
 			return -1;
 		for (d = dot + 1; *d; d++) {
-			if (scale >= 1000000000000ULL)
-				break;	/* finer than the unit's ns: ignored */
+			/* Digits finer than 1 ns are ignored, which keeps fp * mul exact. */
+			if (scale >= mul)
+				break;
 			fp = fp * 10 + (uint64_t)(*d - '0');
 			scale *= 10;
 		}
@@ -167,7 +168,7 @@ static int parse_time(const char *s, uint64_t *ns)
 		ip = 0;
 	else if (parse_u64(num, UINT64_MAX, &ip))
 		return -1;
-	if (ip > UINT64_MAX / mul)
+	if (ip > UINT64_MAX / mul || fp * mul / scale > UINT64_MAX - ip * mul)
 		return -1;
 	*ns = ip * mul + fp * mul / scale;
 	return 0;

@@ -381,6 +381,12 @@ def cmd_oracle(expected_path, kallsyms_path, *paths):
           [(r["ptr"], r["req"], r["alloc"], r["gfp"]) for r in fa],
           [(0, fs, kmalloc_class(fs), gfp_nowarn)])
 
+    hs = int(exp["huge_size"])
+    if hs:
+        check("oracle_huge_alloc: returned NULL", exp["huge_null"], "1")
+        check("oracle_huge_alloc: byte counts saturate at U32_MAX with KMT_F_CLAMPED",
+              [(r["ptr"], r["req"], r["alloc"], r["flags"]) for r in recs("oracle_huge_alloc", KMALLOC)],
+              [(0, 2**32 - 1, 2**32 - 1, 0x04)])
     check("oracle_kfree_null: the function exists", "oracle_kfree_null" in set(n for _, n in syms), True)
     check("oracle_kfree_null: 2n calls", done["oracle_kfree_null"], 2 * n)
     check("kfree(NULL) and kfree(ZERO_SIZE_PTR) are not recorded", len(by_func["oracle_kfree_null"]), 0)

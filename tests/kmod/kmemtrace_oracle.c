@@ -41,6 +41,9 @@
  *   oracle_node_free       kfree() of those
  *   oracle_fail_alloc      kmalloc(fail_size, GFP_KERNEL | __GFP_NOWARN),
  *                          more than the page allocator can give: NULL
+ *   oracle_huge_alloc      kmalloc(huge_size, GFP_KERNEL | __GFP_NOWARN),
+ *                          a size above 4 GiB (64-bit kernels): NULL, and
+ *                          kmemtrace saturates its byte counts (CLAMPED)
  *   oracle_kfree_null      n x kfree(NULL) and n x kfree(ZERO_SIZE_PTR),
  *                          which kmemtrace does not record
  *   oracle_hardirq_work    an irq_work: n x kmalloc(irq_size, GFP_ATOMIC)
@@ -68,6 +71,8 @@
  *   node_target N            node asked of kmalloc_node(), or "none"
  *   node_on_target N         objects whose memory is on node_target
  *   fail_null 1              1 if the failing allocation returned NULL
+ *   huge_size N              size of oracle_huge_alloc, 0 if skipped
+ *   huge_null 1              1 if it returned NULL
  *   irq_size N               kmalloc size of the interrupt-context objects
  *   gfp_atomic 0xX           GFP_ATOMIC of this kernel
  *   hardirq_context 0|1      in_hardirq() seen by oracle_hardirq_work
@@ -142,6 +147,12 @@ static unsigned int irq_size = 50;
 module_param(irq_size, uint, 0444);
 MODULE_PARM_DESC(irq_size, "kmalloc size of the interrupt-context objects, 1..8192 (default 50)");
 
+/* Above what a u32 byte count holds; 0 on 32-bit kernels. */
+static unsigned long huge_size = BITS_PER_LONG == 64 ? (SZ_4G << 1) : 0;
+module_param(huge_size, ulong, 0444);
+MODULE_PARM_DESC(huge_size,
+		 "kmalloc size above 4 GiB that must fail, 0 to skip (default 8 GiB on 64-bit)");
+
 static int load_nice = MAX_NICE;
 module_param(load_nice, int, 0444);
 MODULE_PARM_DESC(load_nice,
@@ -190,6 +201,7 @@ enum oracle_func {
 	OF_NODE_ALLOC,
 	OF_NODE_FREE,
 	OF_FAIL_ALLOC,
+	OF_HUGE_ALLOC,
 	OF_KFREE_NULL,
 	OF_HARDIRQ_ALLOC,
 	OF_HARDIRQ_FREE,
@@ -212,6 +224,7 @@ static const char * const oracle_func_names[OF_COUNT] = {
 	[OF_NODE_ALLOC] = "oracle_node_alloc",
 	[OF_NODE_FREE] = "oracle_node_free",
 	[OF_FAIL_ALLOC] = "oracle_fail_alloc",
+	[OF_HUGE_ALLOC] = "oracle_huge_alloc",
 	[OF_KFREE_NULL] = "oracle_kfree_null",
 	/* Both kinds of event of one function: "alloc" and "free" counts. */
 	[OF_HARDIRQ_ALLOC] = "oracle_hardirq_work/alloc",
@@ -228,6 +241,7 @@ static int oracle_node_target = NUMA_NO_NODE;
 static unsigned int oracle_node_on_target;
 static unsigned int oracle_leak_count;
 static bool oracle_fail_null;
+static bool oracle_huge_null;
 static bool oracle_hardirq_seen;
 static bool oracle_softirq_seen;
 
@@ -452,6 +466,22 @@ static noinline __noclone unsigned int oracle_fail_alloc(void)
 	return r->failed;
 }
 
+static noinline __noclone unsigned int oracle_huge_alloc(void)
+{
+	struct oracle_result *r = &oracle_res[OF_HUGE_ALLOC];
+	void *p;
+
+	p = kmalloc(huge_size, GFP_KERNEL | __GFP_NOWARN);
+	oracle_huge_null = !p;
+	if (p) {
+		r->done++;
+		kfree(p);
+	} else {
+		r->failed++;
+	}
+	return r->failed;
+}
+
 /* kfree() of nothing: the tracepoint fires, kmemtrace must not record. */
 static noinline __noclone unsigned int oracle_kfree_null(void)
 {
@@ -579,6 +609,8 @@ static void oracle_describe(unsigned int leak_freed)
 		oracle_say("note node skipped: fewer than 2 nodes online\n");
 	oracle_say("node_on_target %u\n", oracle_node_on_target);
 	oracle_say("fail_null %d\n", oracle_fail_null);
+	oracle_say("huge_size %lu\n", huge_size);
+	oracle_say("huge_null %d\n", oracle_huge_null);
 	oracle_say("irq_size %u\n", irq_size);
 	oracle_say("gfp_atomic %#x\n", (__force unsigned int)GFP_ATOMIC);
 	oracle_say("hardirq_context %d\n", oracle_hardirq_seen);
@@ -640,6 +672,8 @@ static void oracle_run(void)
 	oracle_mismatch_kfree();
 	oracle_leak_alloc();
 	oracle_fail_alloc();
+	if (huge_size)
+		oracle_huge_alloc();
 	oracle_kfree_null();
 	oracle_interrupts();
 
@@ -834,6 +868,9 @@ static int oracle_check_params(void)
 	     oracle_size_ok("leak_size", leak_size, 1, SZ_8K) &&
 	     oracle_size_ok("irq_size", irq_size, 1, SZ_8K) &&
 	     oracle_size_ok("fail_size", fail_size, SZ_32M, ULONG_MAX / 2) &&
+	     (!huge_size ||
+	      oracle_size_ok("huge_size", huge_size, (unsigned long)U32_MAX + 1,
+			     ULONG_MAX / 2)) &&
 	     oracle_size_ok("load_nice", load_nice + 20, 0, 39);
 	for (i = 0; ok && i < nr_sizes; i++)
 		ok = oracle_size_ok("sizes[]", sizes[i], 1, SZ_8K);
