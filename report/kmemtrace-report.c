@@ -28,33 +28,34 @@
 const char *argp_program_version = PROG " 1.0 (trace format 1.x)";
 
 static const char doc[] =
-	"Summarize a kmemtrace trace: allocations per call site, per cache or per object,\n"
-	"internal fragmentation, cross-CPU frees, cross-node allocations, objects still\n"
-	"outstanding at the end, errors of the traced kernel (kfree of a cache object,\n"
-	"cache mismatches, double frees, short allocations) and lost records.\n"
+	"Summarize a kmemtrace trace: allocations per call site, per cache or per object, "
+	"internal fragmentation, cross-CPU frees, cross-node allocations, objects still "
+	"outstanding at the end, errors of the traced kernel (kfree of a cache object, cache "
+	"mismatches, double frees, short allocations) and lost records.\n"
 	"\n"
-	"Reads DIR/cpuN.out (default: the current directory) or the FILEs given, with the\n"
-	"metadata (kmemtrace.meta, kallsyms, modules) of DIR or of the first FILE's\n"
-	"directory. Any byte order and word size is read on any machine.\n"
+	"Reads DIR/cpuN.out (default: the current directory) or the FILEs given, with the "
+	"metadata (kmemtrace.meta, kallsyms, modules) of DIR or of the first FILE's directory. "
+	"Any byte order and word size is read on any machine.\n"
 	"\n"
-	"Exit status: 0 success, 1 usage error, 2 bad trace data (the message names the\n"
-	"file and byte offset), 3 I/O error, 4 out of memory or internal error.\n"
+	"Exit status: 0 success, 1 usage error, 2 bad trace data (the message names the file "
+	"and byte offset), 3 I/O error, 4 out of memory or internal error."
 	"\v"
-	"Filters select allocations; a free counts when its object's allocation was\n"
-	"selected. --time keeps only records in the window, as if the trace had been\n"
-	"taken then. Times: NUMBER[ns|us|ms|s], relative to the first record.\n"
-	"Sort keys: frag, hit, bytes, req, callsite, ptr, pingpong (= xcpu), frees, age,\n"
-	"outstanding, failed, xnode, name, live. Default: frag,hit,bytes (as perf kmem);\n"
-	"--cache: bytes,hit.\n"
+	"Filters select allocations; a free counts when its object's allocation was selected. "
+	"--time keeps only the records in the window, as if the trace had been taken then; "
+	"times are NUMBER[ns|us|ms|s] after the first record.\n"
+	"\n"
+	"Sort keys: frag, hit, bytes, req, callsite, ptr, pingpong (= xcpu), frees, age, "
+	"outstanding, failed, xnode, name, live. Default: frag,hit,bytes (as perf kmem); "
+	"with --cache: bytes,hit.\n"
 	"\n"
 	"EXAMPLES:\n"
-	"  kmemtrace-report out/                  summary, top 20 call sites, errors\n"
-	"  kmemtrace-report -s bytes -l 0 out/    every call site, most bytes first\n"
-	"  kmemtrace-report --cache out/          per cache\n"
+	"  kmemtrace-report out/                   summary, top 20 call sites\n"
+	"  kmemtrace-report -s bytes -l 0 out/     every call site, most bytes first\n"
+	"  kmemtrace-report --cache out/           per cache\n"
 	"  kmemtrace-report --alloc -s pingpong out/   objects freed on other CPUs\n"
 	"  kmemtrace-report --cache-name kmalloc-64 --cpu 0-1 --time 1s,2.5s out/\n"
 	"  kmemtrace-report --json out/ | python3 -m json.tool\n"
-	"  kmemtrace-report --ko drivers/foo.ko --vmlinux vmlinux out/   file:line\n"
+	"  kmemtrace-report --ko foo.ko --vmlinux vmlinux out/   with file:line\n"
 	"  kmemtrace-report --raw out/ | grep kfree\n";
 
 static const char args_doc[] = "[DIR | FILE...]";
@@ -76,7 +77,7 @@ static const struct argp_option options[] = {
 	{ "lines", 'l', "N", 0, "Rows per table (text default 20, 0 = all)", 2 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON document (Documentation/report-json.md)", 2 },
 	{ "csv", OPT_CSV, NULL, 0, "The view as CSV with a header row", 2 },
-	{ "wide", 'w', NULL, 0, "Text: do not truncate symbols to 80 columns", 2 },
+	{ "wide", 'w', NULL, 0, "Text: long symbols on their row, not on a line above it", 2 },
 	{ "no-progress", OPT_NO_PROGRESS, NULL, 0, "No progress indicator on a terminal", 2 },
 	{ NULL, 0, NULL, 0, "Filters:", 3 },
 	{ "cpu", OPT_CPU, "LIST", 0, "Allocations on these CPUs (0,2-3)", 3 },

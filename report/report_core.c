@@ -491,7 +491,11 @@ static struct rpt_cache *kmalloc_cache_get(struct rpt *r, uint32_t bytes, uint32
 	c->id = bytes;
 	c->pseudo = true;
 	c->object_size = c->size = bytes;
-	snprintf(name, sizeof(name), "kmalloc-%u", bytes);
+	/* The kernel's own names: kmalloc-96, kmalloc-1k, kmalloc-8k. */
+	if (bytes >= 1024 && bytes % 1024 == 0)
+		snprintf(name, sizeof(name), "kmalloc-%uk", bytes / 1024);
+	else
+		snprintf(name, sizeof(name), "kmalloc-%u", bytes);
 	cache_name_set(r, c, name);
 	*idx = i;
 	return c;

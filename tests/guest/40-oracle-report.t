@@ -41,7 +41,9 @@ dmesg_clean
 
 kver=$(guest_kernel)
 ko=$KMT_TOP/build/guest/$kver/tests/kmod/kmemtrace_oracle.ko
-src=$KMT_TOP/tests/kmod/kmemtrace_oracle.c
+# The source the .ko was built from (kmemtrace-vm copies it next to the .ko).
+src=$KMT_TOP/build/guest/$kver/tests/kmod/kmemtrace_oracle.c
+[ -f "$src" ] || src=$KMT_TOP/tests/kmod/kmemtrace_oracle.c
 ok "the oracle's .ko for $kver is there" test -f "$ko"
 
 "$REPORT" --json --ko "$ko" "$o" >"$o/report-dw.json" 2>"$o/report-dw.err"

@@ -512,6 +512,7 @@ static void test_caches(void)
 	/* Destroyed, and another cache created at the same address. */
 	w |= gen_cache_desc(g, 0, 100, CX, 100, 128, "bar_cache");
 	w |= gen_cache_alloc(g, 0, 110, S1, P(6), CX, 100, 128, KMT_NODE_ANY, 1);
+	w |= gen_kmalloc(g, 0, 120, S3, P(7), 1500, 2048, KMT_NODE_ANY, 1);
 	if (!ok(w == 0 && gen_flush(g) == 0, "caches: trace written"))
 		return;
 	r = analyse(tdir("caches"), NULL, 0);
@@ -529,10 +530,12 @@ static void test_caches(void)
 	   "caches: kmalloc-64 pseudo-cache from kmalloc's bytes_alloc");
 	c = rpt_cache_find(r, "kmalloc-128");
 	ok(c && c->allocs == 1 && c->live == 1, "caches: kmalloc-128");
+	c = rpt_cache_find(r, "kmalloc-2k");
+	ok(c && c->allocs == 1 && c->bytes_alloc == 2048, "caches: kmalloc-2k, the kernel's name");
 	c = rpt_cache_find(r, "bar_cache");
 	ok(c && c->allocs == 1 && c->live == 1 && c->size == 128,
 	   "caches: a new cache at a recycled address is a new cache");
-	is_u64(rpt_ncaches(r), 4, "caches: four caches");
+	is_u64(rpt_ncaches(r), 5, "caches: five caches");
 	is_u64(rpt_nerrors(r), 0, "caches: no errors");
 	rpt_free(r);
 	gen_close(g);
