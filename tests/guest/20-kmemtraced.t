@@ -244,6 +244,11 @@ ok "s3: what fitted was kept" test "$total" -gt 1000
 ok "s3: the meta was completed in place" grep -q '^end_mono_ns' "$S/t/kmemtrace.meta"
 ok "s3: the meta records the error" grep -q '^error .*No space left on device' "$S/t/kmemtrace.meta"
 is "$(cat "$S/enabled" 2>/dev/null)" 0 "s3: tracing is off after the failure"
+dropped=$(summary_of "$S/err" total | cut -d' ' -f3)
+if [ -n "$dropped" ] && [ "$dropped" != 0 ]; then
+	ok "s3: records dropped after draining stopped bring no subbufs hint" \
+		sh -c "! grep -q 'records were lost' '$S/err'"
+fi
 
 # --- 4. overruns ------------------------------------------------------------------------------
 S=$R/s4
