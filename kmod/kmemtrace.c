@@ -69,9 +69,12 @@ MODULE_PARM_DESC(pages,
 		 "Also record page allocator events mm_page_alloc and mm_page_free (default 0). Kernel command line: kmemtrace.pages=1.");
 
 /*
- * Caches already described in one CPU's stream: an open-addressed set
- * keyed by the cache address. The name pointer tells a cache that was
- * destroyed and re-created at the same address from the old one.
+ * Caches already described in one CPU's stream since tracing was last
+ * enabled: an open-addressed set keyed by the cache address. Name
+ * pointer and sizes tell, as far as they can, a cache destroyed and
+ * re-created at the same address from the old one. The sets are emptied
+ * at each enable, so every tracing session describes its caches again
+ * (kmemtraced discards what was buffered before its command starts).
  */
 #define KMT_DESC_BITS		9
 #define KMT_DESC_SLOTS		BIT(KMT_DESC_BITS)
@@ -80,6 +83,8 @@ MODULE_PARM_DESC(pages,
 struct kmt_desc_slot {
 	const struct kmem_cache *cache;
 	const char *name;
+	u32 object_size;
+	u32 size;
 };
 
 /*
@@ -223,7 +228,8 @@ static void *kmt_data_slot(struct kmt_cpu *c, struct rchan_buf *buf,
  * described every time).
  */
 static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
-			   const char *name, struct kmt_desc_slot **claim)
+			   const char *name, u32 object_size, u32 size,
+			   struct kmt_desc_slot **claim)
 {
 	u32 h = hash_ptr(s, KMT_DESC_BITS);
 	unsigned int i;
@@ -233,7 +239,8 @@ static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
 		struct kmt_desc_slot *d = &c->desc[(h + i) % KMT_DESC_SLOTS];
 
 		if (d->cache == s) {
-			if (d->name == name)
+			if (d->name == name && d->object_size == object_size &&
+			    d->size == size)
 				return true;
 			*claim = d;
 			return false;
@@ -255,11 +262,14 @@ static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
 	struct kmt_desc_slot *claim;
 	size_t object_size, size;
 	const char *name;
+	u32 osz32, sz32;
 	u8 flags = 0;
 	u32 seq;
 
 	kmt_cache_info(s, &name, &object_size, &size);
-	if (kmt_desc_known(c, s, name, &claim))
+	osz32 = kmt_u32(object_size, &flags);
+	sz32 = kmt_u32(size, &flags);
+	if (kmt_desc_known(c, s, name, osz32, sz32, &claim))
 		return room;
 
 	rec = kmt_data_slot(c, buf, room, now, &seq);
@@ -271,8 +281,8 @@ static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
 		.seq = seq,
 		.timestamp = now,
 		.cache_id = (unsigned long)s,
-		.object_size = kmt_u32(object_size, &flags),
-		.size = kmt_u32(size, &flags),
+		.object_size = osz32,
+		.size = sz32,
 	};
 	if (name && strscpy(rec->name, name, sizeof(rec->name)) < 0)
 		flags |= KMT_F_NAME_TRUNC;
@@ -281,6 +291,8 @@ static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
 	if (claim) {
 		claim->cache = s;
 		claim->name = name;
+		claim->object_size = osz32;
+		claim->size = sz32;
 	}
 	return true;
 }
@@ -463,8 +475,15 @@ static void kmt_match_tracepoint(struct tracepoint *tp, void *priv)
 
 static int kmt_attach(void)
 {
+	unsigned int cpu;
 	int ret;
 
+	/* No probe runs now: a new session describes every cache again. */
+	for_each_possible_cpu(cpu) {
+		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+
+		memset(c->desc, 0, sizeof(c->desc));
+	}
 	ret = kmt_register_slab_probes();
 	if (ret)
 		goto out;

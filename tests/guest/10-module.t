@@ -249,6 +249,20 @@ def cmd_types(*paths):
     for k in (PAGE_ALLOC, PAGE_FREE, "page_alloc_bad", LOST):
         print("TYPE\t%s\t%d" % (k, c[k]))
 
+def cmd_descfirst(label, *paths):
+    """In each file alone, every cache event comes after its cache's description."""
+    late = events = 0
+    for p in paths:
+        seen = set()
+        for r in records(p)[0]:
+            if r["type"] == DESC:
+                seen.add(r["cache"])
+            elif r["type"] in (CACHE_ALLOC, CACHE_FREE):
+                events += 1
+                late += r["cache"] not in seen
+    check("%s: cache events seen" % label, events > 0, True)
+    check("%s: each cache described before its first event in the file" % label, late, 0)
+
 def cmd_oracle(expected_path, kallsyms_path, *paths):
     exp, done, failed = {}, {}, {}
     for line in open(expected_path):
@@ -477,6 +491,8 @@ is "$(cat "$o/ncpufiles" 2>/dev/null)" 2 "one cpu file per online CPU"
 # Tiny buffers under load: exact accounting and LOST markers.
 diag "load generator: $(cat "$o/tiny_load")"
 judge account "$o/tiny_stats" "$o/tiny_overruns" "$o"/tiny1_cpu* "$o"/tiny2_cpu*
+# A new session (enable) describes its caches again: phase 2 stands on its own.
+judge descfirst "after re-enable" "$o"/tiny2_cpu* "$o"/pages2_cpu*
 ok "tiny buffers dropped records (total_overruns > 0)" test "$(cat "$o/tiny_overruns")" -gt 0
 lost=$(python3 "$py" types "$o"/tiny1_cpu* "$o"/tiny2_cpu* | awk '$2 == 8 { print $3 }')
 ok "LOST markers are in the files ($lost)" test "$lost" -gt 0
