@@ -244,6 +244,15 @@ is "$ST" 127 "-- COMMAND that does not exist: exit 127"
 like "$ERR" "cannot run $T/no-such-command: No such file or directory" "-- missing COMMAND: says so"
 run "$D" -r "$FAKE" -o "$T/cmd4" ls -l /
 is "$ST" 0 "COMMAND without --: its options stay its own"
+t0=$(date +%s)
+run "$D" -r "$FAKE" -o "$T/cmd5" -t 1 -- sleep 60
+is "$ST" 143 "-t ending before COMMAND: the command gets SIGTERM, its status comes back"
+ok "-t ending before COMMAND: no wait for the command's end" test $(($(date +%s) - t0)) -lt 20
+like "$(cat "$T/cmd5/kmemtrace.meta")" $'\nstop_reason time limit (-t)\n' "-t before COMMAND: meta says why"
+: >"$T/afile"
+run "$D" -r "$FAKE" -o "$T/afile"
+is "$ST" 3 "-o naming a file: exit 3"
+like "$ERR" "-o $T/afile: not a directory" "-o naming a file: says so"
 
 # SIGINT stops a trace like -t does, and exits 0.
 "$D" -q -r "$FAKE" -o "$T/sig" >/dev/null 2>"$T/stderr" &
