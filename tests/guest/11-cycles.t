@@ -14,6 +14,7 @@ cycles=20
 
 # --- In the guest ------------------------------------------------------------------------------
 # Booted with maxcpus=1: CPU 1 is possible but offline when kmemtrace.ko loads.
+# Also booted with kmemtrace.subbufs=4, which only modprobe reads.
 cat >"$guest" <<EOS
 #!/bin/sh
 D=\$KMT_DEBUGFS
@@ -38,6 +39,15 @@ for f in "$D"/cpu*; do cat "$f" > "$OUT/hp_${f##*/}"; done
 cat "$D/stats" > "$OUT/hp_stats"
 echo 1 > "$CPU1"
 rmmod kmemtrace
+
+# Booted with kmemtrace.subbufs=4 on the command line: modprobe (not insmod) passes it on.
+mkdir -p "/lib/modules/$(uname -r)/extra"
+cp "$KO" "/lib/modules/$(uname -r)/extra/"
+depmod
+if modprobe kmemtrace; then
+	cat /sys/module/kmemtrace/parameters/subbufs > "$OUT/modprobe_subbufs"
+	rmmod kmemtrace
+fi
 
 # Cycles: the generator allocates on every CPU the whole time.
 echo 4 > "$O/load"
@@ -86,7 +96,8 @@ mkout() {	# mkout OUT CPU RAW
 	} >"$1"
 }
 
-vm_ok cycles -c 2 --no-daemon -T 280 --append maxcpus=1 -p 'subbufs=8 subbuf_size=16384' \
+vm_ok cycles -c 2 --no-daemon -T 280 --append 'maxcpus=1 kmemtrace.subbufs=4' \
+	-p 'subbufs=8 subbuf_size=16384' \
 	-m kmemtrace_oracle -a "$guest" -- cycles.sh
 o=$VM_OUT
 is "$(cat "$o/finished" 2>/dev/null)" done "guest script ran to the end"
@@ -109,6 +120,8 @@ for cpu in 0 1; do
 	fi
 done
 
+is "$(cat "$o/modprobe_subbufs" 2>/dev/null)" 4 "kmemtrace.subbufs=4 on the kernel command line reaches the module through modprobe"
+
 # Cycles.
 is "$(grep -c ' insmod ok' "$o/cycles")" "$cycles" "$cycles loads under allocation load"
 is "$(grep -c ' rmmod ok' "$o/cycles")" "$cycles" "$cycles unloads with tracing on under allocation load"
@@ -123,8 +136,8 @@ is "$tiny" "$((cycles / 4))" "the tiny-buffer cycles overran"
 is "$(awk 'NR == FNR { d[$2] += $6; next } $3 == "overruns" { n++; bad += $4 != d[$2] }
 	END { print n + 0, bad + 0 }' "$o/cycle_stats" "$o/cycles")" "$cycles 0" \
 	"every cycle: total_overruns == sum of the CPUs' dropped"
-is "$(grep -c 'kmemtrace: ABI' "$o/dmesg.txt")" "$((cycles + 1))" "dmesg shows every load"
-is "$(grep -c 'kmemtrace: unloading' "$o/dmesg.txt")" "$((cycles + 1))" "dmesg shows every unload"
+is "$(grep -c 'kmemtrace: ABI' "$o/dmesg.txt")" "$((cycles + 2))" "dmesg shows every load (bench, modprobe, cycles)"
+is "$(grep -c 'kmemtrace: unloading' "$o/dmesg.txt")" "$((cycles + 2))" "dmesg shows every unload"
 diag "load generator: $(cat "$o/load")"
 
 done_testing
