@@ -54,7 +54,8 @@ for l in "${bad[@]}"; do
 	is "$st:${out#\[*\] }" "2:$l" "--check-dmesg catches: ${l:0:40}"
 done
 
-# 2. Real guests. Modules that misbehave on purpose are built here from source, never committed.
+# 2. Real guests (one CPU: cheaper). Modules that misbehave on purpose are built here from
+# source, never committed.
 kver=$(guest_kernel)
 src=$KMT_TEST_DIR/badmods
 mkdir -p "$src"
@@ -83,23 +84,23 @@ if ! make -C "/lib/modules/$kver/build" M="$src" modules >"$src/build.log" 2>&1;
 	bail "cannot build the test modules for $kver"
 fi
 
-vm warn -T 90 --no-module --no-daemon --no-tools -m "$src/kmt_test_warn.ko" -- echo ran
+vm warn -T 90 -c 1 --no-module --no-daemon --no-tools -m "$src/kmt_test_warn.ko" -- echo ran
 is "$VM_STATUS" 2 "a WARN_ON in a loaded module: kmemtrace-vm exits 2"
 like "$VM_ERR" "guest dmesg not clean: WARNING: .*kmt_test_warn" "  and its reason names the WARNING and where"
 is "$(command_status):$(cat "$VM_OUT/command.out" 2>/dev/null)" "0:ran" "  the command still ran and its results came back"
 
-vm fail -T 90 --no-module --no-daemon --no-tools -m "$src/kmt_test_fail.ko" -- echo ran
+vm fail -T 90 -c 1 --no-module --no-daemon --no-tools -m "$src/kmt_test_fail.ko" -- echo ran
 is "$VM_STATUS" 4 "a module that fails to load: kmemtrace-vm exits 4"
 like "$VM_ERR" "insmod kmt_test_fail.ko.*failed" "  and names the module"
 ok "  and the command was not run" test ! -e "$VM_OUT/command.status"
 dmesg_clean "  and the dmesg of that run is clean"
 
-vm panic -T 90 --no-module --no-daemon --no-tools -m "$src/kmt_test_panic.ko" -- echo ran
+vm panic -T 90 -c 1 --no-module --no-daemon --no-tools -m "$src/kmt_test_panic.ko" -- echo ran
 is "$VM_STATUS" 2 "a kernel panic: kmemtrace-vm exits 2"
 like "$VM_ERR" "guest crashed: Kernel panic - not syncing: kmt_test_panic on purpose" "  and quotes the panic"
 
 # Too short for a boot: the bound must kill qemu.
-vm timeout -T 2 --no-module --no-daemon --no-tools -- echo ran
+vm timeout -T 2 -c 1 --no-module --no-daemon --no-tools -- echo ran
 is "$VM_STATUS" 5 "a guest over its time bound: kmemtrace-vm exits 5"
 like "$VM_ERR" "did not finish within 2s" "  and says so"
 
