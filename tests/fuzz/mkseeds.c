@@ -6,7 +6,7 @@
  * output, real traces from the guest), and kallsyms/modules/meta samples,
  * each in the input layout of its target (fuzz_targets.h).
  *
- * Usage: mkseeds OUTDIR [TRACE_DIR...]
+ * Usage: mkseeds OUTDIR [[NAME=]TRACE_DIR...]
  */
 #include <dirent.h>
 #include <errno.h>
@@ -425,7 +425,7 @@ int main(int argc, char **argv)
 	int i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: mkseeds OUTDIR [TRACE_DIR...]\n");
+		fprintf(stderr, "usage: mkseeds OUTDIR [[NAME=]TRACE_DIR...]\n");
 		return 1;
 	}
 	outdir = argv[1];
@@ -435,15 +435,22 @@ int main(int argc, char **argv)
 	syms();
 	for (i = 2; i < argc; i++) {
 		char name[256];
-		const char *base = strrchr(argv[i], '/');
+		const char *dir = argv[i], *eq = strchr(dir, '='), *base;
 		size_t l;
 
-		snprintf(name, sizeof(name), "dir-%s", base && base[1] ? base + 1 : argv[i]);
+		/* NAME=DIR names the seeds; a bare DIR gives them its base name. */
+		if (eq) {
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - dir), dir);
+			dir = eq + 1;
+		} else {
+			base = strrchr(dir, '/');
+			snprintf(name, sizeof(name), "dir-%s", base && base[1] ? base + 1 : dir);
+		}
 		l = strlen(name);
 		while (l && name[l - 1] == '/')
 			name[--l] = '\0';
-		seeds_from_dir(argv[i], name, (unsigned int)(i * 0x15) & 0xff, 0);
-		syms_from_dir(argv[i], name);
+		seeds_from_dir(dir, name, (unsigned int)(i * 0x15) & 0xff, 0);
+		syms_from_dir(dir, name);
 	}
 	return 0;
 }
