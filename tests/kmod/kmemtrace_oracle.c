@@ -81,18 +81,22 @@
  *   note TEXT                why something was skipped (may repeat)
  *   done FUNC N              calls of kmalloc/kfree/... FUNC made that
  *                            succeeded (an allocation that returned NULL
- *                            is counted in failed FUNC N instead)
+ *                            is counted in failed FUNC N instead); for
+ *                            the two interrupt handlers, which both
+ *                            allocate and free, FUNC/alloc and FUNC/free
  *   failed FUNC N
  * The records a run leaves in the trace are therefore: for each FUNC,
  * "done FUNC" events of its kind plus "failed FUNC" allocations with
- * ptr 0 (oracle_fail_alloc: one, with ptr 0 and bytes_req fail_size).
+ * ptr 0 (oracle_fail_alloc: one, with ptr 0 and bytes_req fail_size),
+ * except oracle_kfree_null, whose "done" calls leave no record at all.
+ * The keys appear in this order; readers should not depend on it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
-#include <linux/completion.h>
 #include <linux/fs.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
