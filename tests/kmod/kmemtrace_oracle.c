@@ -89,7 +89,7 @@
  * "done FUNC" events of its kind plus "failed FUNC" allocations with
  * ptr 0 (oracle_fail_alloc: one, with ptr 0 and bytes_req fail_size),
  * except oracle_kfree_null, whose "done" calls leave no record at all.
- * The keys appear in this order; readers should not depend on it.
+ * Readers should not depend on the order of the lines.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
