@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "report_core.h"
 
@@ -14,6 +15,38 @@
 static inline size_t hash64(uint64_t k, unsigned int bits)
 {
 	return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
+/*
+ * Zeroed memory for a hash table. Big tables are probed at random, one
+ * TLB miss per probe with 4 KiB pages: they get their own mapping, with
+ * transparent huge pages asked for.
+ */
+#define BIG_TABLE	(1u << 20)
+
+static void *tab_alloc(size_t bytes)
+{
+	void *p;
+
+	if (bytes < BIG_TABLE)
+		return calloc(1, bytes);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+static void tab_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes < BIG_TABLE)
+		free(p);
+	else
+		munmap(p, bytes);
 }
 
 /* ---- u64 -> u32 map (call sites, caches, per-address tallies) ---------- */
@@ -171,7 +204,7 @@ static struct obj *obj_find(const struct objtab *t, uint64_t ptr)
 static int obj_rebuild(struct objtab *t, unsigned int nb)
 {
 	size_t cap = (size_t)1 << nb, oldcap = (size_t)1 << t->bits, i, j, mask = cap - 1;
-	struct obj *ne = calloc(cap, sizeof(*ne));
+	struct obj *ne = tab_alloc(cap * sizeof(*ne));
 
 	if (!ne)
 		return -1;
@@ -184,7 +217,7 @@ static int obj_rebuild(struct objtab *t, unsigned int nb)
 			;
 		ne[j] = *o;
 	}
-	free(t->e);
+	tab_free(t->e, oldcap * sizeof(*t->e));
 	t->e = ne;
 	t->bits = nb;
 	return 0;
@@ -232,7 +265,7 @@ static int obj_init(struct objtab *t)
 {
 	t->bits = OBJ_MIN_BITS;
 	t->live = 0;
-	t->e = calloc((size_t)1 << t->bits, sizeof(*t->e));
+	t->e = tab_alloc(((size_t)1 << t->bits) * sizeof(*t->e));
 	return t->e ? 0 : -1;
 }
 
@@ -241,7 +274,7 @@ static int obj_init(struct objtab *t)
  * double free: a free of an address that is not live but was freed within
  * that window. Fixed size, whatever the trace's length.
  */
-#define FREED_BITS	18
+#define FREED_BITS	16
 #define FREED_WINDOW	(1u << FREED_BITS)
 
 struct freed {
@@ -314,8 +347,8 @@ static void freed_add(struct freedtab *f, uint64_t ptr, uint32_t site, bool cach
 
 static int freed_init(struct freedtab *f)
 {
-	f->e = calloc(2 * (size_t)FREED_WINDOW, sizeof(*f->e));
-	f->ring = calloc(FREED_WINDOW, sizeof(*f->ring));
+	f->e = tab_alloc(2 * (size_t)FREED_WINDOW * sizeof(*f->e));
+	f->ring = tab_alloc(FREED_WINDOW * sizeof(*f->ring));
 	return f->e && f->ring ? 0 : -1;
 }
 
@@ -400,10 +433,10 @@ void rpt_free(struct rpt *r)
 {
 	if (!r)
 		return;
-	free(r->objs.e);
-	free(r->pages.e);
-	free(r->freed.e);
-	free(r->freed.ring);
+	tab_free(r->objs.e, ((size_t)1 << r->objs.bits) * sizeof(struct obj));
+	tab_free(r->pages.e, ((size_t)1 << r->pages.bits) * sizeof(struct obj));
+	tab_free(r->freed.e, 2 * (size_t)FREED_WINDOW * sizeof(struct freed));
+	tab_free(r->freed.ring, FREED_WINDOW * sizeof(uint64_t));
 	free(r->sites);
 	map_free(&r->site_map);
 	free(r->caches);
@@ -888,37 +921,53 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec)
 	}
 }
 
+/* Asks for the table slots record rec will touch; k: frees before it in the batch. */
+static inline void prefetch_rec(const struct rpt *r, const union kmt_rec *rec, size_t k)
+{
+	unsigned int type = rec->c.type;
+	const struct objtab *t;
+
+	if (type < KMT_REC_KMALLOC || type > KMT_REC_PAGE_FREE)
+		return;
+	t = type == KMT_REC_PAGE_ALLOC || type == KMT_REC_PAGE_FREE ? &r->pages : &r->objs;
+	__builtin_prefetch(&t->e[hash64(rec->ev.ptr, t->bits)]);
+	if (type == KMT_REC_KFREE || type == KMT_REC_CACHE_FREE) {
+		uint64_t old = r->freed.ring[(r->freed.head + k) & (FREED_WINDOW - 1)];
+
+		__builtin_prefetch(&r->freed.e[hash64(rec->ev.ptr, FREED_BITS + 1)], 1);
+		if (old)
+			__builtin_prefetch(&r->freed.e[hash64(old, FREED_BITS + 1)], 1);
+	}
+}
+
+#define PREFETCH_AHEAD	16
+
 int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n)
 {
-	size_t i, k = 0;
+	size_t i, ahead = 0, pending = 0;
 
 	/*
 	 * The tables are bigger than the caches and each event lands in a
-	 * random slot: asking for all the slots of a batch first lets the
-	 * memory system fetch them in parallel instead of one miss per event.
-	 * A free also touches the recent-frees table twice: where it goes,
-	 * and where the free it pushes out of the window was.
+	 * random slot: asking for the slots a few records ahead lets the
+	 * memory system fetch them while the records before are processed,
+	 * instead of one miss after another. A free also touches the
+	 * recent-frees table twice: where it goes, and where the free it
+	 * pushes out of the window was.
 	 */
 	for (i = 0; i < n; i++) {
-		const union kmt_rec *rec = &recs[i];
-		unsigned int type = rec->c.type;
-		const struct objtab *t;
+		unsigned int type;
 
-		if (type < KMT_REC_KMALLOC || type > KMT_REC_PAGE_FREE)
-			continue;
-		t = type == KMT_REC_PAGE_ALLOC || type == KMT_REC_PAGE_FREE ? &r->pages : &r->objs;
-		__builtin_prefetch(&t->e[hash64(rec->ev.ptr, t->bits)]);
-		if (type == KMT_REC_KFREE || type == KMT_REC_CACHE_FREE) {
-			uint64_t old = r->freed.ring[(r->freed.head + k++) & (FREED_WINDOW - 1)];
-
-			__builtin_prefetch(&r->freed.e[hash64(rec->ev.ptr, FREED_BITS + 1)], 1);
-			if (old)
-				__builtin_prefetch(&r->freed.e[hash64(old, FREED_BITS + 1)], 1);
+		/* pending: frees between record i and the one prefetched. */
+		for (; ahead < n && ahead < i + PREFETCH_AHEAD; ahead++) {
+			type = recs[ahead].c.type;
+			prefetch_rec(r, &recs[ahead], pending);
+			pending += type == KMT_REC_KFREE || type == KMT_REC_CACHE_FREE;
 		}
-	}
-	for (i = 0; i < n; i++)
+		type = recs[i].c.type;
+		pending -= type == KMT_REC_KFREE || type == KMT_REC_CACHE_FREE;
 		if (rpt_feed(r, &recs[i]))
 			return -1;
+	}
 	return 0;
 }
 
