@@ -776,21 +776,32 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 /* ---- CSV -------------------------------------------------------------------- */
 
+/* A CSV field (RFC 4180), in valid UTF-8: a byte that is not becomes U+FFFD. */
 static void csv_field(FILE *fp, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	bool quote;
+
 	if (!s)
 		return;
-	if (strpbrk(s, ",\"\r\n")) {
+	quote = strpbrk(s, ",\"\r\n") != NULL;
+	if (quote)
 		fputc('"', fp);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', fp);
-			fputc(*s, fp);
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (!n) {
+			fputs("\xef\xbf\xbd", fp);
+			p++;
+			continue;
 		}
-		fputc('"', fp);
-	} else {
-		fputs(s, fp);
+		if (*p == '"')
+			fputc('"', fp);
+		fwrite(p, 1, n, fp);
+		p += n;
 	}
+	if (quote)
+		fputc('"', fp);
 }
 
 static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,

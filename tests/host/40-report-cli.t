@@ -216,6 +216,27 @@ is "$(echo "$out" | grep -c ' cache_desc ')" "$(summary cache_descs "$T/le64.sum
 echo "$out" | grep -v '^#' | awk '{print $2}' | sort -n -c 2>/dev/null
 ok $? "--raw: in time order"
 
+# ---- strings: a cache name with quotes, backslashes, control and non-UTF-8 bytes --------
+mkdir -p "$T/names"
+python3 - "$T/names" <<'PY'
+import struct, sys
+d = sys.argv[1]
+hdr = struct.pack("<IHHHHHBBB3sIQQ24s", 0x52544d4b, 1, 0, 64, 64, 0, 1, 64, 1, b"", 4096, 0, 0, b"")
+name = b'a"b\\c\x01d\xff,e'
+desc = struct.pack("<BBHIQQII32s", 7, 0, 0, 0, 100, 0xffff888000a00000, 24, 32, name)
+ev = struct.pack("<BBHIQQQQIIIiIhH", 2, 0, 0, 1, 200, 0xffffffff81000010, 0xffff888000100000,
+                 0xffff888000a00000, 24, 32, 0xcc0, -1, 1, 0, 0)
+open(d + "/cpu0.out", "wb").write(hdr + desc + ev)
+PY
+run "$REPORT" --json "$T/names"
+is "$rc" 0 "odd cache name: exit 0"
+echo "$out" >"$T/names.json"
+is "$(jget "[c['name'] for c in d['caches']] == ['a\"b\\\\c\\x01d\\ufffd,e']" "$T/names.json")" True \
+	"odd cache name: escaped in valid JSON, the invalid byte as U+FFFD"
+run "$REPORT" --csv --cache "$T/names"
+is "$(python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); print(len(r), len(r[0]) == len(r[1]))" \
+	<(echo "$out"))" "2 True" "odd cache name: one quoted CSV field"
+
 # ---- usage errors: exit 1 with a message naming the option -----------------------------
 for args in "--sort nosuchkey" "-l abc" "--time 5" "--time 2s,1s" "--cpu 1-x" "--pid -3" \
 	"--json --csv" "--raw --json" "--caller --cache" "--resolver foo" "--min-size 1e3" \
