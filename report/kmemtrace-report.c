@@ -430,7 +430,7 @@ int main(int argc, char **argv)
 	struct rpt_meta *meta = NULL;
 	struct ksyms *ks = NULL;
 	struct srcline *sl = NULL;
-	char **paths = NULL, *dir = NULL, *p = NULL, msg[1024];
+	char **paths = NULL, *dir = NULL, msg[1024];
 	bool owned = false, progress, shown = false;
 	size_t npaths = 0, i;
 	uint64_t total_bytes = 0, nrec = 0;
@@ -467,32 +467,41 @@ int main(int argc, char **argv)
 			total_bytes += (uint64_t)st.st_size;
 	}
 
-	/* Metadata: absent files are a note, never a failure. */
-	p = join(dir, "kmemtrace.meta");
-	if (!p)
-		goto nomem;
-	meta = meta_load(p, msg, sizeof(msg), &missing);
-	if (!meta && !missing)
-		fprintf(stderr, PROG ": warning: %s\n", msg);
-	free(p);
-	if (!a.out.raw_ip || a.raw || a.vmlinux || a.nkos || a.moddir) {
-		char *kp = join(dir, "kallsyms"), *mp = join(dir, "modules");
+	/* Metadata: absent files are one note, never a failure. */
+	{
+		char *mp = join(dir, "kmemtrace.meta"), *kp = join(dir, "kallsyms");
+		char *mdp = join(dir, "modules"), absent[64] = "";
 		struct stat st;
 
-		if (!kp || !mp) {
-			free(kp);
+		if (!mp || !kp || !mdp) {
 			free(mp);
+			free(kp);
+			free(mdp);
 			goto nomem;
 		}
-		ks = ksyms_load(kp, stat(mp, &st) == 0 ? mp : NULL, msg, sizeof(msg), &missing);
-		if (!ks && missing)
-			fprintf(stderr, PROG ": note: no %s: call sites are shown as raw addresses\n",
-				kp);
-		else if (!ks)
-			fprintf(stderr, PROG ": warning: %s: call sites are shown as raw addresses\n",
-				msg);
-		free(kp);
+		meta = meta_load(mp, msg, sizeof(msg), &missing);
+		if (!meta && !missing)
+			fprintf(stderr, PROG ": warning: %s\n", msg);
+		if (!meta && missing)
+			strcat(absent, ", kmemtrace.meta");
+		if (stat(kp, &st) != 0)
+			strcat(absent, ", kallsyms");
+		if (stat(mdp, &st) != 0)
+			strcat(absent, ", modules");
+		if (!a.out.raw_ip || a.raw || a.vmlinux || a.nkos || a.moddir) {
+			ks = ksyms_load(kp, stat(mdp, &st) == 0 ? mdp : NULL, msg, sizeof(msg),
+					&missing);
+			if (!ks && !missing)
+				fprintf(stderr, PROG ": warning: %s: call sites are shown as raw "
+					"addresses\n", msg);
+		}
+		if (absent[0])
+			fprintf(stderr, PROG ": note: %s has no %s%s\n", dir, absent + 2,
+				strstr(absent, "kallsyms") && !a.out.raw_ip ?
+				": call sites are shown as raw addresses" : "");
 		free(mp);
+		free(kp);
+		free(mdp);
 	}
 	if (a.vmlinux || a.nkos || a.moddir) {
 		const char *chk[2] = { a.vmlinux, a.moddir };

@@ -100,8 +100,9 @@ is "$(jget "sorted(d.keys())" "$T/le64.json")" \
 is "$(jget "d['trace']['lower_bounds']" "$T/le64.json")" "True" \
 	"--json: lost records make the numbers lower bounds"
 like "$err" "lower bound" "--json: the loss said on stderr too"
-like "$err" "no $T/le64/kallsyms" "missing kallsyms: a note on stderr"
-is "$(grep -c kallsyms "$T/err")" 1 "missing kallsyms: said once"
+like "$err" "$T/le64 has no kmemtrace.meta, kallsyms, modules: call sites are shown as raw" \
+	"missing metadata: a note on stderr"
+is "$(grep -c kallsyms "$T/err")" 1 "missing metadata: said once"
 
 strip() {	# the totals and call sites, without what names the format
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
