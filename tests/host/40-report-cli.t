@@ -153,6 +153,14 @@ like "$out" "Caches (" "--cache: cache table"
 run "$REPORT" --alloc -l 3 "$T/le64"
 like "$out" "Objects by address" "--alloc: per-address table"
 
+run "$REPORT" --json --alloc "$T/le64"
+echo "$out" >"$T/alloc.json"
+is "$(jget "sum(a['hits'] for a in d['allocs'])" "$T/alloc.json")" \
+	"$(( $(summary allocs "$T/le64.sum") - $(summary failed_allocs "$T/le64.sum") ))" \
+	"--json --alloc: per-address hits add up to the successful allocations"
+is "$(jget "sum(a['frees'] for a in d['allocs'])" "$T/alloc.json")" \
+	"$(summary tracked_frees "$T/le64.sum")" "--json --alloc: ... and frees to the tracked frees"
+
 # ---- CSV -------------------------------------------------------------------------------
 for view in caller alloc cache; do
 	run "$REPORT" --csv --"$view" "$T/le64"
