@@ -653,9 +653,8 @@ out:
 	srcline_close(sl);
 	ksyms_free(ks);
 	meta_free(meta);
-	if (owned) {
+	if (owned)
 		kmt_free_paths(paths, npaths);
-	}
 	free(dir);
 	free(a.cpus);
 	free(a.kos);

@@ -11,13 +11,14 @@ REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/sym_kallsyms
 	$(OBJDIR)/report/report_meta.o
 REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_CORE_OBJS) \
 	$(OBJDIR)/report/report_out.o $(OBJDIR)/report/sym_srcline.o \
-	$(OBJDIR)/report/sym_dw.o $(OBJDIR)/report/sym_bfd.o
+	$(OBJDIR)/report/sym_dw.o
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
 HAVE_LIBBFD := $(shell printf '\#define PACKAGE "x"\n\#include <bfd.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 REPORT_LIBS := -ldw -lelf
 ifeq ($(HAVE_LIBBFD),1)
+REPORT_OBJS += $(OBJDIR)/report/sym_bfd.o
 $(REPORT_OBJS): KMT_CFLAGS += -DHAVE_LIBBFD
 REPORT_LIBS += -lbfd
 endif

@@ -439,13 +439,16 @@ void json_string(FILE *fp, const char *s)
 			p++;
 		} else if (*p < 0x20 || *p == 0x7f) {
 			fprintf(fp, "\\u%04x", *p++);
-		} else if ((n = utf8_len(p)) != 0) {
-			fwrite(p, 1, n, fp);
-			p += n;
 		} else {
-			/* Not UTF-8 (a mangled cache name): the replacement character. */
-			fputs("\\ufffd", fp);
-			p++;
+			n = utf8_len(p);
+			if (n) {
+				fwrite(p, 1, n, fp);
+				p += n;
+			} else {
+				/* Not UTF-8 (a mangled cache name): the replacement character. */
+				fputs("\\ufffd", fp);
+				p++;
+			}
 		}
 	}
 	fputc('"', fp);
@@ -989,7 +992,8 @@ static int text_errors(FILE *fp, const struct rpt *r, const struct symtab *st)
 		const struct symres *f = symtab_get(st, e->free_site);
 		char kind[40];
 
-		snprintf(kind, sizeof(kind), "%s%s", rpt_err_name(e->kind), e->uncertain ? "?" : "");
+		snprintf(kind, sizeof(kind), "%s%s", rpt_err_name(e->kind),
+			 e->uncertain ? "?" : "");
 		uncertain |= e->uncertain;
 		fprintf(fp, "%-30s %10" PRIu64 "\n", kind, e->count);
 		fprintf(fp, "  allocated at %s\n", a ? a->sym : "?");
@@ -1091,14 +1095,14 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 			if (!rpt_lost_on_cpu(r, c))
 				continue;
-			len = snprintf(item, sizeof(item), "cpu%u %" PRIu64, c, rpt_lost_on_cpu(r, c));
-			if (!col) {
+			len = snprintf(item, sizeof(item), "cpu%u %" PRIu64, c,
+				       rpt_lost_on_cpu(r, c));
+			if (!col)
 				col = fprintf(fp, "  lost on");
-			} else if (col + 2 + len > 78) {
+			else if (col + 2 + len > 78)
 				col = fprintf(fp, ",\n   ") - 1;
-			} else {
+			else
 				col += fprintf(fp, ",");
-			}
 			col += fprintf(fp, " %s", item);
 		}
 		if (col)

@@ -4,7 +4,7 @@
  * libdw: BFD applies a relocatable module's relocations to its DWARF
  * itself, and addresses are given as section + offset.
  */
-#ifdef HAVE_LIBBFD
+/* Built only with HAVE_LIBBFD (report/report.mk). */
 
 /* bfd.h wants to know the package it is built into. */
 #define PACKAGE "kmemtrace"
@@ -188,8 +188,3 @@ const struct srcline_ops srcline_bfd_ops = {
 	.sym_value = bh_sym_value,
 	.close = bh_close,
 };
-
-#else
-/* ISO C forbids an empty translation unit. */
-typedef int sym_bfd_unused;
-#endif /* HAVE_LIBBFD */

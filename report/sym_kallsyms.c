@@ -362,14 +362,14 @@ char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
 {
 	const char *name, *mod;
 	uint64_t off;
-	size_t mi;
+	size_t mi = k ? mod_of_addr(k, addr) : 0;
 
 	if (ksyms_lookup(k, addr, &name, &off, &mod)) {
 		if (mod)
 			snprintf(buf, len, "%s+0x%llx [%s]", name, (unsigned long long)off, mod);
 		else
 			snprintf(buf, len, "%s+0x%llx", name, (unsigned long long)off);
-	} else if (k && (mi = mod_of_addr(k, addr)) != 0) {
+	} else if (mi) {
 		snprintf(buf, len, "0x%llx [%s]", (unsigned long long)addr, k->mods[mi - 1].name);
 	} else {
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);

@@ -129,7 +129,8 @@ static int walk_cb(const char *path, const struct stat *st, int flag, struct FTW
 
 	(void)st;
 	(void)ftw;
-	if (flag == FTW_F && n > 3 && strcmp(path + n - 3, ".ko") == 0 && ko_add(walk_target, path)) {
+	if (flag == FTW_F && n > 3 && strcmp(path + n - 3, ".ko") == 0 &&
+	    ko_add(walk_target, path)) {
 		walk_failed = 1;
 		return 1;
 	}
