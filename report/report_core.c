@@ -673,6 +673,8 @@ static int slab_alloc(struct rpt *r, const struct kmt_event *ev)
 		s->hits++;
 		s->kinds |= 1u << ev->type;
 		r->t.allocs++;
+		if (ev->flags & KMT_F_CLAMPED)
+			r->t.clamped_allocs++;
 		if (c)
 			c->allocs++;
 		if (xnode) {

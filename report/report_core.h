@@ -105,6 +105,7 @@ struct rpt_totals {
 	uint64_t untracked_frees;	/* frees of objects not allocated in the trace */
 	uint64_t double_frees;
 	uint64_t implicit_frees;	/* address allocated again while live: free not traced */
+	uint64_t clamped_allocs;	/* byte counts saturated at U32_MAX (KMT_F_CLAMPED) */
 	uint64_t outstanding, outstanding_bytes;	/* at the end (rpt_finish) */
 	uint64_t lost, lost_markers;
 	uint64_t cache_descs;

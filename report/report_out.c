@@ -579,6 +579,7 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	json_u64(fp, "untracked_frees", t->untracked_frees, &f2);
 	json_u64(fp, "double_frees", t->double_frees, &f2);
 	json_u64(fp, "implicit_frees", t->implicit_frees, &f2);
+	json_u64(fp, "clamped_allocs", t->clamped_allocs, &f2);
 	json_u64(fp, "outstanding", t->outstanding, &f2);
 	json_u64(fp, "outstanding_bytes", t->outstanding_bytes, &f2);
 	json_key(fp, "net_bytes", &f2);
@@ -1057,6 +1058,9 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 	fprintf(fp, "Internal fragmentation : %.3f%%\n", rpt_frag(t->bytes_req, t->bytes_alloc));
 	fprintf(fp, "Cross-CPU frees        : %" PRIu64 "\n", t->cross_cpu_frees);
 	fprintf(fp, "Cross-node allocations : %" PRIu64 "\n", t->cross_node_allocs);
+	if (t->clamped_allocs)
+		fprintf(fp, "Sizes over 4 GiB       : %" PRIu64 " allocations (counted as 4 GiB - 1)\n",
+			t->clamped_allocs);
 	if (t->implicit_frees)
 		fprintf(fp, "Addresses reused unfreed: %" PRIu64 " (their free was not traced)\n",
 			t->implicit_frees);

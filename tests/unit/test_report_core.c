@@ -471,6 +471,9 @@ static void test_lost_and_cross_node(void)
 	w |= gen_lost(g, 1, 210, 7);
 	w |= gen_lost(g, 1, 220, 1);
 	w |= gen_kfree(g, 0, 300, S2, P(1), 1);
+	gen_set_flags(g, 1, KMT_F_CLAMPED);
+	w |= gen_kmalloc(g, 1, 310, S3, 0, UINT32_MAX, UINT32_MAX, KMT_NODE_ANY, 1);
+	gen_set_flags(g, 1, 0);
 	if (!ok(w == 0 && gen_flush(g) == 0, "lost: trace written"))
 		return;
 	r = analyse(tdir("lost"), NULL, 0);
@@ -478,6 +481,7 @@ static void test_lost_and_cross_node(void)
 		gen_close(g);
 		return;
 	}
+	is_u64(rpt_totals(r)->clamped_allocs, 1, "clamped: a saturated allocation counted");
 	is_u64(rpt_totals(r)->lost, 5 + 7 + 1, "lost: sum of LOST counts");
 	is_u64(rpt_totals(r)->lost_markers, 3, "lost: 3 markers");
 	is_u64(rpt_lost_on_cpu(r, 0), 5, "lost: cpu0");
