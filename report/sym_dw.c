@@ -68,36 +68,77 @@ dwfl_err:
 	return NULL;
 }
 
+/*
+ * The outermost inlined_subroutine instance at pc under a concrete scope,
+ * looking through lexical blocks but not into other inlined instances.
+ * (dwarf_getscopes() cannot serve: past the first inlined instance it
+ * follows the abstract definition's scopes, not the concrete chain.)
+ */
+static int outer_inline(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *found)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(scope, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine && dwarf_haspc(&child, pc) == 1) {
+			*found = child;
+			return 1;
+		}
+		/* A block without addresses of its own may still hold the instance. */
+		if (tag == DW_TAG_lexical_block &&
+		    (dwarf_haspc(&child, pc) == 1 ||
+		     (!dwarf_hasattr(&child, DW_AT_low_pc) && !dwarf_hasattr(&child, DW_AT_ranges))) &&
+		    outer_inline(&child, pc, found))
+			return 1;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* The concrete function (not an abstract inline definition) holding pc. */
+static int concrete_func(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *func)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(cu, &child) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_haspc(&child, pc) == 1) {
+			*func = child;
+			return 1;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
 /* file:line at addr (module address space), through inlines to the outermost caller. */
 static int dw_line(struct dwh *h, Dwarf_Addr addr, char *file, size_t flen, unsigned int *line)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dwfl_module_addrdie(h->mod, addr, &bias);
 	Dwfl_Line *l = dwfl_module_getsrc(h->mod, addr);
-	Dwarf_Die *scopes = NULL;
+	Dwarf_Die func, inl;
 	const char *src = NULL;
-	int lineno = 0, n, i, outer = -1;
+	int lineno = 0;
 
 	if (!cu || !l)
 		return 0;
 	src = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
 	/*
 	 * The line table names the innermost inlined code (say, kmalloc() in
-	 * slab.h); the call site belongs to the function kallsyms names, where
-	 * the outermost inlined_subroutine was called from.
+	 * slab.h); the call site belongs to the function kallsyms names, at the
+	 * line where its outermost inlined call was made.
 	 */
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	for (i = 0; i < n; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
-			outer = i;
-	if (outer >= 0) {
+	if (concrete_func(cu, addr - bias, &func) && outer_inline(&func, addr - bias, &inl)) {
 		Dwarf_Attribute fa, la;
 		Dwarf_Word fidx, ln;
 		Dwarf_Files *files;
 		size_t nfiles;
 
-		if (dwarf_formudata(dwarf_attr(&scopes[outer], DW_AT_call_file, &fa), &fidx) == 0 &&
-		    dwarf_formudata(dwarf_attr(&scopes[outer], DW_AT_call_line, &la), &ln) == 0 &&
+		if (dwarf_formudata(dwarf_attr(&inl, DW_AT_call_file, &fa), &fidx) == 0 &&
+		    dwarf_formudata(dwarf_attr(&inl, DW_AT_call_line, &la), &ln) == 0 &&
 		    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && fidx < nfiles) {
 			const char *f = dwarf_filesrc(files, fidx, NULL, NULL);
 
@@ -107,7 +148,6 @@ static int dw_line(struct dwh *h, Dwarf_Addr addr, char *file, size_t flen, unsi
 			}
 		}
 	}
-	free(scopes);
 	if (!src || lineno <= 0)
 		return 0;
 	if (src[0] != '/') {

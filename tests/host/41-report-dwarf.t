@@ -5,7 +5,7 @@
 # a kallsyms/modules snapshot naming them, and a trace whose call sites are the return
 # addresses of calls objdump finds in them. Checks function+0xoff [module], --raw-ip, and
 # file:line (through inlining, to the calling function's line) with libdw and libbfd,
-# which must agree; --ko, --module-dir and --vmlinux.
+# which must agree (also through two levels of inlining); --ko, --module-dir and --vmlinux.
 set -u
 
 BIN=${KMT_BIN:-build/san}
@@ -68,6 +68,17 @@ __attribute__((noinline)) void *fm_inline(unsigned long n)
 {
 	void *p = my_kmalloc(n); /* CALL fm_inline */
 	counter += 2;
+	return p;
+}
+/* Two levels of inlining: the line is still the one in fm_nested. */
+static inline __attribute__((always_inline)) void *fm_wrap(unsigned long n)
+{
+	return my_kmalloc(n * 2);
+}
+__attribute__((noinline)) void *fm_nested(unsigned long n)
+{
+	void *p = fm_wrap(n); /* CALL fm_nested */
+	counter += 3;
 	return p;
 }
 EOF
@@ -177,7 +188,7 @@ open(T + "/trace/cpu0.out", "wb").write(hdr + b"".join(recs))
 for addr, sym, f, l in sites:
     print("0x%x %s\t%s %d" % (addr, sym, f, l))
 EOF
-is "$(wc -l <"$T/expect")" 3 "three call sites found by objdump (2 in the module, 1 in vmlinux)"
+is "$(wc -l <"$T/expect")" 4 "four call sites found by objdump (3 in the module, 1 in vmlinux)"
 
 jsites() {	# jsites FILE: "ADDR SYMBOL<TAB>FILE LINE" per call site, sorted
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
