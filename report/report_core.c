@@ -178,7 +178,9 @@ struct obj {
 
 _Static_assert(sizeof(struct obj) == 32, "object slots pack two per cache line");
 
-#define OBJ_MIN_BITS	10
+#ifndef OBJ_MIN_BITS
+#define OBJ_MIN_BITS	10	/* fuzz builds shrink it so that their traces grow the table */
+#endif
 
 /*
  * Live objects only, linear probing, at most 70% full, deletion by
@@ -274,7 +276,9 @@ static int obj_init(struct objtab *t)
  * double free: a free of an address that is not live but was freed within
  * that window. Fixed size, whatever the trace's length.
  */
-#define FREED_BITS	16
+#ifndef FREED_BITS
+#define FREED_BITS	16	/* fuzz builds shrink it so that their traces wrap the window */
+#endif
 #define FREED_WINDOW	(1u << FREED_BITS)
 
 struct freed {
