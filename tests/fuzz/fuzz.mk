@@ -16,7 +16,11 @@ FUZZ_TARGETS ?= $(FUZZ_ALL_TARGETS)
 FUZZ_SECONDS ?= 60
 
 # The report's analysis, output and symbolizer objects (kmemtrace-report.c holds only its main).
-FUZZ_REPORT_OBJS := $(filter-out $(OBJDIR)/report/kmemtrace-report.o,$(REPORT_OBJS))
+# The analysis is built again with tiny tables, so that inputs of a few hundred records
+# already grow and shrink the object tables and wrap the window of recent frees.
+FUZZ_SMALL_TABLES := -DOBJ_MIN_BITS=3 -DFREED_BITS=5
+FUZZ_REPORT_OBJS := $(filter-out $(OBJDIR)/report/kmemtrace-report.o \
+	$(OBJDIR)/report/report_core.o,$(REPORT_OBJS)) $(OBJDIR)/tests/fuzz/report_core_small.o
 
 # ---- replay in make check (any compiler, no libFuzzer) --------------------------------------
 
@@ -27,6 +31,10 @@ FUZZ_COMMON_OBJS := $(OBJDIR)/tests/fuzz/fuzz_targets.o $(OBJDIR)/tests/fuzz/jso
 	$(OBJDIR)/tests/fuzz/kmemtrace_check_main.o
 
 $(OBJDIR)/tests/fuzz/%.o: KMT_CFLAGS += -Itests -Itests/fuzz -Ireport
+
+$(OBJDIR)/tests/fuzz/report_core_small.o: report/report_core.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_CFLAGS) $(FUZZ_SMALL_TABLES) -MMD -MP -c $< -o $@
 
 # kmemtrace_check's main() becomes a function the check target calls.
 $(OBJDIR)/tests/fuzz/kmemtrace_check_main.o: report/kmemtrace_check.c
@@ -76,14 +84,16 @@ ifeq ($(HAVE_LIBBFD),1)
 FUZZ_CFLAGS += -DHAVE_LIBBFD
 endif
 
-FUZZ_SRCS := $(LIBKMT_SRCS) $(patsubst $(OBJDIR)/%.o,%.c,$(FUZZ_REPORT_OBJS)) \
-	tests/fuzz/fuzz_targets.c tests/fuzz/json_check.c
+FUZZ_SRCS := $(LIBKMT_SRCS) $(patsubst $(OBJDIR)/%.o,%.c,$(filter $(OBJDIR)/report/%,\
+	$(FUZZ_REPORT_OBJS))) report/report_core.c tests/fuzz/fuzz_targets.c tests/fuzz/json_check.c
 FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_OBJDIR)/%.o) $(FUZZ_OBJDIR)/kmemtrace_check_main.o
 FUZZ_BINS := $(FUZZ_ALL_TARGETS:%=$(FUZZ_OUT)/fuzz_%)
 
 $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_OBJDIR)/report/report_core.o: FUZZ_CFLAGS += $(FUZZ_SMALL_TABLES)
 
 # The JSON validator is the harness's oracle, not code under test: without coverage
 # instrumentation it neither slows the runs nor steers the fuzzer toward JSON shapes.
