@@ -439,14 +439,7 @@ judge() {
 # --- Run ----------------------------------------------------------------------------------
 rt=0
 [[ $(guest_kernel) == *-rt-* ]] && rt=1
-# QEMU before 8.1 can kill a guest that patches static keys (tracing on/off) while another vCPU
-# runs the patched code (a TCG race, see 11-cycles.t); the tiny-buffer step does that under load.
-tcg=multi
-read -r qmaj qmin < <(qemu-system-x86_64 --version | sed -n 's/.*version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p;q')
-if [ "${qmaj:-0}" -lt 8 ] || { [ "$qmaj" -eq 8 ] && [ "${qmin:-0}" -lt 1 ]; }; then
-	tcg=single
-fi
-vm_ok module --numa -c 2 --no-daemon -T 240 --tcg-thread "$tcg" -m kmemtrace_oracle -a "$guest" -a "$runas" -- module-check.sh
+vm_ok module --numa -c 2 --no-daemon -T 240 -m kmemtrace_oracle -a "$guest" -a "$runas" -- module-check.sh
 o=$VM_OUT
 is "$(command_status)" 0 "guest script ran to the end"
 dmesg_clean
