@@ -578,6 +578,86 @@ static void print_all(const struct rpt *r, struct out_opts *o)
 	free(buf);
 }
 
+/*
+ * Totals counted straight from the merged records, for an analysis whose
+ * only filter is the time window: every record of a kind must be counted
+ * as one, whatever the analysis makes of its object.
+ */
+struct tally {
+	bool has_time;
+	uint64_t t_start, t_end, first, n;
+	uint64_t allocs, failed, req, alloc, frees, lost, lost_markers, descs;
+	uint64_t page_allocs, page_failed, page_bytes, page_frees;
+};
+
+static void tally_rec(struct tally *y, const union kmt_rec *rec)
+{
+	uint64_t ts = rec->c.timestamp, end;
+
+	if (!y->n++)
+		y->first = ts;
+	if (rec->c.type == KMT_REC_CACHE_DESC) {
+		y->descs++;
+		return;
+	}
+	end = y->t_end > UINT64_MAX - y->first ? UINT64_MAX : y->first + y->t_end;
+	if (y->has_time && (ts - y->first < y->t_start || ts > end))
+		return;
+	switch (rec->c.type) {
+	case KMT_REC_KMALLOC:
+	case KMT_REC_CACHE_ALLOC:
+		y->allocs++;
+		if (!rec->ev.ptr) {
+			y->failed++;
+		} else {
+			y->req += rec->ev.bytes_req;
+			y->alloc += rec->ev.bytes_alloc;
+		}
+		break;
+	case KMT_REC_KFREE:
+	case KMT_REC_CACHE_FREE:
+		y->frees += rec->ev.ptr != 0;
+		break;
+	case KMT_REC_PAGE_ALLOC:
+		y->page_allocs++;
+		if (!rec->ev.ptr)
+			y->page_failed++;
+		else
+			y->page_bytes += rec->ev.bytes_alloc;
+		break;
+	case KMT_REC_PAGE_FREE:
+		y->page_frees++;
+		break;
+	case KMT_REC_LOST:
+		y->lost += rec->lost.count;
+		y->lost_markers++;
+		break;
+	}
+}
+
+static void check_tally(const struct rpt *r, const struct tally *y)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+
+	if (t->allocs != y->allocs || t->failed_allocs != y->failed || t->bytes_req != y->req ||
+	    t->bytes_alloc != y->alloc)
+		fail("allocations: %" PRIu64 " (%" PRIu64 " failed, %" PRIu64 "/%" PRIu64
+		     " bytes) in the records, %" PRIu64 " (%" PRIu64 ", %" PRIu64 "/%" PRIu64
+		     ") in the totals", y->allocs, y->failed, y->req, y->alloc, t->allocs,
+		     t->failed_allocs, t->bytes_req, t->bytes_alloc);
+	if (t->frees != y->frees)
+		fail("frees: %" PRIu64 " in the records, %" PRIu64 " in the totals", y->frees,
+		     t->frees);
+	if (t->page_allocs != y->page_allocs || t->page_failed != y->page_failed ||
+	    t->page_bytes_alloc != y->page_bytes || t->page_frees != y->page_frees)
+		fail("page events differ from the records");
+	if (t->lost != y->lost || t->lost_markers != y->lost_markers ||
+	    t->cache_descs != y->descs)
+		fail("lost %" PRIu64 "/%" PRIu64 " markers, descs %" PRIu64 " in the records; %"
+		     PRIu64 "/%" PRIu64 ", %" PRIu64 " in the totals", y->lost, y->lost_markers,
+		     y->descs, t->lost, t->lost_markers, t->cache_descs);
+}
+
 int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 {
 	/* Keys that tie often first, so that each comparison gets its turn. */
@@ -596,6 +676,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	uint64_t fed = 0, last_ts = 0;
 	unsigned int flags;
 	union kmt_rec batch[16];
+	struct tally y = { 0 };
 	size_t nb = 0;
 	int rc;
 
@@ -646,6 +727,9 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		flt.t_start = 1000;
 		flt.t_end = 1000000000;
 	}
+	y.has_time = flt.has_time;
+	y.t_start = flt.t_start;
+	y.t_end = flt.t_end;
 	o.lines = opt & 0x80 ? 3 : -1;
 	o.wide = (opt & 0x88) == 0x88;
 
@@ -677,6 +761,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 				fail("merge out of time order: %" PRIu64 " after %" PRIu64,
 				     (uint64_t)rec->c.timestamp, last_ts);
 			last_ts = rec->c.timestamp;
+			tally_rec(&y, rec);
 			raw_print(devnull(), rec, 0, o.raw_ip ? NULL : fixed_ksyms());
 			fed++;
 			nb++;
@@ -708,6 +793,8 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	if (rpt_finish(r))
 		harness_fail("rpt_finish: out of memory");
 	check_totals(r, fed);
+	if (!flt.cpus && !flt.cache_name && !flt.has_pid && !flt.min_size)
+		check_tally(r, &y);
 	for (i = 0; i < kmt_merge_nfiles(m); i++) {
 		const struct kmt_file_stats *fs = kmt_file_stats(kmt_merge_file(m, i));
 
