@@ -1,0 +1,181 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# guest-overhead.sh - parts 1 and 4 of make bench, run in the kmemtrace-vm guest: the same
+# allocation workloads timed untraced, under kmemtrace, ftrace and perf record, with the size
+# of what each tracer kept.
+#
+# Usage (in the guest, as the kmemtrace-vm COMMAND, with kmemtrace.ko loaded start_disabled=1
+# and kmemtrace_bench.ko loaded): guest-overhead.sh PAIRS ITERATIONS ROUNDS [METHOD...]
+#   PAIRS       kmalloc/kfree pairs per CPU of the module workload (kmemtrace_bench run)
+#   ITERATIONS  iterations of kmt-alloc-load per CPU (one copy pinned to each CPU)
+#   ROUNDS      every method runs every workload once per round, methods taking turns
+#   METHOD      none: untraced
+#               kmemtrace: kmemtraced -- WORKLOAD, draining to a file in tmpfs
+#               kmemtrace-probe: tracing on, no daemon: the probes' cost alone (the buffers
+#                 must hold the whole run: check that lost is 0)
+#               ftrace: the kernel's kmem events into the ftrace ring buffer, no reader
+#               perf: perf record -a of the same four kmem events
+#               perf-all: perf record -a -e 'kmem:*' (page events and more)
+#               (default: all of them)
+# Writes $KMT_OUT/overhead.tsv, one line per run:
+#   round method workload ns events recorded lost bytes
+# ns: CPU time the workload took, summed over CPUs (each CPU's loop times itself);
+# events: slab events the workload itself caused (module: 2 * PAIRS * CPUs; user: what
+# kmemtrace recorded in its run of the same round, filled in on the host); recorded/lost:
+# what the tracer kept and dropped or overwrote; bytes: the tracer's output size.
+
+set -u
+# Under kmemtraced and perf the workload is their COMMAND: this script again, as
+# guest-overhead.sh --workload WORKLOAD PAIRS ITERATIONS.
+workload=
+if [ "${1:-}" = --workload ]; then
+	workload=$2
+	shift 2
+fi
+pairs=$1
+iters=$2
+rounds=${3:-1}
+[ "$#" -ge 3 ] && shift 3
+methods=${*:-none kmemtrace kmemtrace-probe ftrace perf perf-all}
+
+B=/sys/kernel/debug/kmemtrace_bench
+K=${KMT_DEBUGFS:-/sys/kernel/debug/kmemtrace}
+T=/sys/kernel/debug/tracing
+out=${KMT_OUT:-/tmp}
+tsv=$out/overhead.tsv
+work=/tmp/bench
+ncpus=$(nproc)
+slab_events="kmalloc kfree kmem_cache_alloc kmem_cache_free"
+perf_slab="-e kmem:kmalloc -e kmem:kfree -e kmem:kmem_cache_alloc -e kmem:kmem_cache_free"
+
+say() {
+	echo "guest-overhead: $*" >&2
+}
+
+# The workloads write their CPU-ns into $work/ns.
+wl_module() {
+	echo "$pairs" >"$B/run" || return 1
+	awk '$1 == "total_ns" { print $2 }' "$B/result" >"$work/ns"
+}
+
+wl_user() {
+	rm -f "$work"/u*.out
+	c=0
+	while [ "$c" -lt "$ncpus" ]; do
+		mkdir -p "$work/u$c"
+		taskset -c "$c" kmt-alloc-load "$iters" "$work/u$c" >"$work/u$c.out" &
+		c=$((c + 1))
+	done
+	wait
+	cat "$work"/u*.out | awk '$1 == "ns" { s += $2; n++ } END { if (n) print s }' >"$work/ns"
+}
+
+if [ -n "$workload" ]; then
+	"wl_$workload"
+	exit
+fi
+
+[ -d "$B" ] || { say "kmemtrace_bench.ko is not loaded"; exit 3; }
+[ -d "$K" ] || { say "kmemtrace.ko is not loaded"; exit 3; }
+[ -d "$T/events/kmem" ] || mount -t tracefs tracefs "$T" 2>/dev/null
+[ -d "$T/events/kmem" ] || { say "no tracefs kmem events at $T"; exit 3; }
+mkdir -p "$work"
+: >"$tsv"
+
+# Sum of a column of kmemtrace's stats file.
+kmt_stat() {
+	awk -v col="$1" '$1 != "#" { s += $col } END { print s + 0 }' "$K/stats"
+}
+
+ftrace_set() {
+	for e in $slab_events; do
+		echo "$1" >"$T/events/kmem/$e/enable"
+	done
+}
+
+# run_method METHOD WORKLOAD ROUND: one timed run; appends its line to the TSV.
+run_method() {
+	m=$1 w=$2 r=$3
+	rec=0 lost=0 bytes=0
+	rm -f "$work/ns"
+	case $m in
+	none)
+		"wl_$w"
+		;;
+	kmemtrace)
+		rm -rf "$work/kt"
+		w0=$(kmt_stat 3)
+		d0=$(kmt_stat 4)
+		kmemtraced -q -f -o "$work/kt" -- sh -c "$(command -v "$0") --workload $w $pairs $iters" ||
+			say "kmemtraced failed"
+		rec=$(($(kmt_stat 3) - w0))
+		lost=$(($(kmt_stat 4) - d0))
+		bytes=$(cat "$work"/kt/cpu*.out | wc -c)
+		# What else a trace directory holds (metadata, kallsyms, modules): a fixed cost.
+		echo "$w $(($(cat "$work"/kt/* | wc -c) - bytes))" >>"$out/kmt-meta.txt"
+		# The first round's trace goes home, to be checked and counted there.
+		[ "$r" = 1 ] && cp -r "$work/kt" "$out/kmt-$w"
+		;;
+	kmemtrace-probe)
+		w0=$(kmt_stat 3)
+		d0=$(kmt_stat 4)
+		echo 1 >"$K/enabled"
+		"wl_$w"
+		echo 0 >"$K/enabled"
+		rec=$(($(kmt_stat 3) - w0))
+		lost=$(($(kmt_stat 4) - d0))
+		# Empty the buffers for the next run: read them to the end.
+		for f in "$K"/cpu[0-9]*; do
+			cat "$f" >/dev/null
+		done
+		;;
+	ftrace)
+		echo 0 >"$T/tracing_on"
+		echo >"$T/trace"
+		ftrace_set 1
+		echo 1 >"$T/tracing_on"
+		"wl_$w"
+		echo 0 >"$T/tracing_on"
+		ftrace_set 0
+		rec=$(cat "$T"/per_cpu/cpu*/stats | awk '$1 == "entries:" { s += $2 } END { print s + 0 }')
+		lost=$(cat "$T"/per_cpu/cpu*/stats | awk '$1 == "overrun:" { s += $2 } END { print s + 0 }')
+		bytes=$(cat "$T"/per_cpu/cpu*/stats | awk '$1 == "bytes:" { s += $2 } END { print s + 0 }')
+		echo >"$T/trace"
+		;;
+	perf | perf-all)
+		rm -f "$work/perf.data"
+		if [ "$m" = perf ]; then ev=$perf_slab; else ev="-e kmem:*"; fi
+		# -B: no build-id pass after the run (minutes under TCG, and not part of the
+		# workload's time); -a: every CPU, like the others.
+		# shellcheck disable=SC2086
+		perf record -B -a $ev -o "$work/perf.data" -- \
+			sh -c "$(command -v "$0") --workload $w $pairs $iters" >"$work/perf.out" 2>&1 ||
+			say "perf record failed: $(tail -n 3 "$work/perf.out")"
+		bytes=$(wc -c <"$work/perf.data")
+		# perf report --stats counts its samples on the host.
+		if [ "$r" = 1 ]; then
+			mv "$work/perf.data" "$out/$m-$w.data"
+		else
+			rm -f "$work/perf.data"
+		fi
+		;;
+	esac
+	ns=$(cat "$work/ns" 2>/dev/null)
+	[ -n "$ns" ] || { say "$m $w: the workload did not report its time"; ns=0; }
+	if [ "$w" = module ]; then ev=$((2 * pairs * ncpus)); else ev=0; fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$m" "$w" "$ns" "$ev" "${rec:-0}" \
+		"${lost:-0}" "${bytes:-0}" >>"$tsv"
+	say "round $r $m $w: ns $ns recorded ${rec:-0} lost ${lost:-0} bytes ${bytes:-0}"
+}
+
+r=1
+while [ "$r" -le "$rounds" ]; do
+	for w in module user; do
+		for m in $methods; do
+			run_method "$m" "$w" "$r"
+		done
+	done
+	r=$((r + 1))
+done
+rm -rf "$work/kt"
+say "done"
