@@ -74,7 +74,11 @@ MODULE_PARM_DESC(pages,
  * pointer and sizes tell, as far as they can, a cache destroyed and
  * re-created at the same address from the old one. The sets are emptied
  * at each enable, so every tracing session describes its caches again
- * (kmemtraced discards what was buffered before its command starts).
+ * (kmemtraced discards what was buffered before its command starts),
+ * and an entry only counts for the generation it was made in: opening a
+ * cpuN file starts a new one, so a reader that replaces another (say a
+ * kmemtraced restarted after kill -9, tracing still on) gets the
+ * descriptions its predecessor consumed.
  */
 #define KMT_DESC_BITS		9
 #define KMT_DESC_SLOTS		BIT(KMT_DESC_BITS)
@@ -85,7 +89,11 @@ struct kmt_desc_slot {
 	const char *name;
 	u32 object_size;
 	u32 size;
+	u32 gen;		/* kmt_desc_gen when it was described */
 };
+
+/* Starts at 1 so that an emptied slot belongs to no generation. */
+static atomic_t kmt_desc_gen = ATOMIC_INIT(1);
 
 /*
  * Per-CPU writer state. Only its own CPU changes it, with interrupts
@@ -229,7 +237,7 @@ static void *kmt_data_slot(struct kmt_cpu *c, struct rchan_buf *buf,
  */
 static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
 			   const char *name, u32 object_size, u32 size,
-			   struct kmt_desc_slot **claim)
+			   u32 gen, struct kmt_desc_slot **claim)
 {
 	u32 h = hash_ptr(s, KMT_DESC_BITS);
 	unsigned int i;
@@ -239,8 +247,8 @@ static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
 		struct kmt_desc_slot *d = &c->desc[(h + i) % KMT_DESC_SLOTS];
 
 		if (d->cache == s) {
-			if (d->name == name && d->object_size == object_size &&
-			    d->size == size)
+			if (d->gen == gen && d->name == name &&
+			    d->object_size == object_size && d->size == size)
 				return true;
 			*claim = d;
 			return false;
@@ -262,14 +270,15 @@ static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
 	struct kmt_desc_slot *claim;
 	size_t object_size, size;
 	const char *name;
-	u32 osz32, sz32;
+	u32 osz32, sz32, gen;
 	u8 flags = 0;
 	u32 seq;
 
 	kmt_cache_info(s, &name, &object_size, &size);
 	osz32 = kmt_u32(object_size, &flags);
 	sz32 = kmt_u32(size, &flags);
-	if (kmt_desc_known(c, s, name, osz32, sz32, &claim))
+	gen = atomic_read(&kmt_desc_gen);
+	if (kmt_desc_known(c, s, name, osz32, sz32, gen, &claim))
 		return room;
 
 	rec = kmt_data_slot(c, buf, room, now, &seq);
@@ -293,6 +302,7 @@ static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
 		claim->name = name;
 		claim->object_size = osz32;
 		claim->size = sz32;
+		claim->gen = gen;
 	}
 	return true;
 }
@@ -613,7 +623,12 @@ static u64 kmt_total_dropped(void)
  */
 static int kmt_relay_open(struct inode *inode, struct file *file)
 {
-	return relay_file_operations.open(inode, file);
+	int ret = relay_file_operations.open(inode, file);
+
+	/* A new reader: every CPU describes its caches to it again. */
+	if (!ret)
+		atomic_inc(&kmt_desc_gen);
+	return ret;
 }
 
 static int kmt_relay_release(struct inode *inode, struct file *file)

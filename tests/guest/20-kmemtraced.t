@@ -45,17 +45,26 @@ cat $D/enabled > $O/s1/enabled
 
 # 2. kill -9 in the middle of a run under load; then a new run while tracing is still on.
 mkdir -p $O/s2
-echo 64 > $OR/load
 kmemtraced -o $O/s2/t > $O/s2/err 2>&1 &
 pid=$!
 wait_for $O/s2/t/kmemtrace.meta
+# The oracle's cache is described on CPU 0 while the buffers are empty (so it is written, not
+# dropped); the load that follows fills sub-buffers, which hands it to this first reader.
+taskset 1 sh -c "echo 1 > $OR/run"
+echo 64 > $OR/load
 sleep 2
 kill -9 $pid
 wait $pid
 echo $? > $O/s2/status
 echo 0 > $OR/load
 cat $D/enabled > $O/s2/enabled
-kmemtraced -o $O/s2/t2 -t 1 > $O/s2/err2 2>&1
+# Tracing stays on (no -- COMMAND, so no disable/enable): the cache is used again while the
+# new reader runs, and only the new reader's open can make the module describe it again.
+kmemtraced -o $O/s2/t2 -t 2 > $O/s2/err2 2>&1 &
+pid=$!
+wait_for $O/s2/t2/kmemtrace.meta
+taskset 1 sh -c "echo 1 > $OR/run"
+wait $pid
 echo $? > $O/s2/status2
 
 # 3. A tmpfs with room for kallsyms and the metadata plus 256 KiB: the disk fills up.
@@ -226,6 +235,13 @@ ok "s2: the killed run had saved records" test "$total" -gt 0
 is "$(cat "$S/status2" 2>/dev/null)" 0 "s2: a new kmemtraced while tracing is still on: exit 0" ||
 	note_file "$S/err2" 8
 ok "s2: its files (read from where the killed one stopped) pass --strict" all_strict "$S/t2"
+# The JSON names a cache "described" only when a CACHE_DESC for it is in this trace.
+"$KMT_TOP/build/kmemtrace-report" --json --cache "$S/t2" > "$S/t2.json" 2> "$S/t2.json.err"
+ok "s2: the new reader's trace describes the oracle's cache again (the module re-describes for a new reader)" \
+	python3 -c 'import json,sys
+c=[x for x in json.load(open(sys.argv[1]))["caches"] if x["name"]=="kmt_oracle_cache"]
+sys.exit(0 if c and all(x.get("described") for x in c) else 1)' "$S/t2.json" ||
+	note_file "$S/t2.json.err" 4
 
 # --- 3. full tmpfs ----------------------------------------------------------------------------
 S=$R/s3
