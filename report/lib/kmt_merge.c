@@ -226,7 +226,11 @@ static int check_same_trace(struct kmt_merge *m, size_t i, struct kmt_error *err
 		}
 		if (o->byte_order != h->byte_order || o->word_bits != h->word_bits ||
 		    o->page_size != h->page_size) {
-			kmt_err_set(err, KMT_ERR_DATA, path, 14,
+			/* At the offset of the first field that differs. */
+			uint64_t off = o->byte_order != h->byte_order ? 14 :
+				       o->word_bits != h->word_bits ? 15 : 20;
+
+			kmt_err_set(err, KMT_ERR_DATA, path, off,
 				    "not from the same trace as %s (byte order %u/%u, word bits %u/%u, page size %u/%u)",
 				    opath, h->byte_order, o->byte_order, h->word_bits,
 				    o->word_bits, h->page_size, o->page_size);

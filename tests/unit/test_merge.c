@@ -234,7 +234,7 @@ static void test_unmergeable(void)
 
 	paths[1] = strdup(tpath("c32/cpu1.out"));
 	snprintf(want, sizeof(want),
-		 "%s: offset 14: not from the same trace as %s (byte order 1/1, word bits 32/64, page size 4096/4096)",
+		 "%s: offset 15: not from the same trace as %s (byte order 1/1, word bits 32/64, page size 4096/4096)",
 		 paths[1], paths[0]);
 	expect_merge_reject(paths, 2, want, "32-bit and 64-bit files");
 	free(paths[1]);
