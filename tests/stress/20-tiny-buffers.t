@@ -133,7 +133,9 @@ for flavour in $FLAVOURS; do
 			is "$e" "$((w + d))" "$name: cpu$cpu: emitted == written + dropped ($e == $w + $d)"
 			is "$ndata" "$w" "$name: cpu$cpu: data records in the file == written"
 			is "$gaps.$first" "0.0" "$name: cpu$cpu: seq from 0 without a gap across LOST records"
-			ok "$name: cpu$cpu: LOST records cover no more than dropped ($lsum <= $d)" test "$lsum" -le "$d"
+			# A corrupt file can hold LOST counts beyond what the shell's arithmetic takes.
+			ok "$name: cpu$cpu: LOST records cover no more than dropped ($lsum <= $d)" \
+				test "${#lsum}" -le 18 -a "$lsum" -le "$d"
 			is "$(((endseq + d - lsum) % 4294967296))" "$((e % 4294967296))" \
 				"$name: cpu$cpu: every seq handed out is in the file or in a LOST count"
 		done <<<"$out"

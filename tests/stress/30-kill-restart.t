@@ -105,8 +105,13 @@ for flavour in $FLAVOURS; do
 	is "$(tr -d '\n' <"$R/held" 2>/dev/null)" 11111111 "$flavour: slab tracepoints held on by tracefs probes"
 	dmesg_clean "$flavour: guest dmesg is clean"
 	ok "$flavour: kmemtrace.ko unloaded after all the kills" grep -q '^rmmod kmemtrace: ok' "$R/guest.log"
-	is "$(awk '$2 == 137' "$R/status" 2>/dev/null | wc -l)" "$KILLS" "$flavour: all $KILLS runs were killed by SIGKILL"
-	diag "$flavour: $(wc -l <"$R/how" 2>/dev/null) kills landed after SIGINT, in the final drain"
+	# A SIGKILL after SIGINT may find the drain already finished: exit 0 is right then.
+	is "$(awk 'NR == FNR { late[$1] = 1; next } !($2 == 137 || ($1 in late) && $2 == 0)' \
+		"$R/how" "$R/status" 2>/dev/null)" "" "$flavour: every run died of SIGKILL (or had finished after SIGINT)"
+	is "$(wc -l <"$R/status" 2>/dev/null)" "$KILLS" "$flavour: $KILLS runs"
+	diag "$flavour: $(wc -l <"$R/how" 2>/dev/null) kills sent 50 ms after SIGINT, of which" \
+		"$(awk 'NR == FNR { late[$1] = 1; next } ($1 in late) && $2 == 0' "$R/how" "$R/status" | wc -l)" \
+		"found the drain finished"
 	is "$(awk '$3 != 0' "$R/runs" 2>/dev/null | wc -l)" 0 \
 		"$flavour: every file of every killed run reads correctly up to its last whole record"
 	[ -s "$R/failures" ] && note_file "$R/failures" 20
