@@ -16,7 +16,7 @@ export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
 
 FLAVOURS=${KMT_STRESS_FLAVOURS:-amd64 rt-amd64}
 SECONDS_EACH=${KMT_STRESS_SECONDS:-6}
-GEOMETRIES="2x256 3x4096 2x65536 8x1024"
+GEOMETRIES=${KMT_STRESS_GEOMETRIES:-2x256 3x4096 2x65536 8x1024}
 [ -f "$KMT_TOP/kmod/Kbuild" ] || skip_all "kmod/ not written yet"
 [ -f "$KMT_TOP/tests/kmod/Kbuild" ] || skip_all "the oracle module (tests/kmod) not written yet"
 command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
