@@ -33,10 +33,14 @@ struct kmt_file {
 	int big_endian;
 	int failed;		/* sticky: an error was reported */
 	int at_eof;		/* read(2) returned 0 */
-	int have_seq;		/* expected is valid */
+	int have_first;		/* a known record was read: st.first_* are set */
 	uint32_t expected;	/* seq the next data record must carry */
-	uint32_t unknown_since;	/* unknown slots since the last known record */
-	uint64_t last_ts;
+	/*
+	 * Seqs the next known record may skip: unknown slots since the last
+	 * known record, or UINT32_MAX (any seq) before the first one.
+	 */
+	uint32_t unknown_since;
+	uint64_t last_ts;	/* of the last known record; 0 before the first */
 	uint8_t *buf;
 	size_t len, pos;	/* bytes in buf, next unread byte */
 	uint64_t buf_off;	/* file offset of buf[0] */
@@ -307,7 +311,7 @@ struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_
 		goto err_free;
 	f->swap = f->big_endian != kmt_host_big_endian();
 	f->pos = KMT_RECORD_SIZE;
-	f->st.file_bytes = KMT_RECORD_SIZE;
+	f->unknown_since = UINT32_MAX;
 	return f;
 
 err_nomem:
@@ -331,8 +335,34 @@ static int rec_fail(struct kmt_file *f, const char *fmt, ...)
 	return -1;
 }
 
-/* The checks every known record passes; stats only count what passed. */
-static int check_rec(struct kmt_file *f, const union kmt_rec *r)
+/* The rarer checks and counts of cache descriptions and lost-records markers. */
+static int check_rare(struct kmt_file *f, const union kmt_rec *r)
+{
+	if (r->c.type == KMT_REC_LOST) {
+		uint32_t want = f->expected + (uint32_t)r->lost.count;
+
+		/* An unknown slot in between may have taken a seq of its own. */
+		if ((uint32_t)(r->c.seq - want) > f->unknown_since)
+			return rec_fail(f, "lost-records marker with seq %" PRIu32 " where %"
+					PRIu32 " expected (%" PRIu32 " + count %" PRIu64 ")",
+					r->c.seq, want, f->expected, (uint64_t)r->lost.count);
+		f->st.lost_records += r->lost.count;
+		f->st.last_total_dropped = r->lost.total_dropped;
+		return 0;
+	}
+	if (!memchr(r->cache.name, 0, sizeof(r->cache.name)))
+		return rec_fail(f, "cache name not NUL-terminated");
+	if (f->hdr.word_bits == 32 && (r->cache.cache_id >> 32))
+		return rec_fail(f, "cache id 0x%" PRIx64 " does not fit a 32-bit trace",
+				(uint64_t)r->cache.cache_id);
+	return 0;
+}
+
+/*
+ * The checks every known record passes. Only what the reader needs to go
+ * on is updated here; kmt_file_stats() derives the rest from by_type.
+ */
+static inline int check_rec(struct kmt_file *f, const union kmt_rec *r)
 {
 	unsigned int type = r->c.type;
 	uint32_t seq = r->c.seq;
@@ -340,61 +370,38 @@ static int check_rec(struct kmt_file *f, const union kmt_rec *r)
 	if (r->c.cpu != f->hdr.cpu)
 		return rec_fail(f, "%s record of CPU %u in a file of CPU %u",
 				kmt_rec_type_name(type), r->c.cpu, f->hdr.cpu);
-	if (f->st.records_timed && r->c.timestamp < f->last_ts)
+	if (r->c.timestamp < f->last_ts)
 		return rec_fail(f, "timestamp %" PRIu64 " goes backwards (previous record: %"
 				PRIu64 ")", r->c.timestamp, f->last_ts);
-
-	if (type == KMT_REC_LOST) {
-		uint32_t want = f->expected + (uint32_t)r->lost.count;
-
-		/* An unknown slot in between may have taken a seq of its own. */
-		if (f->have_seq && (uint32_t)(seq - want) > f->unknown_since)
-			return rec_fail(f, "lost-records marker with seq %" PRIu32 " where %"
-					PRIu32 " expected (%" PRIu32 " + count %" PRIu64 ")",
-					seq, want, f->expected, (uint64_t)r->lost.count);
-		f->expected = seq;
-	} else {
-		if (f->have_seq && (uint32_t)(seq - f->expected) > f->unknown_since)
+	if (type <= KMT_REC_PAGE_FREE) {
+		if ((uint32_t)(seq - f->expected) > f->unknown_since)
 			return rec_fail(f, "seq %" PRIu32 " where %" PRIu32
 					" expected and no lost-records marker", seq, f->expected);
-		f->expected = seq + 1;
-	}
-
-	if (type == KMT_REC_CACHE_DESC) {
-		if (!memchr(r->cache.name, 0, sizeof(r->cache.name)))
-			return rec_fail(f, "cache name not NUL-terminated");
-		if (f->hdr.word_bits == 32 && (r->cache.cache_id >> 32))
-			return rec_fail(f, "cache id 0x%" PRIx64 " does not fit a 32-bit trace",
-					(uint64_t)r->cache.cache_id);
-	} else if (type != KMT_REC_LOST && f->hdr.word_bits == 32) {
-		if ((r->ev.call_site | r->ev.ptr | r->ev.cache_id) >> 32)
+		if (f->hdr.word_bits == 32 && ((r->ev.call_site | r->ev.ptr | r->ev.cache_id) >> 32))
 			return rec_fail(f, "%s address above 32 bits in a 32-bit trace "
 					"(call_site 0x%" PRIx64 ", ptr 0x%" PRIx64 ", cache 0x%"
 					PRIx64 ")", kmt_rec_type_name(type),
 					(uint64_t)r->ev.call_site, (uint64_t)r->ev.ptr,
 					(uint64_t)r->ev.cache_id);
+		f->expected = seq + 1;
+	} else {
+		if (type == KMT_REC_CACHE_DESC &&
+		    (uint32_t)(seq - f->expected) > f->unknown_since)
+			return rec_fail(f, "seq %" PRIu32 " where %" PRIu32
+					" expected and no lost-records marker", seq, f->expected);
+		if (check_rare(f, r) < 0)
+			return -1;
+		f->expected = type == KMT_REC_LOST ? seq : seq + 1;
 	}
-
-	f->have_seq = 1;
-	f->unknown_since = 0;
-	f->last_ts = r->c.timestamp;
-	if (!f->st.records_timed) {
+	if (!f->have_first) {
+		f->have_first = 1;
 		f->st.first_ts = r->c.timestamp;
 		f->st.first_seq = seq;
 	}
-	f->st.records_timed++;
+	f->unknown_since = 0;
+	f->last_ts = r->c.timestamp;
 	f->st.last_seq = seq;
-	f->st.last_ts = r->c.timestamp;
 	f->st.by_type[type]++;
-	if (type <= KMT_REC_PAGE_FREE) {
-		f->st.events++;
-	} else if (type == KMT_REC_CACHE_DESC) {
-		f->st.cache_descs++;
-	} else {
-		f->st.lost_markers++;
-		f->st.lost_records += r->lost.count;
-		f->st.last_total_dropped = r->lost.total_dropped;
-	}
 	return 0;
 }
 
@@ -422,7 +429,6 @@ int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec)
 				f->rec_off = f->buf_off + f->pos;
 				if (f->flags & KMT_OPEN_ALLOW_TRUNCATED) {
 					f->st.truncated_bytes = rest;
-					f->st.file_bytes += rest;
 					f->pos = f->len;
 					return 0;
 				}
@@ -439,24 +445,17 @@ int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec)
 		if (type > KMT_REC_TYPE_MAX) {
 			/* A newer minor's record: skip it, whatever its layout. */
 			f->pos += KMT_RECORD_SIZE;
-			f->st.file_bytes += KMT_RECORD_SIZE;
-			f->st.records++;
 			f->st.unknown++;
-			f->unknown_since++;
+			if (f->unknown_since != UINT32_MAX)
+				f->unknown_since++;
 			continue;
 		}
 		/* The buffer is ours: swapping in place saves a copy. */
 		if (f->swap)
 			kmt_rec_swap(r);
-		if (check_rec(f, r) < 0) {
-			/* Leave the slot as it was read, should anyone look again. */
-			if (f->swap)
-				kmt_rec_swap(r);
+		if (check_rec(f, r) < 0)
 			return -1;
-		}
 		f->pos += KMT_RECORD_SIZE;
-		f->st.file_bytes += KMT_RECORD_SIZE;
-		f->st.records++;
 		*rec = r;
 		return 1;
 	}
@@ -479,7 +478,21 @@ const struct kmt_file_header *kmt_file_header(const struct kmt_file *f)
 
 const struct kmt_file_stats *kmt_file_stats(const struct kmt_file *f)
 {
-	return &f->st;
+	/* Derived here rather than counted per record; f itself is never const. */
+	struct kmt_file_stats *st = (struct kmt_file_stats *)&f->st;
+	const uint64_t *bt = st->by_type;
+	unsigned int t;
+
+	st->events = 0;
+	for (t = KMT_REC_KMALLOC; t <= KMT_REC_PAGE_FREE; t++)
+		st->events += bt[t];
+	st->cache_descs = bt[KMT_REC_CACHE_DESC];
+	st->lost_markers = bt[KMT_REC_LOST];
+	st->records_timed = st->events + st->cache_descs + st->lost_markers;
+	st->records = st->records_timed + st->unknown;
+	st->last_ts = f->last_ts;
+	st->file_bytes = KMT_RECORD_SIZE * (1 + st->records) + st->truncated_bytes;
+	return st;
 }
 
 const struct kmt_error *kmt_file_error(const struct kmt_file *f)
