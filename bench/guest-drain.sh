@@ -41,7 +41,7 @@ if [ "${1:-}" = --step ]; then
 	secs=$3
 	# busybox has no nice(1); renice every thread of the daemon (its drain threads too).
 	if [ "$4" != 0 ]; then
-		for t in /proc/$PPID/task/*; do
+		for t in /proc/"$PPID"/task/*; do
 			renice -n "$4" -p "${t##*/}" >/dev/null
 		done
 	fi
@@ -81,6 +81,7 @@ step() {
 	dropped=$(($(kmt_stat 4) - d0))
 	rm -rf "$work/trace"
 	# "target R events E ns T": events on all CPUs in T ns.
+	# shellcheck disable=SC2046  # the words are the fields
 	set -- $(cat "$work/rate.out" 2>/dev/null)
 	events=${4:-0}
 	ns=${6:-1}
