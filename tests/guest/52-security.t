@@ -94,12 +94,13 @@ for f in $O/sl/t/*; do stat -c '%n %a %F' "$f"; done > $O/sl/modes
 mkdir -p $SEC
 mount -t securityfs securityfs $SEC
 cat $SEC/lockdown > $O/lockdown_before
-for mode in confidentiality; do
+mode=confidentiality
+{
 	echo $mode > $SEC/lockdown
 	cat $SEC/lockdown > $O/lockdown_$mode
 	kmemtraced -o /tmp/ld_$mode -t 1 > $O/ld_$mode.out 2>&1
 	echo $? > $O/ld_$mode.status
-done
+}
 # The same without securityfs mounted (where lockdown is read from).
 umount $SEC
 kmemtraced -o /tmp/ld_nosecfs -t 1 > $O/ld_nosecfs.out 2>&1
@@ -151,14 +152,15 @@ is "$(grep -vc ' 600 regular file$' "$S/modes")" 0 "-f replaced every symlink wi
 
 # Lockdown at run time.
 like "$(cat "$R/lockdown_before" 2>/dev/null)" '\[none\]' "lockdown LSM active, not locked down at boot"
-for mode in confidentiality; do
+mode=confidentiality
+{
 	like "$(cat "$R/lockdown_$mode" 2>/dev/null)" "\[$mode\]" "lockdown switched to $mode"
 	is "$(cat "$R/ld_$mode.status" 2>/dev/null)" 3 "lockdown $mode: kmemtraced exit 3"
 	out=$(cat "$R/ld_$mode.out" 2>/dev/null)
 	diag "$out"
 	like "$out" "lockdown mode '$mode'.*closes debugfs" "lockdown $mode: kmemtraced names lockdown and debugfs"
 	ok "lockdown $mode: and does not call the module missing" test -n "$out" -a "${out/not loaded/}" = "$out"
-done
+}
 
 # TODO DESC CMD...: a check of a known defect, reported as TODO (prove passes it either way and
 # reports it when it starts to pass).
