@@ -18,10 +18,12 @@
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/gcd.h>
 #include <linux/hash.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/kstrtox.h>
+#include <linux/lcm.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -56,7 +58,7 @@ MODULE_PARM_DESC(subbufs,
 static unsigned int subbuf_size = 65536;
 module_param(subbuf_size, uint, 0444);
 MODULE_PARM_DESC(subbuf_size,
-		 "Bytes per sub-buffer, 256..67108864, rounded up to a multiple of 64 (default 65536). Kernel command line: kmemtrace.subbuf_size=N.");
+		 "Bytes per sub-buffer, 256..67108864 (default 65536), rounded up so records never straddle sub-buffers and the ring is whole pages. Kernel command line: kmemtrace.subbuf_size=N.");
 
 static bool start_disabled;
 module_param(start_disabled, bool, 0444);
@@ -792,6 +794,7 @@ static const struct file_operations kmt_stats_fops = {
 /* Rejects sizes relay cannot serve; rounds subbuf_size to whole records. */
 static int kmt_check_params(void)
 {
+	unsigned long unit;
 	unsigned int rounded;
 
 	if (subbufs < KMT_SUBBUFS_MIN || subbufs > KMT_SUBBUFS_MAX) {
@@ -805,10 +808,17 @@ static int kmt_check_params(void)
 		       KMT_SUBBUF_SIZE_MIN, KMT_SUBBUF_SIZE_MAX);
 		return -EINVAL;
 	}
-	rounded = round_up(subbuf_size, KMT_RECORD_SIZE);
+	/*
+	 * Records must not straddle sub-buffers, and the ring must be whole
+	 * pages: relay allocates PAGE_ALIGN(subbufs * subbuf_size) and its
+	 * splice wraps at that size while its writer wraps at the product,
+	 * so a ring ending mid-page makes splice hand out stale bytes.
+	 */
+	unit = lcm(KMT_RECORD_SIZE, PAGE_SIZE / gcd(subbufs, PAGE_SIZE));
+	rounded = roundup(subbuf_size, unit);
 	if (rounded != subbuf_size) {
-		pr_notice("subbuf_size=%u rounded up to %u, a multiple of the %u-byte record\n",
-			  subbuf_size, rounded, KMT_RECORD_SIZE);
+		pr_notice("subbuf_size=%u rounded up to %u: a multiple of the %u-byte record that makes %u sub-buffers whole pages\n",
+			  subbuf_size, rounded, KMT_RECORD_SIZE, subbufs);
 		subbuf_size = rounded;
 	}
 	if ((u64)subbufs * subbuf_size > KMT_BUF_SIZE_MAX) {
