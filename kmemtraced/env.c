@@ -212,7 +212,13 @@ int kmtd_check_module(struct kmtd *d)
 		return -1;
 	}
 	if (stat(d->kdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		if (stat(KMTD_SYSMOD, &st) < 0)
+		const char *mode = lockdown_mode();
+
+		/* Under lockdown, "modprobe it" would only fail again. */
+		if (stat(KMTD_SYSMOD, &st) < 0 && mode)
+			kmtd_err("kmemtrace.ko is not loaded (no %s), and the kernel is in lockdown mode '%s', which refuses unsigned modules and closes debugfs; tracing needs a kernel booted without lockdown (lockdown=none, Secure Boot off)",
+				 d->kdir, mode);
+		else if (stat(KMTD_SYSMOD, &st) < 0)
 			kmtd_err("kmemtrace.ko is not loaded (no %s); load it with: modprobe kmemtrace, or from a build tree: insmod kmod/kmemtrace.ko",
 				 d->kdir);
 		else
