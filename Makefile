@@ -85,12 +85,13 @@ stress: deps
 	$(MAKE) all test-modules unit-tests
 	prove --exec '' --timer tests/stress/*.t
 
+# kmemtrace-vm stays in the source tree (it builds the module for its guest): not installed.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
-	for m in Documentation/*.[18]; do [ -e "$$m" ] || continue; \
-		install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man$${m##*.}/; done
+	for t in $(notdir $(TOOLS)); do for m in Documentation/$$t.[18]; do \
+		if [ -e "$$m" ]; then install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man$${m##*.}/; fi; done; done
 
 clean:
 	rm -rf build out
