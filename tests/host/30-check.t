@@ -4,43 +4,10 @@
 # corrupt, truncated, misnamed, empty and non-trace files (traces from kmemtrace-gen).
 set -u
 
-BIN=${KMT_BIN:-build/san}
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 CHECK=$BIN/kmemtrace_check
 GEN=$BIN/kmemtrace-gen
-n=0
-failed=0
-
-ok() {	# ok COND-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-is() {	# is GOT WANT DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = "$2" ]; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		echo "#   got '$1', want '$2'"
-		failed=$((failed + 1))
-	fi
-}
-
-like() {	# like TEXT FIXED-STRING DESCRIPTION
-	n=$((n + 1))
-	if printf '%s' "$1" | grep -qF -- "$2"; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		echo "#   '$1' does not contain '$2'"
-		failed=$((failed + 1))
-	fi
-}
 
 if [ ! -x "$CHECK" ] || [ ! -x "$GEN" ]; then
 	echo "1..0 # SKIP $CHECK or $GEN not built (make SAN=1 tools unit-tests)"
@@ -56,11 +23,6 @@ run() {
 	rc=$?
 }
 
-# summary KEY FILE: a value from kmemtrace-gen's summary.
-summary() {
-	awk -v k="$1" '$1 == k { print $2 }' "$2"
-}
-
 # u32le FILE OFFSET: the little-endian u32 at OFFSET.
 u32le() {
 	od -An -t u4 -j "$2" -N 4 --endian=little "$1" | tr -d ' '
@@ -68,7 +30,8 @@ u32le() {
 
 # patch FILE OFFSET HEXBYTES: overwrite bytes in place.
 patch() {
-	printf "$(echo "$3" | sed 's/\(..\)/\\x\1/g')" |
+	# shellcheck disable=SC2059 # the format is the escaped bytes themselves
+	printf "$(printf '%s' "$3" | sed 's/\(..\)/\\x\1/g')" |
 		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
@@ -217,5 +180,4 @@ like "$out" "Exit status:" "--help: exit codes"
 run "$CHECK" --version
 like "$out" "kmemtrace_check 1." "--version"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

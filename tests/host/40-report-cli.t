@@ -6,43 +6,10 @@
 # exit code and message for each kind of bad input.
 set -u
 
-BIN=${KMT_BIN:-build/san}
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 REPORT=$BIN/kmemtrace-report
 GEN=$BIN/kmemtrace-gen
-n=0
-failed=0
-
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-is() {	# is GOT WANT DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = "$2" ]; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		echo "#   got '$1', want '$2'"
-		failed=$((failed + 1))
-	fi
-}
-
-like() {	# like TEXT FIXED-STRING DESCRIPTION
-	n=$((n + 1))
-	if printf '%s' "$1" | grep -qF -- "$2"; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		echo "#   '$(printf '%s' "$1" | head -c 400)' does not contain '$2'"
-		failed=$((failed + 1))
-	fi
-}
 
 if [ ! -x "$REPORT" ] || [ ! -x "$GEN" ]; then
 	echo "1..0 # SKIP $REPORT or $GEN not built (make SAN=1 tools unit-tests)"
@@ -58,10 +25,6 @@ run() {	# run CMD...: out = stdout, err = stderr, rc
 	rc=$?
 	out=$(cat "$T/out")
 	err=$(cat "$T/err")
-}
-
-summary() {	# summary KEY FILE: a tally from kmemtrace-gen's summary
-	awk -v k="$1" '$1 == k { print $2 }' "$2"
 }
 
 jget() {	# jget EXPR FILE: a value of the JSON document (Python expression on d)
@@ -334,5 +297,4 @@ if [ -w /dev/full ]; then
 	like "$(cat "$T/err")" "writing the report" "stdout full: said"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

@@ -8,31 +8,9 @@
 # which must agree (also through two levels of inlining); --ko, --module-dir and --vmlinux.
 set -u
 
-BIN=${KMT_BIN:-build/san}
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 REPORT=$BIN/kmemtrace-report
-n=0
-failed=0
-
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-is() {	# is GOT WANT DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = "$2" ]; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		echo "#   got '$1', want '$2'"
-		failed=$((failed + 1))
-	fi
-}
 
 if [ ! -x "$REPORT" ]; then
 	echo "1..0 # SKIP $REPORT not built (make SAN=1 tools)"
@@ -106,10 +84,12 @@ void _start(void)
 		;
 }
 EOF
-CFLAGS="-g -O2 -fno-optimize-sibling-calls -fno-pie -fcf-protection=none"
-(cd "$T/src" && cc $CFLAGS -c fakemod.c -o fakemod.ko) &&
-	(cd "$T/src" && cc $CFLAGS -static -nostdlib -no-pie -Wl,-e,_start vmlinux.c -o vmlinux) ||
-	{ echo "1..0 # SKIP cannot build the test ELF files"; exit 0; }
+CFLAGS=(-g -O2 -fno-optimize-sibling-calls -fno-pie -fcf-protection=none)
+if ! (cd "$T/src" && cc "${CFLAGS[@]}" -c fakemod.c -o fakemod.ko &&
+	cc "${CFLAGS[@]}" -static -nostdlib -no-pie -Wl,-e,_start vmlinux.c -o vmlinux); then
+	echo "1..0 # SKIP cannot build the test ELF files"
+	exit 0
+fi
 cp "$T/src/fakemod.ko" "$T/mods/sub/fakemod.ko"
 
 # Lays out the fake machine and writes the trace; prints "ADDR SYMBOL FILE LINE" per call
@@ -247,5 +227,4 @@ is "$?" 2 "--vmlinux of a non-ELF file: exit 2"
 grep -qF "$T/trace/kallsyms" "$T/err"
 ok $? "--vmlinux of a non-ELF file: named"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# lib.sh - TAP helpers shared by the host CLI tests (tests/host/30-check.t, 40-report-cli.t,
+# 41-report-dwarf.t), which run the tools of ${KMT_BIN:-build/san} (the sanitizer build).
+#
+#   ok STATUS DESC           pass when STATUS (usually $?) is 0
+#   is GOT WANT DESC         pass when the strings are equal
+#   like TEXT FIXED DESC     pass when TEXT contains the fixed string FIXED
+#   summary KEY FILE         a tally from a kmemtrace-gen summary file
+#   done_testing             print the plan (1..n); return non-zero if any test failed
+#
+# Sets BIN (the tool directory), n (tests run) and failed (tests failed).
+
+# shellcheck disable=SC2034 # the tests name their tools with it
+BIN=${KMT_BIN:-build/san}
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+is() {
+	n=$((n + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok $n - $3"
+	else
+		echo "not ok $n - $3"
+		echo "#   got '$1', want '$2'"
+		failed=$((failed + 1))
+	fi
+}
+
+# The text in a failure is cut to 400 bytes: a report can be pages long.
+like() {
+	n=$((n + 1))
+	if printf '%s' "$1" | grep -qF -- "$2"; then
+		echo "ok $n - $3"
+	else
+		echo "not ok $n - $3"
+		echo "#   '$(printf '%s' "$1" | head -c 400)' does not contain '$2'"
+		failed=$((failed + 1))
+	fi
+}
+
+summary() {
+	awk -v k="$1" '$1 == k { print $2 }' "$2"
+}
+
+done_testing() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
