@@ -15,33 +15,8 @@ runas=$KMT_TEST_DIR/runas
 
 command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
 
-# A static helper that drops to an unprivileged uid: busybox in the guest has no su that works
-# without /etc/passwd, nor setpriv --reuid.
-cat >"$KMT_TEST_DIR/runas.c" <<'EOF'
-#include <grp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-int main(int argc, char **argv)
-{
-	uid_t id;
-
-	if (argc < 3) {
-		fprintf(stderr, "usage: runas UID COMMAND [ARG]...\n");
-		return 127;
-	}
-	id = (uid_t)strtoul(argv[1], NULL, 10);
-	if (setgroups(0, NULL) || setgid(id) || setuid(id)) {
-		perror("runas");
-		return 126;
-	}
-	execvp(argv[2], argv + 2);
-	perror("runas: exec");
-	return 127;
-}
-EOF
-cc -static -O2 -o "$runas" "$KMT_TEST_DIR/runas.c" || bail "cannot build a static helper (libc6-dev)"
+# A static helper that drops to an unprivileged uid (tests/guest/runas.c).
+build_runas "$runas"
 
 # --- In the guest ------------------------------------------------------------------------------
 # Everything it finds goes to $KMT_OUT as small files; the host judges them below.

@@ -17,32 +17,8 @@ runas=$KMT_TEST_DIR/runas
 guest=$KMT_TEST_DIR/security.sh
 lockboot=$KMT_TEST_DIR/lockdown-boot.sh
 
-# A static helper that drops to an unprivileged uid (busybox in the guest has no usable su).
-cat >"$KMT_TEST_DIR/runas.c" <<'EOF'
-#include <grp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-int main(int argc, char **argv)
-{
-	uid_t id;
-
-	if (argc < 3) {
-		fprintf(stderr, "usage: runas UID COMMAND [ARG]...\n");
-		return 127;
-	}
-	id = (uid_t)strtoul(argv[1], NULL, 10);
-	if (setgroups(0, NULL) || setgid(id) || setuid(id)) {
-		perror("runas");
-		return 126;
-	}
-	execvp(argv[2], argv + 2);
-	perror("runas: exec");
-	return 127;
-}
-EOF
-cc -static -O2 -o "$runas" "$KMT_TEST_DIR/runas.c" || bail "cannot build a static helper (libc6-dev)"
+# A static helper that drops to an unprivileged uid (tests/guest/runas.c).
+build_runas "$runas"
 
 # --- Boot 1: module loaded, lockdown switched on at the end ------------------------------------
 cat >"$guest" <<'EOS'

@@ -20,6 +20,8 @@
 #   command_status             COMMAND's exit status in the guest ("" if it did not run)
 #   dmesg_clean [DESC]         ok when $VM_OUT/dmesg.txt has no BUG/WARNING/Oops/... line
 #   guest_kernel               the guest kernel release (for building test modules)
+#   build_runas PATH           build tests/guest/runas.c static at PATH (for -a): `runas UID CMD...`
+#                              in the guest drops to UID (bails out if it cannot be built)
 
 KMT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -165,4 +167,9 @@ dmesg_clean() {
 
 guest_kernel() {
 	"$KMT_VM" --print-kernel
+}
+
+build_runas() {
+	cc -static -O2 -o "$1" "$KMT_TOP/tests/guest/runas.c" ||
+		bail "cannot build a static helper (libc6-dev)"
 }
