@@ -18,7 +18,7 @@ FUZZ_SECONDS ?= 60
 # The report's analysis, output and symbolizer objects (kmemtrace-report.c holds only its main).
 # The analysis is built again with tiny tables, so that inputs of a few hundred records
 # already grow and shrink the object tables and wrap the window of recent frees.
-FUZZ_SMALL_TABLES := -DOBJ_MIN_BITS=3 -DFREED_BITS=5
+FUZZ_SMALL_TABLES := -DOBJ_MIN_BITS=3 -DFREED_BITS=3
 FUZZ_REPORT_OBJS := $(filter-out $(OBJDIR)/report/kmemtrace-report.o \
 	$(OBJDIR)/report/report_core.o,$(REPORT_OBJS)) $(OBJDIR)/tests/fuzz/report_core_small.o
 
@@ -64,8 +64,10 @@ $(FUZZ_MKSEEDS): $(OBJDIR)/tests/fuzz/mkseeds.o $(OBJDIR)/tests/unit/gen.o $(LIB
 
 $(OBJDIR)/tests/fuzz/mkseeds.o: KMT_CFLAGS += -Itests/unit
 
-# Real traces to take seeds from: trace directories (with cpu0.out) under out/.
-FUZZ_SEED_DIRS ?= $(patsubst %/cpu0.out,%,$(wildcard out/*/cpu0.out))
+# Real traces to take seeds from: trace directories (with cpu0.out) under out/, whose
+# seeds are named guest-DIRNAME (make-seeds keeps guest-* seeds when their trace is gone).
+FUZZ_SEED_DIRS ?= $(foreach d,$(patsubst %/cpu0.out,%,$(wildcard out/*/cpu0.out)),\
+	guest-$(notdir $(d))=$(d))
 
 .PHONY: fuzz-seeds fuzz-build
 fuzz-seeds: $(FUZZ_MKSEEDS) $(BUILD)/kmemtrace-gen

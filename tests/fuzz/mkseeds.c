@@ -163,6 +163,29 @@ static void trace_all_kinds(const char *dir, int be, unsigned int bits)
 	close_gen(g);
 }
 
+/*
+ * Many short-lived objects, addresses reused, and double frees at many call
+ * site pairs: the analysis's tables grow, shrink and wrap (fuzz builds have
+ * tiny ones) and its error table grows.
+ */
+static void trace_churn(const char *dir)
+{
+	uint64_t text = 0xffffffff81001000ULL, heap = 0xffff888100000000ULL, t = 100;
+	struct gen *g = open_gen(dir, 2, 0, 64, 0, 0);
+	unsigned int i;
+
+	for (i = 0; i < 40; i++)
+		CHK(gen_kmalloc(g, i & 1, t++, text + 0x40 * (i % 5), heap + 0x40 * (i % 24),
+				32, 32, KMT_NODE_ANY, 1));
+	for (i = 0; i < 40; i++)
+		CHK(gen_kfree(g, (i + 1) & 1, t++, text + 0x10000 + 0x40 * (i % 7),
+			      heap + 0x40 * (i % 24), 1));
+	for (i = 0; i < 24; i++)
+		CHK(gen_cache_free(g, 0, t++, text + 0x20000 + 0x40 * i, heap + 0x40 * i,
+				   0xffff888003000000ULL, 1));
+	close_gen(g);
+}
+
 /* Seq wrapping at 2^32, with lost markers across the wrap. */
 static void trace_wrap(const char *dir)
 {
@@ -299,6 +322,7 @@ static void crafted(void)
 	SEED(trace_all_kinds(d, 0, 32), "kinds-le32", 0x46, 0);
 	SEED(trace_all_kinds(d, 0, 64), "kinds-sorted", 0x8e, 0);
 	SEED(trace_wrap(d), "seq-wrap", 0x30, 0);
+	SEED(trace_churn(d), "churn", 0x02, 0);
 	SEED(trace_unknown(d), "unknown-types", 0x08, 0);
 	SEED(trace_minor(d), "newer-minor", 0x60, 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
