@@ -59,16 +59,8 @@ fresh_module() {	# PARAMS...: reload kmemtrace.ko, tracing off until kmemtraced 
 }
 
 # Two probes stay on each slab tracepoint (see the top of the test): no text patching below.
-T=/sys/kernel/tracing
-mount -t tracefs tracefs $T
-mkdir $T/instances/kmt50
-for t in $T $T/instances/kmt50; do
-	echo 0 > $t/tracing_on
-	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
-		echo 1 > $t/events/kmem/$e/enable
-		cat $t/events/kmem/$e/enable >> $O/held
-	done
-done
+. "$KMT_FILES/guest-lib.sh"
+hold_slab_tracepoints kmt50
 
 # 1. Hotplug. CPU 2 is offline when the module loads (no buffer), comes online under load
 # (relay creates cpu2, kmemtraced must find it); CPU 1 goes offline and back online under load,
@@ -242,7 +234,7 @@ for path in sys.argv[1:]:
 EOF
 
 vm_ok faults -T 240 -c 3 --mem 2048 --disk 1024 -p start_disabled=1 -m kmemtrace_oracle \
-	--no-daemon -a "$script" -- faults.sh || true
+	--no-daemon -a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" -- faults.sh || true
 R=$VM_OUT
 diag "$(cat "$R/times" 2>/dev/null)"
 is "$(command_status)" 0 "guest script ran to the end"

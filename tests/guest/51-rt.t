@@ -35,18 +35,10 @@ D=$KMT_DEBUGFS
 OR=/sys/kernel/debug/kmemtrace_oracle
 O=$KMT_OUT
 KO=$KMT_MODDIR/kmemtrace.ko
-T=/sys/kernel/tracing
+. "$KMT_FILES/guest-lib.sh"
 
 uname -v > $O/uname
-mount -t tracefs tracefs $T
-mkdir $T/instances/kmt51
-for t in $T $T/instances/kmt51; do
-	echo 0 > $t/tracing_on
-	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
-		echo 1 > $t/events/kmem/$e/enable
-		cat $t/events/kmem/$e/enable >> $O/held
-	done
-done
+hold_slab_tracepoints kmt51
 
 # 1. The oracle's pattern and the load on every CPU, traced for exactly the command's life.
 cat $D/stats > $O/stats.before
@@ -231,7 +223,7 @@ exact() {
 }
 
 vm_ok rt --flavour "$FLAVOUR" -T 200 -c 2 -p start_disabled=1 -m kmemtrace_oracle --no-daemon \
-	-a "$script" -- rt.sh || true
+	-a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" -- rt.sh || true
 R=$VM_OUT
 is "$(command_status)" 0 "guest script ran to the end"
 like "$(cat "$R/uname" 2>/dev/null)" "PREEMPT_RT" "the guest runs the PREEMPT_RT kernel"

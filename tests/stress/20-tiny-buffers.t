@@ -36,16 +36,8 @@ D=$KMT_DEBUGFS
 OR=/sys/kernel/debug/kmemtrace_oracle
 O=$KMT_OUT
 KO=$KMT_MODDIR/kmemtrace.ko
-T=/sys/kernel/tracing
-mount -t tracefs tracefs $T
-mkdir $T/instances/kmtstress
-for t in $T $T/instances/kmtstress; do
-	echo 0 > $t/tracing_on
-	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
-		echo 1 > $t/events/kmem/$e/enable
-		cat $t/events/kmem/$e/enable >> $O/held
-	done
-done
+. "$KMT_FILES/guest-lib.sh"
+hold_slab_tracepoints kmtstress
 for g in $GEOMETRIES; do
 	rmmod kmemtrace
 	insmod $KO subbufs=${g%x*} subbuf_size=${g#*x} start_disabled=1
@@ -107,7 +99,8 @@ for flavour in $FLAVOURS; do
 	fi
 	start=$SECONDS
 	vm_ok "$flavour" --flavour "$flavour" -T $((KMT_TEST_TIMEOUT - 60)) -c 4 --mem 2048 --disk 2048 \
-		-p start_disabled=1 -m kmemtrace_oracle --no-daemon -a "$script" -- tiny.sh || true
+		-p start_disabled=1 -m kmemtrace_oracle --no-daemon -a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" \
+		-- tiny.sh || true
 	diag "$flavour: guest run took $((SECONDS - start)) s"
 	R=$VM_OUT
 	is "$(command_status)" 0 "$flavour: guest script ran to the end"

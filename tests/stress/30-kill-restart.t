@@ -30,16 +30,8 @@ cat >>"$script" <<'EOS'
 D=$KMT_DEBUGFS
 OR=/sys/kernel/debug/kmemtrace_oracle
 O=$KMT_OUT
-T=/sys/kernel/tracing
-mount -t tracefs tracefs $T
-mkdir $T/instances/kmtkill
-for t in $T $T/instances/kmtkill; do
-	echo 0 > $t/tracing_on
-	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
-		echo 1 > $t/events/kmem/$e/enable
-		cat $t/events/kmem/$e/enable >> $O/held
-	done
-done
+. "$KMT_FILES/guest-lib.sh"
+hold_slab_tracepoints kmtkill
 
 # verify RUN DIR: one line per cpu file, "RUN CPU STATUS FIRSTSEQ LASTSEQ RECORDS PARTIAL".
 verify() {
@@ -98,7 +90,8 @@ for flavour in $FLAVOURS; do
 	fi
 	start=$SECONDS
 	vm_ok "$flavour" --flavour "$flavour" -T $((KMT_TEST_TIMEOUT - 60)) -c 3 --mem 2048 \
-		-m kmemtrace_oracle --no-daemon -a "$script" -- kill.sh || true
+		-m kmemtrace_oracle --no-daemon -a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" \
+		-- kill.sh || true
 	diag "$flavour: guest run took $((SECONDS - start)) s"
 	R=$VM_OUT
 	is "$(command_status)" 0 "$flavour: guest script ran to the end"
