@@ -147,25 +147,12 @@ counts() {
 		/^  seq / { split($4, t, /\.\./); f = t[1]; l = t[2] }
 		END { if (ok) print r, m, c, f, l }'
 }
-# stat_of FILE CPU FIELD: a column of the module's stats (2 emitted, 3 written, 4 dropped).
-stat_of() {
-	awk -v c="$2" -v f="$3" '$1 == c { print $f }' "$1"
-}
 meta_of() {
 	sed -n "s/^$2 //p" "$1"
 }
 # summary_of ERRFILE CPU: "RECORDS BYTES DROPPED" of a CPU's line of the summary.
 summary_of() {
 	awk -v c="$2" '$1 == c && NF == 4 && $2 ~ /^[0-9]+$/ { print $2, $3, $4 }' "$1"
-}
-# all_strict DIR: every cpu*.out passes kmemtrace_check --strict (whole records, valid data).
-all_strict() {
-	local f bad=0
-	for f in "$1"/cpu*.out; do
-		[ -e "$f" ] || return 1
-		"$CHECK" --strict -q "$f" >&2 || bad=1
-	done
-	[ "$bad" = 0 ]
 }
 # has FILE TEXT DESC: FILE contains the fixed string TEXT.
 has() {

@@ -24,7 +24,6 @@ command -v python3 >/dev/null || skip_all "python3 not installed (scripts/instal
 mkdir -p "$KMT_TEST_DIR"
 CHECK=$KMT_TOP/build/kmemtrace_check
 script=$KMT_TEST_DIR/faults.sh
-acct=$KMT_TEST_DIR/account.py
 TOGGLES=200
 
 # --- In the guest ------------------------------------------------------------------------------
@@ -202,37 +201,6 @@ insmod $KO start_disabled=1
 EOS
 chmod +x "$script"
 
-# --- Accounting --------------------------------------------------------------------------------
-# Per cpuN.out: "CPU DATA LOSTSUM LOSTMARKERS GAPS FIRSTSEQ ENDSEQ" where ENDSEQ is the seq the next
-# data record would carry after the file's last record (LOST does not consume one).
-cat >"$acct" <<'EOF'
-import os, struct, sys
-
-LOST = 8
-for path in sys.argv[1:]:
-    with open(path, "rb") as f:
-        f.read(64)
-        data = f.read()
-    data = data[:len(data) - len(data) % 64]
-    ndata = lost_sum = markers = gaps = 0
-    first = expect = None
-    for t, _, _, seq, _, count in struct.iter_unpack("<BBHIQQ40x", data):
-        if first is None:
-            first = expect = seq
-        if t == LOST:
-            gaps += seq != (expect + count) % 2**32
-            expect = seq
-            lost_sum += count
-            markers += 1
-        else:
-            gaps += seq != expect
-            expect = (seq + 1) % 2**32
-            ndata += 1
-    cpu = int(os.path.basename(path)[3:].split(".")[0])
-    print(cpu, ndata, lost_sum, markers, gaps, first if first is not None else "-",
-          expect if expect is not None else "-")
-EOF
-
 vm_ok faults -T 240 -c 3 --mem 2048 --disk 1024 -p start_disabled=1 -m kmemtrace_oracle \
 	--no-daemon -a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" -- faults.sh || true
 R=$VM_OUT
@@ -241,25 +209,13 @@ is "$(command_status)" 0 "guest script ran to the end"
 is "$(tr -d '\n' <"$R/held" 2>/dev/null)" 11111111 "the slab tracepoints were held on by tracefs probes"
 dmesg_clean "guest dmesg is clean after every scenario"
 
-stat_of() {	# FILE CPU FIELD (2 emitted, 3 written, 4 dropped)
-	awk -v c="$2" -v f="$3" '$1 == c { print $f }' "$1" 2>/dev/null
-}
-all_strict() {	# DIR: every cpu*.out passes kmemtrace_check --strict
-	local f bad=0 n=0
-	for f in "$1"/cpu*.out; do
-		[ -e "$f" ] || return 1
-		n=$((n + 1))
-		"$CHECK" --strict -q "$f" >&2 || bad=1
-	done
-	[ "$bad" = 0 ] && [ "$n" -gt 0 ]
-}
 # exact DIR STATS NAME: each CPU's file against the module's final stats, which count from a
 # fresh load with tracing off until kmemtraced switched it on: the file holds exactly the
 # written records, seq runs from 0 without a gap, and every seq handed out is either in the file
 # or covered by a LOST record (written, or still pending in the module when tracing stopped).
 exact() {
 	local dir=$1 st=$2 name=$3 cpu ndata lsum gaps first endseq e w d out
-	out=$(python3 "$acct" "$dir"/cpu*.out) || out=
+	out=$(python3 "$KMT_ACCOUNT" "$dir"/cpu*.out) || out=
 	ok "$name: the record reader read every file" test -n "$out"
 	while read -r cpu ndata lsum _ gaps first endseq; do
 		e=$(stat_of "$st" "$cpu" 2)
@@ -366,7 +322,7 @@ like "$ring" "^(loaded|refused)$" "sub-page ring: insmod either loaded or refuse
 if [ "$ring" = loaded ]; then
 	is "$(cat "$S/status" 2>/dev/null)" 0 "sub-page ring: kmemtraced exit 0"
 	ok "sub-page ring: every file passes kmemtrace_check --strict" all_strict "$S/t"
-	out=$(python3 "$acct" "$S"/t/cpu*.out 2>/dev/null) || out=
+	out=$(python3 "$KMT_ACCOUNT" "$S"/t/cpu*.out 2>/dev/null) || out=
 	bad=0
 	while read -r cpu ndata _ _ _ _ _; do
 		[ "$ndata" = "$(stat_of "$S/stats" "$cpu" 3)" ] || bad=$((bad + 1))

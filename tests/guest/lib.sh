@@ -20,6 +20,11 @@
 #   command_status             COMMAND's exit status in the guest ("" if it did not run)
 #   dmesg_clean [DESC]         ok when $VM_OUT/dmesg.txt has no BUG/WARNING/Oops/... line
 #   guest_kernel               the guest kernel release (for building test modules)
+#   stat_of FILE CPU FIELD     column FIELD of CPU's line in a saved debugfs `stats` file
+#                              (2 emitted, 3 written, 4 dropped); empty if there is none
+#   all_strict DIR             true when DIR has cpu*.out files and kmemtrace_check --strict
+#                              ($CHECK, default build/kmemtrace_check) passes every one
+#   KMT_ACCOUNT                tests/guest/account.py: per-CPU record accounting of cpuN.out files
 #   build_runas PATH           build tests/guest/runas.c static at PATH (for -a): `runas UID CMD...`
 #                              in the guest drops to UID (bails out if it cannot be built)
 
@@ -32,6 +37,8 @@ export KMT_TCG_THREAD=${KMT_TCG_THREAD:-single}
 KMT_VM=$KMT_TOP/scripts/kmemtrace-vm
 KMT_TEST=$(basename "$0" .t)
 KMT_TEST_DIR=$KMT_TOP/build/guest-tests/$KMT_TEST
+# shellcheck disable=SC2034 # used by the tests that source this
+KMT_ACCOUNT=$KMT_TOP/tests/guest/account.py
 
 if [ -z "${KMT_UNDER_TIMEOUT:-}" ]; then
 	export KMT_UNDER_TIMEOUT=1
@@ -172,4 +179,18 @@ guest_kernel() {
 build_runas() {
 	cc -static -O2 -o "$1" "$KMT_TOP/tests/guest/runas.c" ||
 		bail "cannot build a static helper (libc6-dev)"
+}
+
+stat_of() {
+	awk -v c="$2" -v f="$3" '$1 == c { print $f }' "$1" 2>/dev/null
+}
+
+all_strict() {
+	local f bad=0 n=0
+	for f in "$1"/cpu*.out; do
+		[ -e "$f" ] || return 1
+		n=$((n + 1))
+		"${CHECK:-$KMT_TOP/build/kmemtrace_check}" --strict -q "$f" >&2 || bad=1
+	done
+	[ "$bad" = 0 ] && [ "$n" -gt 0 ]
 }
