@@ -402,13 +402,7 @@ EOF
 
 # Turn the reader's CHECK lines into TAP.
 judge() {
-	local tag name got want
-	while IFS=$'\t' read -r tag name got want; do
-		case $tag in
-		CHECK) is "$got" "$want" "$name" ;;
-		*) diag "$name $got $want" ;;
-		esac
-	done < <(KMT_RT=$rt python3 "$py" "$@" || echo $'CHECK\treader ran without error\tfailed\tok')
+	tap_checks env KMT_RT="$rt" python3 "$py" "$@"
 }
 
 # --- Run ----------------------------------------------------------------------------------

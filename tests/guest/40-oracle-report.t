@@ -223,10 +223,7 @@ if bfd is not None:
           key(bfd) == key(rep), True)
 EOF
 
-while IFS=$'\t' read -r tag name got want; do
-	[ "$tag" = CHECK ] && is "$got" "$want" "$name"
-done < <(python3 "$KMT_TEST_DIR/judge.py" "$o" "$src" ||
-	printf 'CHECK\tthe judge ran without error\tfailed\tok\n')
+tap_checks python3 "$KMT_TEST_DIR/judge.py" "$o" "$src"
 
 grep -q "^WARNING" "$o/report.txt" && diag "$(head -3 "$o/report.txt")"
 like "$(grep -c 'oracle_' "$o/report.txt")" '^[1-9]' "text report names the oracle's functions"

@@ -158,15 +158,6 @@ if __name__ == "__main__":
     globals()[sys.argv[1]](*sys.argv[2:])
 EOF
 
-judge() {
-	local tag name got want
-	while IFS=$'\t' read -r tag name got want; do
-		case $tag in
-		CHECK) is "$got" "$want" "$name" ;;
-		*) diag "$name $got $want" ;;
-		esac
-	done < <(python3 "$py" "$@" || printf 'CHECK\treader ran without error\tfailed\tok\n')
-}
 # exact NAME DIR BEFORE AFTER: per CPU, the file holds exactly the records written between the
 # two stats snapshots, with seq continuous and every seq handed out in the file or a LOST count.
 exact() {
@@ -207,7 +198,7 @@ is "$(cat "$R/o.status" 2>/dev/null)" 0 "oracle run: kmemtraced -- COMMAND exit 
 note_file "$R/o.err" 8
 ok "oracle run: every file passes kmemtrace_check --strict" all_strict "$R/o"
 exact "oracle run" "$R/o" "$R/stats.before" "$R/stats.after"
-judge oracle "$R/expected" "$R/o/kallsyms" "$R"/o/cpu*.out
+tap_checks python3 "$py" oracle "$R/expected" "$R/o/kallsyms" "$R"/o/cpu*.out
 
 # 2. Tiny buffers.
 is "$(cat "$R/tiny.status" 2>/dev/null)" 0 "tiny buffers: exit 0"

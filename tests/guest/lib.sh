@@ -25,6 +25,9 @@
 #   all_strict DIR             true when DIR has cpu*.out files and kmemtrace_check --strict
 #                              ($CHECK, default build/kmemtrace_check) passes every one
 #   KMT_ACCOUNT                tests/guest/account.py: per-CPU record accounting of cpuN.out files
+#   tap_checks CMD...          run a checker (CMD); each "CHECK<tab>DESC<tab>GOT<tab>WANT" line it
+#                              prints becomes `is GOT WANT DESC`, any other line a diag; CMD
+#                              failing is one more failed test
 #   build_runas PATH           build tests/guest/runas.c static at PATH (for -a): `runas UID CMD...`
 #                              in the guest drops to UID (bails out if it cannot be built)
 
@@ -193,4 +196,14 @@ all_strict() {
 		"${CHECK:-$KMT_TOP/build/kmemtrace_check}" --strict -q "$f" >&2 || bad=1
 	done
 	[ "$bad" = 0 ] && [ "$n" -gt 0 ]
+}
+
+tap_checks() {
+	local tag name got want
+	while IFS=$'\t' read -r tag name got want; do
+		case $tag in
+		CHECK) is "$got" "$want" "$name" ;;
+		*) diag "$name $got $want" ;;
+		esac
+	done < <("$@" || printf 'CHECK\tthe checker ran without error\tfailed\tok\n')
 }
