@@ -28,6 +28,8 @@
 #   tap_checks CMD...          run a checker (CMD); each "CHECK<tab>DESC<tab>GOT<tab>WANT" line it
 #                              prints becomes `is GOT WANT DESC`, any other line a diag; CMD
 #                              failing is one more failed test
+#   flavour_installed FLAVOUR  true when the guest kernel FLAVOUR (amd64, rt-amd64) is installed;
+#                              if not, one failed test naming the install command
 #   build_runas PATH           build tests/guest/runas.c static at PATH (for -a): `runas UID CMD...`
 #                              in the guest drops to UID (bails out if it cannot be built)
 
@@ -206,4 +208,10 @@ tap_checks() {
 		*) diag "$name $got $want" ;;
 		esac
 	done < <("$@" || printf 'CHECK\tthe checker ran without error\tfailed\tok\n')
+}
+
+flavour_installed() {
+	"$KMT_VM" --flavour "$1" --print-kernel >/dev/null 2>&1 && return 0
+	ok "$1: kernel installed (KMT_FLAVOUR=$1 scripts/install-deps)" false
+	return 1
 }

@@ -72,10 +72,7 @@ EOS
 chmod +x "$script"
 
 for flavour in $FLAVOURS; do
-	if ! "$KMT_VM" --flavour "$flavour" --print-kernel >/dev/null 2>&1; then
-		ok "$flavour: kernel installed (KMT_FLAVOUR=$flavour scripts/install-deps)" false
-		continue
-	fi
+	flavour_installed "$flavour" || continue
 	start=$SECONDS
 	vm_ok "$flavour" --flavour "$flavour" -T $((KMT_TEST_TIMEOUT - 60)) -c 2 -p start_disabled=1 \
 		-m kmemtrace_oracle --no-daemon -a "$script" -- cycles.sh || true

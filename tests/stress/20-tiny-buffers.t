@@ -53,12 +53,8 @@ exit 0
 EOS
 chmod +x "$script"
 
-
 for flavour in $FLAVOURS; do
-	if ! "$KMT_VM" --flavour "$flavour" --print-kernel >/dev/null 2>&1; then
-		ok "$flavour: kernel installed (KMT_FLAVOUR=$flavour scripts/install-deps)" false
-		continue
-	fi
+	flavour_installed "$flavour" || continue
 	start=$SECONDS
 	vm_ok "$flavour" --flavour "$flavour" -T $((KMT_TEST_TIMEOUT - 60)) -c 4 --mem 2048 --disk 2048 \
 		-p start_disabled=1 -m kmemtrace_oracle --no-daemon -a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" \
