@@ -45,6 +45,8 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	/* libFuzzer keeps the input itself; our files would only be left behind. */
+	fuzz_cleanup();
 	abort();
 }
 

@@ -25,6 +25,9 @@
 #define FUZZ_SRCDIR "tests/fuzz"
 #endif
 
+/* In sanitizer builds: called before a report ends the process, so no file is left. */
+void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -144,6 +147,8 @@ int main(void)
 		return done_testing();
 	if (!ok(fuzz_tmpdir() != NULL, "temporary directory"))
 		return done_testing();
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(fuzz_cleanup);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (k = 0; k < 2; k++) {
 		char dir[4096];
