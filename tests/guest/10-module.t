@@ -450,13 +450,7 @@ fi
 # Parameters.
 is "$(cat "$o/param_subbufs1")" refused "subbufs=1 is refused"
 ok "dmesg says why subbufs=1 was refused" grep -q 'kmemtrace: subbufs=1 is outside' "$o/dmesg.txt"
-# subbuf_size rounds up to a multiple of the 64-byte record that makes 4 sub-buffers whole
-# pages: of lcm(64, PAGE_SIZE / gcd(4, PAGE_SIZE)).
-gcd() { local a=$1 b=$2 t; while [ "$b" -ne 0 ]; do t=$((a % b)); a=$b; b=$t; done; echo "$a"; }
-page=$(getconf PAGESIZE)
-per=$((page / $(gcd 4 "$page")))
-unit=$((64 * per / $(gcd 64 "$per")))
-want_rounded=$(( (4000 + unit - 1) / unit * unit ))
+want_rounded=$(rounded_subbuf_size 4 4000)
 is "$(cat "$o/param_rounded" 2>/dev/null)" "$want_rounded" "subbuf_size=4000 with subbufs=4 is rounded up to $want_rounded"
 ok "dmesg says subbuf_size was rounded" grep -q "kmemtrace: subbuf_size=4000 rounded up to $want_rounded" "$o/dmesg.txt"
 is "$(cat "$o/enabled_start_disabled" 2>/dev/null)" 0 "start_disabled=1 loads with tracing off"

@@ -20,6 +20,7 @@
 #   command_status             COMMAND's exit status in the guest ("" if it did not run)
 #   dmesg_clean [DESC]         ok when $VM_OUT/dmesg.txt has no BUG/WARNING/Oops/... line
 #   guest_kernel               the guest kernel release (for building test modules)
+#   rounded_subbuf_size N SIZE the subbuf_size kmemtrace.ko uses for subbufs=N subbuf_size=SIZE
 #   stat_of FILE CPU FIELD     column FIELD of CPU's line in a saved debugfs `stats` file
 #                              (2 emitted, 3 written, 4 dropped); empty if there is none
 #   all_strict DIR             true when DIR has cpu*.out files and kmemtrace_check --strict
@@ -215,3 +216,14 @@ flavour_installed() {
 	ok "$1: kernel installed (KMT_FLAVOUR=$1 scripts/install-deps)" false
 	return 1
 }
+
+# rounded_subbuf_size SUBBUFS SIZE: the subbuf_size kmemtrace.ko settles on, a multiple of the
+# 64-byte record that makes SUBBUFS sub-buffers whole pages: of lcm(64, PAGE / gcd(SUBBUFS, PAGE)).
+rounded_subbuf_size() {
+	local page per unit
+	page=$(getconf PAGESIZE)
+	per=$((page / $(_gcd "$1" "$page")))
+	unit=$((64 * per / $(_gcd 64 "$per")))
+	echo $(( ($2 + unit - 1) / unit * unit ))
+}
+_gcd() { local a=$1 b=$2 t; while [ "$b" -ne 0 ]; do t=$((a % b)); a=$b; b=$t; done; echo "$a"; }

@@ -67,7 +67,8 @@ for flavour in $FLAVOURS; do
 	for g in $GEOMETRIES; do
 		S=$R/$g
 		name="$flavour $g"
-		is "$(tr '\n' x <"$S/params" 2>/dev/null)" "${g}x" "$name: loaded with subbufs x subbuf_size = $g"
+		is "$(tr '\n' x <"$S/params" 2>/dev/null)" "${g%x*}x$(rounded_subbuf_size "${g%x*}" "${g#*x}")x" \
+			"$name: loaded with subbufs=${g%x*} and subbuf_size=${g#*x} rounded to whole pages"
 		is "$(cat "$S/status" 2>/dev/null)" 0 "$name: kmemtraced exit 0"
 		diag "$name: load $(cat "$S/load" 2>/dev/null); $(grep -E '^ *total|overruns' "$S/err" | tr '\n' ' ')"
 		ok "$name: every file passes kmemtrace_check --strict" all_strict "$S/t"
