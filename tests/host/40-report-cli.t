@@ -165,6 +165,14 @@ is "$(($(jget "d['totals']['allocs']" "$T/t1.json") + $(jget "d['totals']['alloc
 	"$total" "--time: two halves add up to all allocations"
 is "$(($(jget "d['totals']['lost']" "$T/t1.json") + $(jget "d['totals']['lost']" "$T/t2.json")))" \
 	"$(summary lost "$T/le64.sum")" "--time: ... and all lost records"
+# Digits finer than 1 ns once overflowed and moved the window's start back into the trace.
+past=$((dur / 1000000000))
+run "$REPORT" --json --time "${past}.999999999999s," "$T/le64"
+echo "$out" >"$T/t3.json"
+is "$(jget "d['totals']['allocs']" "$T/t3.json")" 0 \
+	"--time ${past}.999999999999s, (after the trace's ${dur} ns): no allocation"
+run "$REPORT" --json --time "99999999999999999999s," "$T/le64"
+is "$rc" 1 "--time with a start beyond 2^64 ns: usage error, not a wrapped window"
 run "$REPORT" --json --min-size 1000000000 "$T/le64"
 echo "$out" >"$T/big.json"
 is "$(jget "d['totals']['allocs']" "$T/big.json")" 0 "--min-size huge: nothing"
