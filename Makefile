@@ -37,7 +37,7 @@ TOOLS :=
 UNIT_TESTS :=
 LIBKMT := $(BUILD)/libkmemtrace.a
 
-.PHONY: all tools module test-modules unit-tests check demo install clean deps bench stress fuzz
+.PHONY: all tools module test-modules unit-tests check check-rt demo install clean deps bench stress fuzz
 all: tools module
 
 # Every *.mk in these directories adds programs (TOOLS) or unit tests (UNIT_TESTS);
@@ -75,6 +75,11 @@ demo: deps
 	$(MAKE) all
 	scripts/kmemtrace-vm -o out/demo -- sh -c 'find / -xdev >/dev/null; ls -lR /sys/kernel/slab >/dev/null 2>&1'
 	$(BUILD)/kmemtrace-report out/demo
+
+# The whole guest suite again on the PREEMPT_RT kernel (check itself runs 51-rt.t there).
+check-rt: deps
+	$(MAKE) all test-modules
+	KMT_FLAVOUR=rt-amd64 prove --exec '' --timer tests/guest/*.t
 
 # Not part of check: benchmarks (BENCHMARKS.md) and long fault/load runs.
 bench: deps
