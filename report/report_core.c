@@ -51,43 +51,49 @@ static void tab_free(void *p, size_t bytes)
 
 /* ---- u64 -> u32 map (call sites, caches, per-address tallies) ---------- */
 
+/* Key and value side by side: a lookup touches one cache line. */
+struct u64slot {
+	uint64_t key;		/* 0: empty */
+	uint32_t val;
+	uint32_t pad;
+};
+
 struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
+	struct u64slot *e;
 	unsigned int bits;	/* capacity is 1 << bits; 0 while empty */
 	size_t n;
 	bool has_zero;		/* key 0 lives outside the table: 0 marks empty slots */
 	uint32_t zero_val;
 };
 
-static bool map_get(const struct u64map *m, uint64_t k, uint32_t *v)
+static inline bool map_get(const struct u64map *m, uint64_t k, uint32_t *v)
 {
 	size_t mask, i;
 
-	if (k == 0) {
+	if (__builtin_expect(k == 0, 0)) {
 		*v = m->zero_val;
 		return m->has_zero;
 	}
 	if (!m->bits)
 		return false;
 	mask = ((size_t)1 << m->bits) - 1;
-	for (i = hash64(k, m->bits); m->keys[i]; i = (i + 1) & mask) {
-		if (m->keys[i] == k) {
-			*v = m->vals[i];
+	for (i = hash64(k, m->bits); m->e[i].key; i = (i + 1) & mask) {
+		if (m->e[i].key == k) {
+			*v = m->e[i].val;
 			return true;
 		}
 	}
 	return false;
 }
 
-static void map_place(uint64_t *keys, uint32_t *vals, unsigned int bits, uint64_t k, uint32_t v)
+static void map_place(struct u64slot *e, unsigned int bits, uint64_t k, uint32_t v)
 {
 	size_t mask = ((size_t)1 << bits) - 1, i;
 
-	for (i = hash64(k, bits); keys[i] && keys[i] != k; i = (i + 1) & mask)
+	for (i = hash64(k, bits); e[i].key && e[i].key != k; i = (i + 1) & mask)
 		;
-	keys[i] = k;
-	vals[i] = v;
+	e[i].key = k;
+	e[i].val = v;
 }
 
 /* Inserts or replaces. 0, or -1 when out of memory. */
@@ -101,48 +107,44 @@ static int map_put(struct u64map *m, uint64_t k, uint32_t v)
 		return 0;
 	}
 	if (map_get(m, k, &old)) {
-		map_place(m->keys, m->vals, m->bits, k, v);
+		map_place(m->e, m->bits, k, v);
 		return 0;
 	}
 	/* Keep the load under one half: probes stay short. */
 	if (!m->bits || (m->n + 1) * 2 > ((size_t)1 << m->bits)) {
 		unsigned int nb = m->bits ? m->bits + 1 : 6;
-		size_t cap = (size_t)1 << nb, oldcap = m->bits ? (size_t)1 << m->bits : 0, i;
-		uint64_t *nk = calloc(cap, sizeof(*nk));
-		uint32_t *nv = calloc(cap, sizeof(*nv));
+		size_t oldcap = m->bits ? (size_t)1 << m->bits : 0, i;
+		struct u64slot *ne = calloc((size_t)1 << nb, sizeof(*ne));
 
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
+		if (!ne)
 			return -1;
-		}
 		for (i = 0; i < oldcap; i++)
-			if (m->keys[i])
-				map_place(nk, nv, nb, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
+			if (m->e[i].key)
+				map_place(ne, nb, m->e[i].key, m->e[i].val);
+		free(m->e);
+		m->e = ne;
 		m->bits = nb;
 	}
-	map_place(m->keys, m->vals, m->bits, k, v);
+	map_place(m->e, m->bits, k, v);
 	m->n++;
 	return 0;
 }
 
 static void map_free(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->e);
 	memset(m, 0, sizeof(*m));
 }
 
 static size_t map_memory(const struct u64map *m)
 {
-	return m->bits ? ((size_t)1 << m->bits) * (sizeof(uint64_t) + sizeof(uint32_t)) : 0;
+	return m->bits ? ((size_t)1 << m->bits) * sizeof(struct u64slot) : 0;
 }
 
-/* Grows a dense array to hold n + 1 elements. */
+/*
+ * Grows a dense array to hold n + 1 elements. Elements start on cache
+ * lines, so that a call site's counters share one.
+ */
 static int grow(void **arr, size_t *cap, size_t n, size_t elsize)
 {
 	size_t ncap;
@@ -151,23 +153,40 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elsize)
 	if (n < *cap)
 		return 0;
 	ncap = *cap ? *cap * 2 : 64;
-	p = realloc(*arr, ncap * elsize);
+	if (ncap > SIZE_MAX / elsize)
+		return -1;
+	p = aligned_alloc(64, ncap * elsize);
 	if (!p)
 		return -1;
+	if (*cap)
+		memcpy(p, *arr, *cap * elsize);
 	memset((char *)p + *cap * elsize, 0, (ncap - *cap) * elsize);
+	free(*arr);
 	*arr = p;
 	*cap = ncap;
 	return 0;
 }
 
-/* ---- object table: ptr -> what allocated it ------------------------------ */
+/* ---- object table: ptr -> what allocated it, or when it was freed ------- */
 
-#define OBJ_SEL		0x1	/* its allocation passed the filters */
+/*
+ * States of a slot. A freed object keeps its slot, so that a second free
+ * of the address is recognized as a double free while its first free is
+ * among the last FREED_WINDOW frees (and the address was not allocated
+ * again meanwhile). Slots no longer needed are reused by later
+ * allocations and dropped when the table is rebuilt: nothing is ever
+ * deleted from the middle of a probe sequence.
+ */
+#define OBJ_DEAD	0	/* nothing to remember: reusable */
+#define OBJ_LIVE	1	/* allocated, its allocation not selected */
+#define OBJ_LIVE_SEL	2	/* allocated, its allocation passed the filters */
+#define OBJ_FREED	3	/* a selected object's free; ts is the free's serial */
+#define OBJ_FREED_UNSEL	4	/* the same for an object not selected: its frees never count */
 
 /* 32 bytes: two per cache line. */
 struct obj {
 	uint64_t ptr;		/* 0: empty slot */
-	uint64_t ts;		/* allocation time */
+	uint64_t ts;		/* allocation time; for OBJ_FREED the free's serial */
 	uint32_t site;		/* index into sites; UINT32_MAX for pages */
 	uint32_t cache;		/* index into caches; UINT32_MAX for none */
 	uint32_t bytes;		/* bytes_alloc */
@@ -183,17 +202,45 @@ _Static_assert(sizeof(struct obj) == 32, "object slots pack two per cache line")
 #endif
 
 /*
- * Live objects only, linear probing, at most 70% full, deletion by
- * shifting back the entries that follow: the table stays as small as the
- * live set, which keeps it in the caches as far as possible.
+ * The most recent FREED_WINDOW frees of selected slab objects are
+ * remembered, to recognize a double free. Fixed, whatever the trace's
+ * length: the table holds at most the live objects and this many freed.
+ */
+#ifndef FREED_BITS
+#define FREED_BITS	16	/* fuzz builds shrink it so that their traces leave the window */
+#endif
+#define FREED_WINDOW	((uint64_t)1 << FREED_BITS)
+
+/*
+ * Linear probing over a power-of-two table; rebuilt (grown, cleaned or
+ * shrunk) when used slots reach 70%, to at most 40% afterwards.
  */
 struct objtab {
 	struct obj *e;
 	unsigned int bits;
-	size_t live;
+	size_t used;		/* slots with ptr != 0, whatever their state */
+	size_t live;		/* OBJ_LIVE and OBJ_LIVE_SEL */
+	uint64_t frees;		/* serial of the next OBJ_FREED */
 };
 
-static struct obj *obj_find(const struct objtab *t, uint64_t ptr)
+/*
+ * A freed object is remembered while its free is among the last
+ * FREED_WINDOW frees of selected objects: deterministic, whatever the
+ * table's size. Past that, or DEAD, a slot is as good as empty.
+ */
+static inline bool obj_reusable(const struct objtab *t, const struct obj *o)
+{
+	return o->state == OBJ_DEAD ||
+	       (o->state >= OBJ_FREED && t->frees - o->ts > FREED_WINDOW - 1);
+}
+
+static inline bool obj_kept(const struct objtab *t, const struct obj *o)
+{
+	return o->ptr && !obj_reusable(t, o);
+}
+
+/* The slot of ptr, whatever its state, or NULL. */
+static inline struct obj *obj_find(const struct objtab *t, uint64_t ptr)
 {
 	size_t mask = ((size_t)1 << t->bits) - 1, i;
 
@@ -203,17 +250,25 @@ static struct obj *obj_find(const struct objtab *t, uint64_t ptr)
 	return NULL;
 }
 
-static int obj_rebuild(struct objtab *t, unsigned int nb)
+static int obj_rebuild(struct objtab *t)
 {
-	size_t cap = (size_t)1 << nb, oldcap = (size_t)1 << t->bits, i, j, mask = cap - 1;
-	struct obj *ne = tab_alloc(cap * sizeof(*ne));
+	size_t oldcap = (size_t)1 << t->bits, keep = 0, cap, mask, i, j;
+	unsigned int nb = OBJ_MIN_BITS;
+	struct obj *ne;
 
+	for (i = 0; i < oldcap; i++)
+		keep += obj_kept(t, &t->e[i]);
+	while (((size_t)1 << nb) * 4 < (keep + 1) * 10)
+		nb++;
+	cap = (size_t)1 << nb;
+	mask = cap - 1;
+	ne = tab_alloc(cap * sizeof(*ne));
 	if (!ne)
 		return -1;
 	for (i = 0; i < oldcap; i++) {
 		const struct obj *o = &t->e[i];
 
-		if (!o->ptr)
+		if (!obj_kept(t, o))
 			continue;
 		for (j = hash64(o->ptr, nb); ne[j].ptr; j = (j + 1) & mask)
 			;
@@ -222,138 +277,55 @@ static int obj_rebuild(struct objtab *t, unsigned int nb)
 	tab_free(t->e, oldcap * sizeof(*t->e));
 	t->e = ne;
 	t->bits = nb;
+	t->used = keep;
 	return 0;
 }
 
-/* The slot for ptr, growing the table first if needed: an existing entry or an empty one. */
-static struct obj *obj_slot(struct objtab *t, uint64_t ptr)
+/*
+ * The slot an allocation of ptr goes to: ptr's own if present (any
+ * state), else the first reusable slot on its probe sequence, else the
+ * empty slot that ends it. NULL when out of memory.
+ */
+static inline struct obj *obj_claim(struct objtab *t, uint64_t ptr)
 {
+	struct obj *spare = NULL;
 	size_t mask, i;
 
-	if ((t->live + 1) * 10 > ((size_t)1 << t->bits) * 7 && obj_rebuild(t, t->bits + 1))
+	if (__builtin_expect((t->used + 1) * 10 > ((size_t)1 << t->bits) * 7, 0) &&
+	    obj_rebuild(t))
 		return NULL;
 	mask = ((size_t)1 << t->bits) - 1;
-	for (i = hash64(ptr, t->bits); t->e[i].ptr; i = (i + 1) & mask)
-		if (t->e[i].ptr == ptr)
-			break;
-	return &t->e[i];
-}
+	for (i = hash64(ptr, t->bits); t->e[i].ptr; i = (i + 1) & mask) {
+		struct obj *o = &t->e[i];
 
-static void obj_delete(struct objtab *t, struct obj *o)
-{
-	size_t mask = ((size_t)1 << t->bits) - 1, i = (size_t)(o - t->e), j = i;
-
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & mask;
-		if (!t->e[j].ptr)
-			break;
-		home = hash64(t->e[j].ptr, t->bits);
-		/* Move j into the hole at i unless its home lies cyclically in (i, j]. */
-		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-			t->e[i] = t->e[j];
-			i = j;
-		}
+		if (o->ptr == ptr)
+			return o;
+		if (!spare && obj_reusable(t, o))
+			spare = o;
 	}
-	memset(&t->e[i], 0, sizeof(t->e[i]));
-	t->live--;
-	/* Shrink when a burst is over, so that the table follows the live set down. */
-	if (t->bits > OBJ_MIN_BITS && t->live * 10 < ((size_t)1 << t->bits))
-		obj_rebuild(t, t->bits - 1);
+	if (spare)
+		return spare;
+	t->used++;
+	return &t->e[i];
 }
 
 static int obj_init(struct objtab *t)
 {
+	memset(t, 0, sizeof(*t));
 	t->bits = OBJ_MIN_BITS;
-	t->live = 0;
 	t->e = tab_alloc(((size_t)1 << t->bits) * sizeof(*t->e));
 	return t->e ? 0 : -1;
 }
 
-/*
- * The most recent FREED_WINDOW frees of slab objects, to recognize a
- * double free: a free of an address that is not live but was freed within
- * that window. Fixed size, whatever the trace's length.
- */
-#ifndef FREED_BITS
-#define FREED_BITS	16	/* fuzz builds shrink it so that their traces wrap the window */
-#endif
-#define FREED_WINDOW	(1u << FREED_BITS)
-
-struct freed {
-	uint64_t ptr;		/* 0: empty */
-	uint32_t site;		/* index of the allocation's call site */
-	uint32_t pos;		/* ring position of its latest free + 1, | FREED_CACHE_OBJ */
-};
-
-/* In freed.pos: the object came from kmem_cache_alloc(). */
-#define FREED_CACHE_OBJ	0x80000000u
-
-struct freedtab {
-	struct freed *e;	/* 2 * FREED_WINDOW slots: at most half full */
-	uint64_t *ring;		/* addresses in order of free */
-	size_t head, count;
-};
-
-static struct freed *freed_find(const struct freedtab *f, uint64_t ptr)
+static void obj_fini(struct objtab *t)
 {
-	size_t mask = 2 * (size_t)FREED_WINDOW - 1, i;
-
-	for (i = hash64(ptr, FREED_BITS + 1); f->e[i].ptr; i = (i + 1) & mask)
-		if (f->e[i].ptr == ptr)
-			return &f->e[i];
-	return NULL;
+	if (t->e)
+		tab_free(t->e, ((size_t)1 << t->bits) * sizeof(*t->e));
 }
 
-static void freed_delete(struct freedtab *f, struct freed *d)
+static size_t obj_memory(const struct objtab *t)
 {
-	size_t mask = 2 * (size_t)FREED_WINDOW - 1, i = (size_t)(d - f->e), j = i;
-
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & mask;
-		if (!f->e[j].ptr)
-			break;
-		home = hash64(f->e[j].ptr, FREED_BITS + 1);
-		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
-			f->e[i] = f->e[j];
-			i = j;
-		}
-	}
-	memset(&f->e[i], 0, sizeof(f->e[i]));
-}
-
-/* Remembers a selected object's free; forgets the oldest one beyond the window. */
-static void freed_add(struct freedtab *f, uint64_t ptr, uint32_t site, bool cache_obj)
-{
-	size_t mask = 2 * (size_t)FREED_WINDOW - 1, i;
-	uint32_t pos = (uint32_t)f->head;
-
-	if (f->count == FREED_WINDOW) {
-		struct freed *old = freed_find(f, f->ring[pos]);
-
-		/* Unless the address was freed again since, its latest entry is this one. */
-		if (old && (old->pos & ~FREED_CACHE_OBJ) == pos + 1)
-			freed_delete(f, old);
-	} else {
-		f->count++;
-	}
-	f->ring[pos] = ptr;
-	f->head = (pos + 1) & (FREED_WINDOW - 1);
-	for (i = hash64(ptr, FREED_BITS + 1); f->e[i].ptr && f->e[i].ptr != ptr; i = (i + 1) & mask)
-		;
-	f->e[i].ptr = ptr;
-	f->e[i].site = site;
-	f->e[i].pos = (pos + 1) | (cache_obj ? FREED_CACHE_OBJ : 0);
-}
-
-static int freed_init(struct freedtab *f)
-{
-	f->e = tab_alloc(2 * (size_t)FREED_WINDOW * sizeof(*f->e));
-	f->ring = tab_alloc(FREED_WINDOW * sizeof(*f->ring));
-	return f->e && f->ring ? 0 : -1;
+	return ((size_t)1 << t->bits) * sizeof(struct obj);
 }
 
 /* ---- the analysis --------------------------------------------------------- */
@@ -362,16 +334,23 @@ struct errkey_slot {
 	uint32_t idx1;		/* index + 1 into errors; 0: empty */
 };
 
+/* kmalloc size classes up to this size, multiples of 8, are found by index. */
+#define KMALLOC_DIRECT_MAX	8192
+
 struct rpt {
 	struct rpt_filter f;
 	unsigned int flags;
+	bool filtered;			/* any filter but the time window */
 	uint64_t abs_start, abs_end;	/* time window, absolute ns, once known */
 
+	/*
+	 * Counted as records come. The totals that are sums over call sites
+	 * (allocations, bytes, tracked frees) are summed by rpt_totals().
+	 */
 	struct rpt_totals t;
 
-	struct objtab objs;	/* live slab objects by address */
+	struct objtab objs;	/* slab objects by address, live and recently freed */
 	struct objtab pages;	/* live page frames by PFN: never mixed with addresses */
-	struct freedtab freed;	/* recently freed slab objects */
 
 	struct rpt_site *sites;
 	size_t nsites, sites_cap;
@@ -381,6 +360,7 @@ struct rpt {
 	size_t ncaches, caches_cap;
 	struct u64map cache_map;	/* cache_id -> latest description */
 	struct u64map kmalloc_map;	/* bytes_alloc -> kmalloc-N pseudo-cache */
+	uint32_t kmalloc_direct[KMALLOC_DIRECT_MAX / 8 + 1];	/* the same, index + 1 */
 
 	struct rpt_error *errors;
 	size_t nerrors, errors_cap;
@@ -426,7 +406,8 @@ struct rpt *rpt_new(const struct rpt_filter *f, unsigned int flags)
 	if (f)
 		r->f = *f;
 	r->flags = flags;
-	if (obj_init(&r->objs) || obj_init(&r->pages) || freed_init(&r->freed)) {
+	r->filtered = r->f.cpus || r->f.has_pid || r->f.min_size || r->f.cache_name;
+	if (obj_init(&r->objs) || obj_init(&r->pages)) {
 		rpt_free(r);
 		return NULL;
 	}
@@ -437,10 +418,8 @@ void rpt_free(struct rpt *r)
 {
 	if (!r)
 		return;
-	tab_free(r->objs.e, ((size_t)1 << r->objs.bits) * sizeof(struct obj));
-	tab_free(r->pages.e, ((size_t)1 << r->pages.bits) * sizeof(struct obj));
-	tab_free(r->freed.e, 2 * (size_t)FREED_WINDOW * sizeof(struct freed));
-	tab_free(r->freed.ring, FREED_WINDOW * sizeof(uint64_t));
+	obj_fini(&r->objs);
+	obj_fini(&r->pages);
 	free(r->sites);
 	map_free(&r->site_map);
 	free(r->caches);
@@ -454,14 +433,10 @@ void rpt_free(struct rpt *r)
 	free(r);
 }
 
-static struct rpt_site *site_get(struct rpt *r, uint64_t addr, uint32_t *idx)
+static struct rpt_site *site_new(struct rpt *r, uint64_t addr, uint32_t *idx)
 {
 	uint32_t i;
 
-	if (map_get(&r->site_map, addr, &i)) {
-		*idx = i;
-		return &r->sites[i];
-	}
 	if (r->nsites >= UINT32_MAX - 1 ||
 	    grow((void **)&r->sites, &r->sites_cap, r->nsites, sizeof(*r->sites)))
 		return NULL;
@@ -475,6 +450,17 @@ static struct rpt_site *site_get(struct rpt *r, uint64_t addr, uint32_t *idx)
 	return &r->sites[i];
 }
 
+static inline struct rpt_site *site_get(struct rpt *r, uint64_t addr, uint32_t *idx)
+{
+	uint32_t i;
+
+	if (map_get(&r->site_map, addr, &i)) {
+		*idx = i;
+		return &r->sites[i];
+	}
+	return site_new(r, addr, idx);
+}
+
 static struct rpt_cache *cache_new(struct rpt *r, uint32_t *idx)
 {
 	if (r->ncaches >= UINT32_MAX - 1 ||
@@ -484,7 +470,6 @@ static struct rpt_cache *cache_new(struct rpt *r, uint32_t *idx)
 	memset(&r->caches[r->ncaches], 0, sizeof(r->caches[0]));
 	return &r->caches[r->ncaches++];
 }
-
 static void cache_name_set(struct rpt *r, struct rpt_cache *c, const char *name)
 {
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -492,16 +477,12 @@ static void cache_name_set(struct rpt *r, struct rpt_cache *c, const char *name)
 }
 
 /* A real cache by identity; one that no CACHE_DESC named yet gets its address. */
-static struct rpt_cache *cache_get(struct rpt *r, uint64_t id, uint32_t *idx)
+static struct rpt_cache *cache_new_undescribed(struct rpt *r, uint64_t id, uint32_t *idx)
 {
 	struct rpt_cache *c;
 	char name[sizeof(c->name)];
 	uint32_t i;
 
-	if (map_get(&r->cache_map, id, &i)) {
-		*idx = i;
-		return &r->caches[i];
-	}
 	c = cache_new(r, &i);
 	if (!c || map_put(&r->cache_map, id, i))
 		return NULL;
@@ -512,7 +493,18 @@ static struct rpt_cache *cache_get(struct rpt *r, uint64_t id, uint32_t *idx)
 	return c;
 }
 
-static struct rpt_cache *kmalloc_cache_get(struct rpt *r, uint32_t bytes, uint32_t *idx)
+static inline struct rpt_cache *cache_get(struct rpt *r, uint64_t id, uint32_t *idx)
+{
+	uint32_t i;
+
+	if (map_get(&r->cache_map, id, &i)) {
+		*idx = i;
+		return &r->caches[i];
+	}
+	return cache_new_undescribed(r, id, idx);
+}
+
+static struct rpt_cache *kmalloc_cache_new(struct rpt *r, uint32_t bytes, uint32_t *idx)
 {
 	struct rpt_cache *c;
 	char name[sizeof(c->name)];
@@ -525,6 +517,8 @@ static struct rpt_cache *kmalloc_cache_get(struct rpt *r, uint32_t bytes, uint32
 	c = cache_new(r, &i);
 	if (!c || map_put(&r->kmalloc_map, bytes, i))
 		return NULL;
+	if (bytes <= KMALLOC_DIRECT_MAX && !(bytes & 7))
+		r->kmalloc_direct[bytes >> 3] = i + 1;
 	c->id = bytes;
 	c->pseudo = true;
 	c->object_size = c->size = bytes;
@@ -536,6 +530,21 @@ static struct rpt_cache *kmalloc_cache_get(struct rpt *r, uint32_t bytes, uint32
 	cache_name_set(r, c, name);
 	*idx = i;
 	return c;
+}
+
+/* The kmalloc-N pseudo-cache of a kmalloc() that reserved bytes. */
+static inline struct rpt_cache *kmalloc_cache_get(struct rpt *r, uint32_t bytes, uint32_t *idx)
+{
+	uint32_t i;
+
+	if (bytes <= KMALLOC_DIRECT_MAX && !(bytes & 7)) {
+		i = r->kmalloc_direct[bytes >> 3];
+		if (i) {
+			*idx = i - 1;
+			return &r->caches[i - 1];
+		}
+	}
+	return kmalloc_cache_new(r, bytes, idx);
 }
 
 static int cache_desc(struct rpt *r, const struct kmt_cache_desc *d)
@@ -642,20 +651,39 @@ static bool cpu_pid_ok(const struct rpt *r, const struct kmt_event *ev)
 	return true;
 }
 
-static int slab_alloc(struct rpt *r, const struct kmt_event *ev)
+/* The rarer parts of a selected allocation, out of the common path. */
+static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
+{
+	if (ev->bytes_alloc < ev->bytes_req &&
+	    error_add(r, RPT_ERR_SHORT_ALLOC, ev->call_site, 0, false))
+		return -1;
+	if (r->flags & RPT_PTR_VIEW) {
+		struct rpt_ptr *p = ptr_get(r, ev->ptr);
+
+		if (!p)
+			return -1;
+		p->site = ev->call_site;
+		p->hits++;
+		p->bytes_req += ev->bytes_req;
+		p->bytes_alloc += ev->bytes_alloc;
+	}
+	return 0;
+}
+
+static inline int slab_alloc(struct rpt *r, const struct kmt_event *ev)
 {
 	uint32_t site_idx, cache_idx = UINT32_MAX;
 	struct rpt_cache *c = NULL;
 	struct rpt_site *s;
 	struct obj *o;
-	bool sel;
+	bool sel = true;
 
 	if (ev->type == KMT_REC_CACHE_ALLOC) {
 		c = cache_get(r, ev->cache_id, &cache_idx);
 		if (!c)
 			return -1;
 		/* Undescribed (its CACHE_DESC came before the trace): sizes from its events. */
-		if (!c->described && !c->size) {
+		if (__builtin_expect(!c->described && !c->size, 0)) {
 			c->object_size = ev->bytes_req;
 			c->size = ev->bytes_alloc;
 		}
@@ -664,128 +692,92 @@ static int slab_alloc(struct rpt *r, const struct kmt_event *ev)
 		if (!c)
 			return -1;
 	}
-	sel = cpu_pid_ok(r, ev) && ev->bytes_req >= r->f.min_size &&
-	      (!r->f.cache_name || (c && c->selected));
+	if (r->filtered)
+		sel = cpu_pid_ok(r, ev) && ev->bytes_req >= r->f.min_size &&
+		      (!r->f.cache_name || (c && c->selected));
 
 	s = site_get(r, ev->call_site, &site_idx);
 	if (!s)
 		return -1;
 
 	if (sel) {
-		bool xnode = ev->node != KMT_NODE_ANY && ev->node != ev->cpu_node;
-
 		s->hits++;
 		s->kinds |= 1u << ev->type;
-		r->t.allocs++;
-		if (ev->flags & KMT_F_CLAMPED)
-			r->t.clamped_allocs++;
 		if (c)
 			c->allocs++;
-		if (xnode) {
+		if (__builtin_expect(ev->flags & KMT_F_CLAMPED, 0))
+			r->t.clamped_allocs++;
+		if (ev->node != KMT_NODE_ANY && ev->node != ev->cpu_node)
 			s->cross_node++;
-			r->t.cross_node_allocs++;
-		}
-		if (!ev->ptr) {
+		if (__builtin_expect(!ev->ptr, 0)) {
 			s->failed++;
-			r->t.failed_allocs++;
 			if (c)
 				c->failed++;
 			return 0;
 		}
 		s->bytes_req += ev->bytes_req;
 		s->bytes_alloc += ev->bytes_alloc;
-		r->t.bytes_req += ev->bytes_req;
-		r->t.bytes_alloc += ev->bytes_alloc;
 		if (c) {
 			c->bytes_req += ev->bytes_req;
 			c->bytes_alloc += ev->bytes_alloc;
 		}
-		if (ev->bytes_alloc < ev->bytes_req &&
-		    error_add(r, RPT_ERR_SHORT_ALLOC, ev->call_site, 0, false))
+		if (__builtin_expect(ev->bytes_alloc < ev->bytes_req || (r->flags & RPT_PTR_VIEW),
+				     0) && alloc_extra(r, ev))
 			return -1;
-		if (r->flags & RPT_PTR_VIEW) {
-			struct rpt_ptr *p = ptr_get(r, ev->ptr);
-
-			if (!p)
-				return -1;
-			p->site = ev->call_site;
-			p->hits++;
-			p->bytes_req += ev->bytes_req;
-			p->bytes_alloc += ev->bytes_alloc;
-		}
 	} else if (!ev->ptr) {
 		return 0;
 	}
 
-	o = obj_slot(&r->objs, ev->ptr);
+	o = obj_claim(&r->objs, ev->ptr);
 	if (!o)
 		return -1;
-	if (!o->ptr) {
-		r->objs.live++;
-	} else if (o->state & OBJ_SEL) {
-		/* The address came back while live: its free was not traced. */
+	/* The address came back while live: its free was not traced. */
+	if (o->ptr == ev->ptr && o->state == OBJ_LIVE_SEL)
 		r->t.implicit_frees++;
-	}
 	*o = (struct obj){
 		.ptr = ev->ptr, .ts = ev->timestamp, .site = site_idx, .cache = cache_idx,
 		.bytes = ev->bytes_alloc, .cpu = ev->cpu, .kind = ev->type,
-		.state = sel ? OBJ_SEL : 0,
+		.state = sel ? OBJ_LIVE_SEL : OBJ_LIVE,
 	};
 	return 0;
 }
 
-static int slab_free(struct rpt *r, const struct kmt_event *ev)
+/* A free of an address with no live object: a double free, or untracked. */
+static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
 {
-	struct obj *o = obj_find(&r->objs, ev->ptr);
-	struct rpt_site *s;
+	struct rpt_cache *c = NULL;
+	uint32_t ci;
 
-	if (!o) {
-		struct freed *d = freed_find(&r->freed, ev->ptr);
-		struct rpt_cache *c = NULL;
-		uint32_t ci;
-
-		if (d) {
-			/* Freed before within the trace, not allocated since. */
-			r->t.frees++;
-			r->t.double_frees++;
-			return error_add(r, RPT_ERR_DOUBLE_FREE, r->sites[d->site].addr,
-					 ev->call_site, d->pos & FREED_CACHE_OBJ);
-		}
-		/* Allocated before the trace (or its allocation was lost). */
-		if (!cpu_pid_ok(r, ev) || r->f.min_size)
+	if (o && !obj_reusable(&r->objs, o)) {
+		/* An object not selected: neither its allocation nor its frees count. */
+		if (o->state == OBJ_FREED_UNSEL)
 			return 0;
-		if (ev->type == KMT_REC_CACHE_FREE) {
-			c = cache_get(r, ev->cache_id, &ci);
-			if (!c)
-				return -1;
-		}
-		if (r->f.cache_name && !(c && c->selected))
-			return 0;
-		r->t.frees++;
-		r->t.untracked_frees++;
-		if (c)
-			c->untracked_frees++;
+		/* Freed before within the trace, not allocated since. */
+		r->t.double_frees++;
+		return error_add(r, RPT_ERR_DOUBLE_FREE, r->sites[o->site].addr, ev->call_site,
+				 o->kind == KMT_REC_CACHE_ALLOC);
+	}
+	/* Allocated before the trace (or its allocation was lost). */
+	if (!cpu_pid_ok(r, ev) || r->f.min_size)
 		return 0;
+	if (ev->type == KMT_REC_CACHE_FREE) {
+		c = cache_get(r, ev->cache_id, &ci);
+		if (!c)
+			return -1;
 	}
-	if (!(o->state & OBJ_SEL)) {
-		obj_delete(&r->objs, o);
+	if (r->f.cache_name && !(c && c->selected))
 		return 0;
-	}
-	s = &r->sites[o->site];
-	r->t.frees++;
-	r->t.bytes_freed += o->bytes;
-	s->frees++;
-	s->bytes_freed += o->bytes;
-	if (o->cpu != ev->cpu) {
-		s->cross_cpu_frees++;
-		r->t.cross_cpu_frees++;
-	}
-	if (o->cache != UINT32_MAX) {
-		struct rpt_cache *c = &r->caches[o->cache];
+	r->t.untracked_frees++;
+	if (c)
+		c->untracked_frees++;
+	return 0;
+}
 
-		c->frees++;
-		c->bytes_freed += o->bytes;
-	}
+/* The rarer parts of a tracked free, out of the common path. */
+static int free_extra(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
+{
+	uint64_t site = r->sites[o->site].addr;
+
 	if (r->flags & RPT_PTR_VIEW) {
 		struct rpt_ptr *p = ptr_get(r, ev->ptr);
 
@@ -795,19 +787,48 @@ static int slab_free(struct rpt *r, const struct kmt_event *ev)
 		if (o->cpu != ev->cpu)
 			p->cross_cpu_frees++;
 	}
-	if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_KFREE) {
-		if (error_add(r, RPT_ERR_KFREE_OF_CACHE_OBJ, s->addr, ev->call_site, false))
-			return -1;
-	} else if (o->kind == KMT_REC_KMALLOC && ev->type == KMT_REC_CACHE_FREE) {
-		if (error_add(r, RPT_ERR_CACHE_FREE_OF_KMALLOC, s->addr, ev->call_site, false))
-			return -1;
-	} else if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_CACHE_FREE &&
-		   r->caches[o->cache].id != ev->cache_id) {
-		if (error_add(r, RPT_ERR_CACHE_MISMATCH, s->addr, ev->call_site, false))
-			return -1;
+	if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_KFREE)
+		return error_add(r, RPT_ERR_KFREE_OF_CACHE_OBJ, site, ev->call_site, false);
+	if (o->kind == KMT_REC_KMALLOC && ev->type == KMT_REC_CACHE_FREE)
+		return error_add(r, RPT_ERR_CACHE_FREE_OF_KMALLOC, site, ev->call_site, false);
+	if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_CACHE_FREE &&
+	    r->caches[o->cache].id != ev->cache_id)
+		return error_add(r, RPT_ERR_CACHE_MISMATCH, site, ev->call_site, false);
+	return 0;
+}
+
+static inline int slab_free(struct rpt *r, const struct kmt_event *ev)
+{
+	struct obj *o = obj_find(&r->objs, ev->ptr);
+	struct rpt_site *s;
+	bool odd;
+
+	if (__builtin_expect(!o || o->state != OBJ_LIVE_SEL, 0)) {
+		if (o && o->state == OBJ_LIVE) {
+			o->state = OBJ_FREED_UNSEL;
+			o->ts = r->objs.frees;
+			return 0;
+		}
+		return free_unknown(r, ev, o);
 	}
-	freed_add(&r->freed, ev->ptr, o->site, o->kind == KMT_REC_CACHE_ALLOC);
-	obj_delete(&r->objs, o);
+	s = &r->sites[o->site];
+	s->frees++;
+	s->bytes_freed += o->bytes;
+	if (o->cpu != ev->cpu)
+		s->cross_cpu_frees++;
+	/* A kmalloc()ed object goes to kfree(), a cache's to kmem_cache_free() of its cache. */
+	odd = (o->kind == KMT_REC_CACHE_ALLOC) != (ev->type == KMT_REC_CACHE_FREE);
+	if (o->cache != UINT32_MAX) {
+		struct rpt_cache *c = &r->caches[o->cache];
+
+		c->frees++;
+		c->bytes_freed += o->bytes;
+		odd |= ev->type == KMT_REC_CACHE_FREE && c->id != ev->cache_id;
+	}
+	if (__builtin_expect(odd || (r->flags & RPT_PTR_VIEW), 0) && free_extra(r, ev, o))
+		return -1;
+	o->state = OBJ_FREED;
+	o->ts = ++r->objs.frees;
 	return 0;
 }
 
@@ -831,15 +852,13 @@ static int page_alloc(struct rpt *r, const struct kmt_event *ev)
 	}
 	if (!ev->ptr)
 		return 0;
-	o = obj_slot(&r->pages, ev->ptr);
+	o = obj_claim(&r->pages, ev->ptr);
 	if (!o)
 		return -1;
-	if (!o->ptr)
-		r->pages.live++;
 	*o = (struct obj){
 		.ptr = ev->ptr, .ts = ev->timestamp, .site = UINT32_MAX, .cache = UINT32_MAX,
 		.bytes = ev->bytes_alloc, .cpu = ev->cpu, .kind = ev->type,
-		.state = sel ? OBJ_SEL : 0,
+		.state = sel ? OBJ_LIVE_SEL : OBJ_LIVE,
 	};
 	return 0;
 }
@@ -848,18 +867,18 @@ static int page_free(struct rpt *r, const struct kmt_event *ev)
 {
 	struct obj *o = obj_find(&r->pages, ev->ptr);
 
-	if (!o) {
+	if (!o || o->state == OBJ_DEAD) {
 		if (page_sel(r, ev)) {
 			r->t.page_frees++;
 			r->t.page_untracked_frees++;
 		}
 		return 0;
 	}
-	if (o->state & OBJ_SEL) {
+	if (o->state == OBJ_LIVE_SEL) {
 		r->t.page_frees++;
 		r->t.page_bytes_freed += o->bytes;
 	}
-	obj_delete(&r->pages, o);
+	o->state = OBJ_DEAD;
 	return 0;
 }
 
@@ -883,11 +902,11 @@ static int lost(struct rpt *r, const struct kmt_lost *l)
 	return 0;
 }
 
-int rpt_feed(struct rpt *r, const union kmt_rec *rec)
+static inline __attribute__((always_inline)) int feed_one(struct rpt *r, const union kmt_rec *rec)
 {
 	uint64_t ts = rec->c.timestamp;
 
-	if (!r->t.seen_any) {
+	if (__builtin_expect(!r->t.seen_any, 0)) {
 		r->t.seen_any = true;
 		r->t.first_ts = ts;
 		r->abs_start = ts + r->f.t_start;
@@ -900,7 +919,7 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec)
 	 * Cache names hold whatever the window, so that events in it are
 	 * named; everything else outside the window is as if not traced.
 	 */
-	if (rec->c.type == KMT_REC_CACHE_DESC)
+	if (__builtin_expect(rec->c.type == KMT_REC_CACHE_DESC, 0))
 		return cache_desc(r, &rec->cache);
 	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
 		return 0;
@@ -927,8 +946,13 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec)
 	}
 }
 
-/* Asks for the table slots record rec will touch; k: frees before it in the batch. */
-static inline void prefetch_rec(const struct rpt *r, const union kmt_rec *rec, size_t k)
+int rpt_feed(struct rpt *r, const union kmt_rec *rec)
+{
+	return feed_one(r, rec);
+}
+
+/* Asks for the table slots record rec will touch. */
+static inline void prefetch_rec(const struct rpt *r, const union kmt_rec *rec)
 {
 	unsigned int type = rec->c.type;
 	const struct objtab *t;
@@ -937,44 +961,42 @@ static inline void prefetch_rec(const struct rpt *r, const union kmt_rec *rec, s
 		return;
 	t = type == KMT_REC_PAGE_ALLOC || type == KMT_REC_PAGE_FREE ? &r->pages : &r->objs;
 	__builtin_prefetch(&t->e[hash64(rec->ev.ptr, t->bits)]);
-	if (type == KMT_REC_KFREE || type == KMT_REC_CACHE_FREE) {
-		uint64_t old = r->freed.ring[(r->freed.head + k) & (FREED_WINDOW - 1)];
-
-		__builtin_prefetch(&r->freed.e[hash64(rec->ev.ptr, FREED_BITS + 1)], 1);
-		if (old)
-			__builtin_prefetch(&r->freed.e[hash64(old, FREED_BITS + 1)], 1);
-	}
+	if (type <= KMT_REC_CACHE_ALLOC && r->site_map.bits)
+		__builtin_prefetch(&r->site_map.e[hash64(rec->ev.call_site, r->site_map.bits)]);
 }
 
 #define PREFETCH_AHEAD	16
 
-int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n)
+/*
+ * The tables are bigger than the caches and each event lands in a random
+ * slot: asking for the slots a few records ahead lets the memory system
+ * fetch them while the records before are processed, instead of one miss
+ * after another. Records come as an array or as pointers to them.
+ */
+static inline int feed_batch(struct rpt *r, const union kmt_rec *recs,
+			     const union kmt_rec *const *refs, size_t n)
 {
-	size_t i, ahead = 0, pending = 0;
+	size_t i;
 
-	/*
-	 * The tables are bigger than the caches and each event lands in a
-	 * random slot: asking for the slots a few records ahead lets the
-	 * memory system fetch them while the records before are processed,
-	 * instead of one miss after another. A free also touches the
-	 * recent-frees table twice: where it goes, and where the free it
-	 * pushes out of the window was.
-	 */
+	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
+		prefetch_rec(r, refs ? refs[i] : &recs[i]);
 	for (i = 0; i < n; i++) {
-		unsigned int type;
-
-		/* pending: frees between record i and the one prefetched. */
-		for (; ahead < n && ahead < i + PREFETCH_AHEAD; ahead++) {
-			type = recs[ahead].c.type;
-			prefetch_rec(r, &recs[ahead], pending);
-			pending += type == KMT_REC_KFREE || type == KMT_REC_CACHE_FREE;
-		}
-		type = recs[i].c.type;
-		pending -= type == KMT_REC_KFREE || type == KMT_REC_CACHE_FREE;
-		if (rpt_feed(r, &recs[i]))
+		if (i + PREFETCH_AHEAD < n)
+			prefetch_rec(r, refs ? refs[i + PREFETCH_AHEAD] : &recs[i + PREFETCH_AHEAD]);
+		if (feed_one(r, refs ? refs[i] : &recs[i]))
 			return -1;
 	}
 	return 0;
+}
+
+int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n)
+{
+	return feed_batch(r, recs, NULL, n);
+}
+
+int rpt_feed_refs(struct rpt *r, const union kmt_rec *const *recs, size_t n)
+{
+	return feed_batch(r, NULL, recs, n);
 }
 
 int rpt_finish(struct rpt *r)
@@ -989,7 +1011,7 @@ int rpt_finish(struct rpt *r)
 		const struct obj *o = &r->objs.e[i];
 		struct rpt_site *s;
 
-		if (!o->ptr || !(o->state & OBJ_SEL))
+		if (!o->ptr || o->state != OBJ_LIVE_SEL)
 			continue;
 		s = &r->sites[o->site];
 		if (!s->out_count || o->ts < s->out_oldest_ts)
@@ -1007,7 +1029,7 @@ int rpt_finish(struct rpt *r)
 	for (i = 0; i < cap; i++) {
 		const struct obj *o = &r->pages.e[i];
 
-		if (o->ptr && (o->state & OBJ_SEL)) {
+		if (o->ptr && o->state == OBJ_LIVE_SEL) {
 			r->t.page_outstanding++;
 			r->t.page_outstanding_bytes += o->bytes;
 		}
@@ -1017,7 +1039,26 @@ int rpt_finish(struct rpt *r)
 
 const struct rpt_totals *rpt_totals(const struct rpt *r)
 {
-	return &r->t;
+	/* Summed here rather than per event; r itself is never const. */
+	struct rpt_totals *t = (struct rpt_totals *)&r->t;
+	size_t i;
+
+	t->allocs = t->failed_allocs = t->bytes_req = t->bytes_alloc = 0;
+	t->bytes_freed = t->cross_cpu_frees = t->cross_node_allocs = 0;
+	t->frees = t->untracked_frees + t->double_frees;
+	for (i = 0; i < r->nsites; i++) {
+		const struct rpt_site *s = &r->sites[i];
+
+		t->allocs += s->hits;
+		t->failed_allocs += s->failed;
+		t->bytes_req += s->bytes_req;
+		t->bytes_alloc += s->bytes_alloc;
+		t->frees += s->frees;
+		t->bytes_freed += s->bytes_freed;
+		t->cross_cpu_frees += s->cross_cpu_frees;
+		t->cross_node_allocs += s->cross_node;
+	}
+	return t;
 }
 
 size_t rpt_nsites(const struct rpt *r)
@@ -1100,11 +1141,7 @@ unsigned int rpt_lost_ncpus(const struct rpt *r)
 
 size_t rpt_memory(const struct rpt *r)
 {
-	return sizeof(*r) +
-	       ((size_t)1 << r->objs.bits) * sizeof(struct obj) +
-	       ((size_t)1 << r->pages.bits) * sizeof(struct obj) +
-	       2 * (size_t)FREED_WINDOW * sizeof(struct freed) +
-	       FREED_WINDOW * sizeof(uint64_t) +
+	return sizeof(*r) + obj_memory(&r->objs) + obj_memory(&r->pages) +
 	       r->sites_cap * sizeof(*r->sites) + map_memory(&r->site_map) +
 	       r->caches_cap * sizeof(*r->caches) + map_memory(&r->cache_map) +
 	       map_memory(&r->kmalloc_map) +

@@ -41,35 +41,40 @@ enum rpt_err_kind {
 /* The JSON "kind" of an error. */
 const char *rpt_err_name(enum rpt_err_kind k);
 
+/*
+ * The counters an event updates come first and fill one cache line with
+ * the address; the rarer ones follow.
+ */
 struct rpt_site {
 	uint64_t addr;		/* call_site of the allocations */
 	uint64_t hits;		/* allocation events, failed ones included */
-	uint64_t failed;	/* of which ptr == 0 */
 	uint64_t bytes_req;	/* successful allocations */
 	uint64_t bytes_alloc;
 	uint64_t frees;		/* frees of objects allocated here */
 	uint64_t bytes_freed;
 	uint64_t cross_cpu_frees; /* of which on another CPU (perf's ping-pong) */
+	uint32_t kinds;		/* 1 << KMT_REC_KMALLOC | 1 << KMT_REC_CACHE_ALLOC */
+	uint64_t failed;	/* of which ptr == 0 */
 	uint64_t cross_node;	/* allocations asking for another node than the CPU's */
 	uint64_t out_count;	/* still live at the end (rpt_finish) */
 	uint64_t out_bytes;
 	uint64_t out_oldest_ts;	/* alloc time of the oldest live one */
-	uint32_t kinds;		/* 1 << KMT_REC_KMALLOC | 1 << KMT_REC_CACHE_ALLOC */
-};
+} __attribute__((aligned(64)));
 
 struct rpt_cache {
+	/* Updated per event: together, ahead of the rest. */
+	uint64_t allocs;	/* allocation events, failed ones included */
+	uint64_t bytes_req, bytes_alloc;
+	uint64_t frees;		/* frees of objects allocated from it */
+	uint64_t bytes_freed;
+	uint64_t failed;
+	uint64_t untracked_frees; /* kmem_cache_free() naming it, of unseen objects */
 	uint64_t id;		/* cache_id; for a kmalloc pseudo-cache its size */
 	bool pseudo;		/* kmalloc-N: kmalloc events by bytes_alloc */
 	bool described;		/* a CACHE_DESC named it */
 	bool selected;		/* passes the --cache-name filter */
 	char name[KMT_CACHE_NAME_LEN + 8];
 	uint32_t object_size, size;
-	uint64_t allocs;	/* allocation events, failed ones included */
-	uint64_t failed;
-	uint64_t bytes_req, bytes_alloc;
-	uint64_t frees;		/* frees of objects allocated from it */
-	uint64_t bytes_freed;
-	uint64_t untracked_frees; /* kmem_cache_free() naming it, of unseen objects */
 	uint64_t live, live_bytes; /* at the end (rpt_finish) */
 };
 
@@ -128,6 +133,8 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec);
 
 /* Feeds n records in order; faster than one by one (prefetches). 0 or -1. */
 int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n);
+/* The same for records given by address (kmt_merge_next_batch()). 0 or -1. */
+int rpt_feed_refs(struct rpt *r, const union kmt_rec *const *recs, size_t n);
 
 /* Computes the end-of-trace figures (outstanding, live). 0 or -1 (memory). */
 int rpt_finish(struct rpt *r);

@@ -33,6 +33,7 @@ static const char doc[] =
 enum {
 	OPT_CPUS = 256, OPT_EVENTS, OPT_CALLSITES, OPT_SEED, OPT_BE, OPT_WORD_BITS,
 	OPT_LOST_EVERY, OPT_PAGES, OPT_NODES, OPT_FIRST_SEQ, OPT_LIVE, OPT_PAGE_SIZE,
+	OPT_FRESH,
 };
 
 static const struct argp_option options[] = {
@@ -49,6 +50,8 @@ static const struct argp_option options[] = {
 	{ "nodes", OPT_NODES, "N", 0, "NUMA nodes; CPU c is on node c % N (default 1)", 0 },
 	{ "first-seq", OPT_FIRST_SEQ, "SEQ", 0, "Seq of each CPU's first record (default 0)", 0 },
 	{ "live", OPT_LIVE, "N", 0, "At most N objects live at once (default 4096)", 0 },
+	{ "fresh-addresses", OPT_FRESH, NULL, 0,
+	  "Never reuse a freed slab object's address (default: last freed, first reused, per cache, as SLUB's freelists do)", 0 },
 	{ 0 }
 };
 
@@ -56,7 +59,7 @@ struct args {
 	const char *dir;
 	uint64_t cpus, events, callsites, seed, word_bits, lost_every, nodes, first_seq, live;
 	uint64_t page_size;
-	int big_endian, pages;
+	int big_endian, pages, fresh;
 };
 
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -120,6 +123,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_PAGES:
 		a->pages = 1;
 		return 0;
+	case OPT_FRESH:
+		a->fresh = 1;
+		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		return 0;
@@ -161,6 +167,7 @@ static uint64_t below(uint64_t n)
 struct obj {
 	uint64_t ptr, cache_id, site_addr;
 	uint32_t order;
+	uint32_t freelist;	/* slab objects: where its address goes when freed */
 	uint8_t kind;		/* 0 kmalloc, 1 cache, 2 page */
 	uint16_t cpu;
 };
@@ -175,6 +182,30 @@ struct site {
 static const uint32_t kmalloc_sizes[] = { 8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048,
 					  4096, 8192 };
 
+/* Freed slab addresses of one cache, the last freed on top. */
+struct freelist {
+	uint64_t *ptr;
+	size_t n, cap;
+};
+
+/* Caches 0..NCACHES-1, then one per kmalloc size class. */
+#define NFREELISTS	(NCACHES + sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]) + 1)
+
+static int freelist_push(struct freelist *fl, uint64_t ptr)
+{
+	if (fl->n == fl->cap) {
+		size_t ncap = fl->cap ? 2 * fl->cap : 64;
+		uint64_t *p = realloc(fl->ptr, ncap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		fl->ptr = p;
+		fl->cap = ncap;
+	}
+	fl->ptr[fl->n++] = ptr;
+	return 0;
+}
+
 static uint32_t kmalloc_slab(uint32_t req)
 {
 	size_t i;
@@ -183,6 +214,19 @@ static uint32_t kmalloc_slab(uint32_t req)
 		if (req <= kmalloc_sizes[i])
 			return kmalloc_sizes[i];
 	return req;
+}
+
+/* Which freelist an object of a cache or a kmalloc size class goes back to. */
+static size_t freelist_of(uint8_t kind, unsigned int cache, uint32_t bytes_alloc)
+{
+	size_t i;
+
+	if (kind == 1)
+		return cache;
+	for (i = 0; i < sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]); i++)
+		if (bytes_alloc == kmalloc_sizes[i])
+			return NCACHES + i;
+	return NFREELISTS - 1;
 }
 
 /*
@@ -213,6 +257,7 @@ int main(int argc, char **argv)
 	const struct gen_totals *tot;
 	uint8_t *described = NULL;
 	struct site *sites = NULL;
+	struct freelist fl[NFREELISTS] = { { 0 } };
 	struct obj *live = NULL;
 	size_t nlive = 0;
 	struct gen *g = NULL;
@@ -279,6 +324,10 @@ int main(int argc, char **argv)
 			struct obj o = live[k];
 
 			live[k] = live[--nlive];
+			if (o.kind != 2 && !a.fresh && freelist_push(&fl[o.freelist], o.ptr) < 0) {
+				fprintf(stderr, "kmemtrace-gen: out of memory\n");
+				goto out;
+			}
 			/* Mostly freed where allocated: other CPUs a quarter of the time. */
 			if (below(4))
 				cpu = o.cpu;
@@ -305,11 +354,21 @@ int main(int argc, char **argv)
 			int fail = below(2000) == 0;
 			struct obj o = { .site_addr = s->addr, .kind = s->kind, .cpu = (uint16_t)cpu };
 			uint32_t req = s->size - (uint32_t)below(s->size / 4 + 1);
+			struct freelist *f;
 
 			if (req == 0)
 				req = 1;
-			/* Unique addresses: a 32-bit space wraps only after 2^28 objects. */
-			o.ptr = fail ? 0 : heap + ((next_ptr++ * 64) & 0x0fffffffULL);
+			o.freelist = (uint32_t)freelist_of(s->kind, s->cache,
+							   s->kind == 1 ? 48u + 32u * s->cache :
+							   kmalloc_slab(req));
+			f = &fl[o.freelist];
+			/* New addresses are unique: a 32-bit space wraps only after 2^28 objects. */
+			if (fail)
+				o.ptr = 0;
+			else if (s->kind != 2 && f->n)
+				o.ptr = f->ptr[--f->n];
+			else
+				o.ptr = heap + ((next_ptr++ * 64) & 0x0fffffffULL);
 			if (s->kind == 0) {
 				r = gen_kmalloc(g, cpu, t, s->addr, o.ptr, req, kmalloc_slab(req), node,
 						pid);
@@ -365,6 +424,8 @@ io_err:
 out:
 	if (g && gen_close(g) < 0 && ret == KMT_EXIT_OK)
 		ret = KMT_EXIT_IO;
+	for (i = 0; i < NFREELISTS; i++)
+		free(fl[i].ptr);
 	free(sites);
 	free(live);
 	free(described);

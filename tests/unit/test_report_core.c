@@ -715,6 +715,45 @@ static struct rpt *double_free_after(size_t others)
 	return r;
 }
 
+/*
+ * An address first allocated by a selected task, then by another one and
+ * freed twice: the second free is a double free of an object the filter
+ * left out, so it counts neither as a double free nor as untracked.
+ */
+static void test_filtered_double_free(void)
+{
+	struct rpt_filter f = { .has_pid = true, .pid = 10 };
+	struct rpt *r = rpt_new(&f, 0);
+	union kmt_rec rec;
+	static const struct { uint8_t type; uint32_t pid; } seq[] = {
+		{ KMT_REC_KMALLOC, 10 }, { KMT_REC_KFREE, 10 },
+		{ KMT_REC_KMALLOC, 20 }, { KMT_REC_KFREE, 10 }, { KMT_REC_KFREE, 10 },
+		/* Then a selected object at the address again, freed twice: counted. */
+		{ KMT_REC_KMALLOC, 10 }, { KMT_REC_KFREE, 10 }, { KMT_REC_KFREE, 10 },
+	};
+	size_t i;
+
+	if (!ok(r != NULL, "filtered double free: analysis created"))
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.ev.node = KMT_NODE_ANY;
+	rec.ev.ptr = 0x5000;
+	rec.ev.call_site = S_G;
+	rec.ev.bytes_req = rec.ev.bytes_alloc = 8;
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		rec.ev.type = seq[i].type;
+		rec.ev.pid = seq[i].pid;
+		rec.ev.timestamp = 100 + i;
+		rpt_feed(r, &rec);
+	}
+	rpt_finish(r);
+	is_u64(rpt_totals(r)->allocs, 2, "filtered double free: pid 10's two allocations");
+	is_u64(rpt_totals(r)->double_frees, 1, "filtered double free: only the selected one's");
+	is_u64(rpt_totals(r)->untracked_frees, 0, "filtered double free: nothing untracked");
+	is_u64(rpt_totals(r)->frees, 3, "filtered double free: two tracked frees and one double");
+	rpt_free(r);
+}
+
 /* The window of remembered frees is documented as 65536: both sides of it. */
 static void test_double_free_window(void)
 {
@@ -748,6 +787,7 @@ int main(void)
 	test_filters();
 	test_bounded_memory();
 	test_double_free_window();
+	test_filtered_double_free();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
 	if (system(cmd) != 0)
 		diag("could not remove %s", top);
