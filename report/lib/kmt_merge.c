@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kmt_merge.c - finds the cpuN.out files of a trace directory and merges
- * them into one stream in time order with a binary heap, holding one
- * record per file: memory depends on the number of CPUs, not on the trace.
+ * them into one stream in time order, handing out records where they lie
+ * in the files' read buffers: memory depends on the number of CPUs, not
+ * on the trace.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,28 +17,47 @@
 #include "kmt_reader_int.h"
 
 /*
- * The heap holds the order key of every file's next record next to the
- * file's index, so that ordering touches no record. The stream's order is
- * (timestamp, cpu, seq, file index), but two files of one merge never
- * share a CPU (kmt_merge_open refuses that) and every record carries its
- * file's CPU, so (timestamp, cpu) alone orders the heap's nodes.
+ * Each file's next record, its head, waits validated in the file's read
+ * buffer (kmt_file_examine()); the nodes hold the order key of every head
+ * next to the file, so that ordering touches no record. The stream's
+ * order is (timestamp, cpu, seq, file index), but two files of one merge
+ * never share a CPU (kmt_merge_open refuses that) and every record
+ * carries its file's CPU, so (timestamp, cpu) alone orders the nodes.
  */
 struct merge_node {
 	uint64_t ts;
+	/*
+	 * The timestamp of the record after the head when it is validated
+	 * already: the next key of the file, read early, so that choosing the
+	 * next record need not wait for memory.
+	 */
+	uint64_t next_ts;
+	struct kmt_file *f;
 	uint32_t cpu;
-	uint32_t i;		/* index into src */
+	uint32_t i;		/* index into files */
 };
 
-struct merge_src {
-	struct kmt_file *f;
-	const union kmt_rec *rec;	/* the file's next record, in its read buffer */
-};
+/*
+ * Up to this many files, the next record is found by looking at each
+ * file's: a few compares without a branch to mispredict beat a heap,
+ * whose every step hinges on which file happens to be next. The nodes are
+ * then kept in CPU order, so that the first of equal timestamps wins, and
+ * padded to a power of two with nodes that never win (scan_min()).
+ */
+#define MERGE_SCAN_MAX	8
 
 struct kmt_merge {
 	size_t n;
-	struct merge_src *src;
-	struct merge_node *heap;	/* min-heap by record order */
+	struct kmt_file **files;
+	/* Min-heap by record order; in CPU order and padded once scanned. */
+	struct merge_node *heap;
 	size_t heap_len;
+	/*
+	 * 1 + the node whose file ran out of buffered slots in the last call:
+	 * its buffer is refilled, and its head found, at the start of the next.
+	 */
+	size_t refill;
+	uint32_t last;			/* file of the last record returned */
 	int failed;
 	struct kmt_error err;
 };
@@ -51,11 +72,16 @@ static inline int node_before(const struct merge_node *x, const struct merge_nod
 	return (x->ts < y->ts) | ((x->ts == y->ts) & (x->cpu < y->cpu));
 }
 
-static inline void node_set(struct merge_node *nd, const union kmt_rec *rec, size_t i)
+/* Sets nd's keys from its file's head (after kmt_file_examine() said 1). */
+static inline void node_keys(struct merge_node *nd)
 {
-	nd->ts = rec->c.timestamp;
-	nd->cpu = rec->c.cpu;
-	nd->i = (uint32_t)i;
+	const struct kmt_file *f = nd->f;
+	const union kmt_rec *r = (const union kmt_rec *)(const void *)(f->buf + f->pos);
+	/* A slot not validated yet may be anything: its key waits for kmt_file_vet(). */
+	const union kmt_rec *next = f->pos + KMT_RECORD_SIZE < f->vet ? r + 1 : r;
+
+	nd->ts = r->c.timestamp;
+	nd->next_ts = next->c.timestamp;
 }
 
 /* Moves the node at i down to its place. */
@@ -77,6 +103,32 @@ static inline void sift_down(struct kmt_merge *m, size_t i)
 		i = c;
 	}
 	h[i] = x;
+}
+
+/*
+ * Pads the nodes from i up to MERGE_SCAN_MAX with ones of the greatest key:
+ * to the right of every file's node, they lose every tie too.
+ */
+static void pad_nodes(struct kmt_merge *m, size_t i)
+{
+	for (; i < MERGE_SCAN_MAX; i++)
+		m->heap[i] = (struct merge_node){ .ts = UINT64_MAX, .next_ts = UINT64_MAX };
+}
+
+/* Makes the nodes (at most MERGE_SCAN_MAX) ready for scan_run(). */
+static void sort_by_cpu(struct kmt_merge *m)
+{
+	struct merge_node *h = m->heap;
+	size_t i, j;
+
+	for (i = 1; i < m->heap_len; i++) {
+		struct merge_node x = h[i];
+
+		for (j = i; j > 0 && h[j - 1].cpu > x.cpu; j--)
+			h[j] = h[j - 1];
+		h[j] = x;
+	}
+	pad_nodes(m, m->heap_len);
 }
 
 static int cmp_cpu_path(const void *a, const void *b)
@@ -211,13 +263,13 @@ static int check_majors(char *const *paths, size_t n, struct kmt_error *err)
 /* Files of one trace come from one machine and hold one CPU each. */
 static int check_same_trace(struct kmt_merge *m, size_t i, struct kmt_error *err)
 {
-	const struct kmt_file_header *h = kmt_file_header(m->src[i].f);
-	const char *path = kmt_file_path(m->src[i].f);
+	const struct kmt_file_header *h = kmt_file_header(m->files[i]);
+	const char *path = kmt_file_path(m->files[i]);
 	size_t j;
 
 	for (j = 0; j < i; j++) {
-		const struct kmt_file_header *o = kmt_file_header(m->src[j].f);
-		const char *opath = kmt_file_path(m->src[j].f);
+		const struct kmt_file_header *o = kmt_file_header(m->files[j]);
+		const char *opath = kmt_file_path(m->files[j]);
 
 		if (o->cpu == h->cpu) {
 			kmt_err_set(err, KMT_ERR_DATA, path, 12, "CPU %u again (also in %s)",
@@ -256,30 +308,39 @@ struct kmt_merge *kmt_merge_open(char *const *paths, size_t n, unsigned int flag
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		goto err_nomem;
-	m->src = calloc(n, sizeof(*m->src));
-	m->heap = calloc(n, sizeof(*m->heap));
-	if (!m->src || !m->heap)
+	m->files = calloc(n, sizeof(*m->files));
+	m->heap = calloc(n > MERGE_SCAN_MAX ? n : MERGE_SCAN_MAX, sizeof(*m->heap));
+	if (!m->files || !m->heap)
 		goto err_nomem;
 	m->n = n;
 	for (i = 0; i < n; i++) {
-		m->src[i].f = kmt_file_open(paths[i], flags, err);
-		if (!m->src[i].f)
+		m->files[i] = kmt_file_open(paths[i], flags, err);
+		if (!m->files[i])
 			goto err_close;
 		if (check_same_trace(m, i, err) < 0)
 			goto err_close;
 	}
 	for (i = 0; i < n; i++) {
-		int r = kmt_file_next_ref(m->src[i].f, &m->src[i].rec);
+		int r = kmt_file_examine(m->files[i], 1);
+		struct merge_node *nd = &m->heap[m->heap_len];
 
 		if (r < 0) {
-			*err = *kmt_file_error(m->src[i].f);
+			*err = *kmt_file_error(m->files[i]);
 			goto err_close;
 		}
-		if (r > 0)
-			node_set(&m->heap[m->heap_len++], m->src[i].rec, i);
+		if (r == 0)
+			continue;
+		nd->f = m->files[i];
+		node_keys(nd);
+		nd->cpu = m->files[i]->tr.cpu;
+		nd->i = (uint32_t)i;
+		m->heap_len++;
 	}
-	for (i = m->heap_len / 2; i-- > 0;)
-		sift_down(m, i);
+	if (m->heap_len > MERGE_SCAN_MAX)
+		for (i = m->heap_len / 2; i-- > 0;)
+			sift_down(m, i);
+	else
+		sort_by_cpu(m);
 	return m;
 
 err_nomem:
@@ -303,46 +364,193 @@ struct kmt_merge *kmt_merge_open_dir(const char *dir, unsigned int flags, struct
 }
 
 /*
- * Up to this many files, the next record is found by looking at each
- * file's: a few compares without a branch to mispredict beat a heap,
- * whose every step hinges on which file happens to be next.
+ * Takes the answer of kmt_file_examine() for the file of node j, whose
+ * head was just taken.
  */
-#define MERGE_SCAN_MAX	8
-
-int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index)
+static void settle(struct kmt_merge *m, size_t j, int rc)
 {
 	struct merge_node *h = m->heap;
-	struct merge_src *src;
-	size_t j = 0, k, top;
-	int r;
+
+	if (rc == 1) {
+		node_keys(&h[j]);
+		if (m->heap_len > MERGE_SCAN_MAX)
+			sift_down(m, j);
+	} else if (rc == KMT_NEED_FILL) {
+		m->refill = j + 1;
+	} else if (rc < 0) {
+		m->err = *kmt_file_error(h[j].f);
+		m->failed = 1;
+	} else if (m->heap_len > MERGE_SCAN_MAX) {
+		/* Only the top is ever taken from a heap: j is 0. */
+		h[j] = h[--m->heap_len];
+		if (m->heap_len > MERGE_SCAN_MAX)
+			sift_down(m, j);
+		else
+			sort_by_cpu(m);
+	} else {
+		m->heap_len--;
+		memmove(&h[j], &h[j + 1], (m->heap_len - j) * sizeof(*h));
+		pad_nodes(m, m->heap_len);
+	}
+}
+
+/* Hands out the head of nd's file and makes the next record its head. */
+static inline int take_head(struct merge_node *nd, const union kmt_rec **out)
+{
+	struct kmt_file *f = nd->f;
+	size_t pos = f->pos;
+	int rc;
+
+	*out = (const union kmt_rec *)(void *)(f->buf + pos);
+	f->pos = pos += KMT_RECORD_SIZE;
+	if (kmt_likely(pos < f->vet)) {
+		const union kmt_rec *r = (const union kmt_rec *)(void *)(f->buf + pos);
+		const union kmt_rec *next = pos + KMT_RECORD_SIZE < f->vet ? r + 1 : r;
+
+		nd->ts = nd->next_ts;
+		nd->next_ts = next->c.timestamp;
+		return 1;
+	}
+	/* No refill: the records handed out must stay where they are. */
+	rc = kmt_file_vet(f, 0, SIZE_MAX);
+	if (rc == 1)
+		node_keys(nd);
+	return rc;
+}
+
+/* A node in the running for the next record, with its key at hand. */
+struct pick {
+	uint64_t ts;
+	struct merge_node *nd;
+};
+
+/*
+ * The node with the next record among len (2, 4 or 8, a constant once
+ * inlined) in CPU order: a tournament, whose depth is what each record
+ * waits for. The left side, of lower CPUs, wins ties.
+ */
+static inline __attribute__((always_inline)) struct merge_node *
+scan_min(struct merge_node *h, const size_t len)
+{
+	struct pick p[MERGE_SCAN_MAX];
+	size_t k, w;
+
+#pragma GCC unroll 8
+	for (k = 0; k < len; k++) {
+		p[k].ts = h[k].ts;
+		p[k].nd = &h[k];
+	}
+#pragma GCC unroll 4
+	for (w = 1; w < len; w *= 2) {
+#pragma GCC unroll 4
+		for (k = 0; k + w < len; k += 2 * w) {
+			int lt = p[k + w].ts < p[k].ts;
+
+			p[k].nd = lt ? p[k + w].nd : p[k].nd;
+			p[k].ts = lt ? p[k + w].ts : p[k].ts;
+		}
+	}
+	return p[0].nd;
+}
+
+/*
+ * The files' heads in order, up to max, from len nodes (padded) in CPU
+ * order. The first of equal timestamps is the lowest CPU's, so a strict
+ * compare of timestamps suffices. Stops early at anything but a new head
+ * (a file's end, an error, an empty buffer), which settle() takes and
+ * which may change the number of nodes. Always inlined with a constant
+ * len, which unrolls the scan.
+ */
+static inline __attribute__((always_inline)) size_t
+scan_run(struct kmt_merge *m, const union kmt_rec **recs, size_t max, const size_t len)
+{
+	struct merge_node *h = m->heap, *nd;
+	size_t n = 0;
+	int rc;
+
+	do {
+		nd = scan_min(h, len);
+		rc = take_head(nd, &recs[n++]);
+	} while (kmt_likely(rc == 1) && n < max);
+	m->last = nd->i;
+	if (rc != 1)
+		settle(m, (size_t)(nd - h), rc);
+	return n;
+}
+
+static size_t heap_run(struct kmt_merge *m, const union kmt_rec **recs, size_t max)
+{
+	size_t n = 0;
+	int rc;
+
+	do {
+		m->last = m->heap[0].i;
+		rc = take_head(&m->heap[0], &recs[n++]);
+		if (rc != 1) {
+			settle(m, 0, rc);
+			break;
+		}
+		sift_down(m, 0);
+	} while (n < max);
+	return n;
+}
+
+/* kmt_merge_next_batch() for any max > 0. */
+static size_t merge_run(struct kmt_merge *m, const union kmt_rec **recs, size_t max)
+{
+	size_t n = 0;
+
+	if (m->refill) {
+		size_t j = m->refill - 1;
+
+		m->refill = 0;
+		settle(m, j, kmt_file_examine(m->heap[j].f, 1));
+	}
+	while (n < max && m->heap_len && !m->failed && !m->refill) {
+		const union kmt_rec **out = recs + n;
+		size_t left = max - n;
+
+		if (m->heap_len <= 2)
+			n += scan_run(m, out, left, 2);
+		else if (m->heap_len <= 4)
+			n += scan_run(m, out, left, 4);
+		else if (m->heap_len <= MERGE_SCAN_MAX)
+			n += scan_run(m, out, left, MERGE_SCAN_MAX);
+		else
+			n += heap_run(m, out, left);
+	}
+	return n;
+}
+
+int kmt_merge_next_batch(struct kmt_merge *m, const union kmt_rec **recs, size_t max)
+{
+	size_t n;
 
 	if (m->failed)
 		return -1;
-	if (!m->heap_len)
-		return 0;
-	/* heap_len only goes down: once scanning, never a heap again. */
-	if (m->heap_len <= MERGE_SCAN_MAX)
-		for (k = 1; k < m->heap_len; k++)
-			j = node_before(&h[k], &h[j]) ? k : j;
-	top = h[j].i;
-	src = &m->src[top];
-	memcpy(rec, src->rec, sizeof(*rec));
-	if (file_index)
-		*file_index = top;
-	r = kmt_file_next_ref(src->f, &src->rec);
-	if (r < 0) {
-		/* The record in hand is good; the error is the next call's answer. */
-		m->err = *kmt_file_error(src->f);
-		m->failed = 1;
-		return 1;
+	if (!max) {
+		kmt_err_set(&m->err, KMT_ERR_USAGE, "kmemtrace", UINT64_MAX,
+			    "%s() asked for no records", __func__);
+		return -1;
 	}
-	if (r > 0)
-		node_set(&h[j], src->rec, top);
-	else
-		h[j] = h[--m->heap_len];
-	if (m->heap_len > MERGE_SCAN_MAX)
-		sift_down(m, 0);
-	return 1;
+	n = merge_run(m, recs, max < INT_MAX ? max : INT_MAX);
+	/* The records before an error first; the error is the next call's answer. */
+	if (!n && m->failed)
+		return -1;
+	return (int)n;
+}
+
+int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index)
+{
+	const union kmt_rec *r;
+	int ret = kmt_merge_next_batch(m, &r, 1);
+
+	if (ret == 1) {
+		memcpy(rec, r, sizeof(*rec));
+		if (file_index)
+			*file_index = m->last;
+	}
+	return ret;
 }
 
 const struct kmt_error *kmt_merge_error(const struct kmt_merge *m)
@@ -357,7 +565,7 @@ size_t kmt_merge_nfiles(const struct kmt_merge *m)
 
 struct kmt_file *kmt_merge_file(const struct kmt_merge *m, size_t i)
 {
-	return i < m->n ? m->src[i].f : NULL;
+	return i < m->n ? m->files[i] : NULL;
 }
 
 void kmt_merge_close(struct kmt_merge *m)
@@ -366,9 +574,9 @@ void kmt_merge_close(struct kmt_merge *m)
 
 	if (!m)
 		return;
-	for (i = 0; m->src && i < m->n; i++)
-		kmt_file_close(m->src[i].f);
-	free(m->src);
+	for (i = 0; m->files && i < m->n; i++)
+		kmt_file_close(m->files[i]);
+	free(m->files);
 	free(m->heap);
 	free(m);
 }

@@ -20,36 +20,12 @@
 #include "kmt_writer.h"
 
 /*
- * Large reads keep the per-record cost to a copy and a few compares; a
- * multiple of the slot size keeps slots from straddling refills in the
- * common case of a whole file.
+ * Large reads keep the per-record cost to a few compares; a multiple of
+ * the slot size keeps slots from straddling refills in the common case of
+ * a whole file. Not larger: a merge reads several files in turn, and their
+ * buffers should still be in the cache when their records are used.
  */
-#define KMT_READ_BUF	(1u << 20)
-
-struct kmt_file {
-	int fd;
-	unsigned int flags;
-	int swap;		/* file byte order differs from the host's */
-	int big_endian;
-	int failed;		/* sticky: an error was reported */
-	int at_eof;		/* read(2) returned 0 */
-	int have_first;		/* a known record was read: st.first_* are set */
-	uint32_t expected;	/* seq the next data record must carry */
-	/*
-	 * Seqs the next known record may skip: unknown slots since the last
-	 * known record, or UINT32_MAX (any seq) before the first one.
-	 */
-	uint32_t unknown_since;
-	uint64_t last_ts;	/* of the last known record; 0 before the first */
-	uint8_t *buf;
-	size_t len, pos;	/* bytes in buf, next unread byte */
-	uint64_t buf_off;	/* file offset of buf[0] */
-	uint64_t rec_off;	/* offset of the last record returned */
-	struct kmt_file_header hdr;
-	struct kmt_file_stats st;
-	struct kmt_error err;
-	char *path;
-};
+#define KMT_READ_BUF	(1u << 18)
 
 int kmt_error_exit(const struct kmt_error *err)
 {
@@ -120,6 +96,7 @@ static int fill(struct kmt_file *f, size_t want)
 		memmove(f->buf, f->buf + f->pos, rest);
 		f->buf_off += f->pos;
 		f->len = rest;
+		f->vet -= f->pos;
 		f->pos = 0;
 	}
 	while (f->len < want && !f->at_eof) {
@@ -310,8 +287,11 @@ struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_
 	if (check_header(&f->hdr, f->big_endian, path, flags, err) < 0)
 		goto err_free;
 	f->swap = f->big_endian != kmt_host_big_endian();
+	f->tr.cpu = f->hdr.cpu;
+	f->tr.word_bits = f->hdr.word_bits;
 	f->pos = KMT_RECORD_SIZE;
-	f->unknown_since = UINT32_MAX;
+	f->vet = f->pos;
+	f->tr.unknown_since = UINT32_MAX;
 	return f;
 
 err_nomem:
@@ -339,13 +319,13 @@ static int rec_fail(struct kmt_file *f, const char *fmt, ...)
 static int check_rare(struct kmt_file *f, const union kmt_rec *r)
 {
 	if (r->c.type == KMT_REC_LOST) {
-		uint32_t want = f->expected + (uint32_t)r->lost.count;
+		uint32_t want = f->tr.expected + (uint32_t)r->lost.count;
 
 		/* An unknown slot in between may have taken a seq of its own. */
-		if ((uint32_t)(r->c.seq - want) > f->unknown_since)
+		if ((uint32_t)(r->c.seq - want) > f->tr.unknown_since)
 			return rec_fail(f, "lost-records marker with seq %" PRIu32 " where %"
 					PRIu32 " expected (%" PRIu32 " + count %" PRIu64 ")",
-					r->c.seq, want, f->expected, (uint64_t)r->lost.count);
+					r->c.seq, want, f->tr.expected, (uint64_t)r->lost.count);
 		f->st.lost_records += r->lost.count;
 		f->st.last_total_dropped = r->lost.total_dropped;
 		return 0;
@@ -358,58 +338,87 @@ static int check_rare(struct kmt_file *f, const union kmt_rec *r)
 	return 0;
 }
 
+enum rec_fault { FAULT_NONE, FAULT_CPU, FAULT_TS, FAULT_SEQ, FAULT_ADDR };
+
 /*
- * The checks every known record passes. Only what the reader needs to go
- * on is updated here; kmt_file_stats() derives the rest from by_type.
+ * The first of the checks every known record passes that r fails (a cache
+ * description or a LOST marker has its own checks too, in check_rare()).
  */
-static inline int check_rec(struct kmt_file *f, const union kmt_rec *r)
+static inline enum rec_fault rec_fault(const struct kmt_track *t, const union kmt_rec *r)
 {
 	unsigned int type = r->c.type;
-	uint32_t seq = r->c.seq;
 
-	if (r->c.cpu != f->hdr.cpu)
-		return rec_fail(f, "%s record of CPU %u in a file of CPU %u",
-				kmt_rec_type_name(type), r->c.cpu, f->hdr.cpu);
-	if (r->c.timestamp < f->last_ts)
+	if (r->c.cpu != t->cpu)
+		return FAULT_CPU;
+	if (r->c.timestamp < t->last_ts)
+		return FAULT_TS;
+	/* A LOST marker carries the next seq, not its own: check_rare() checks it. */
+	if (type != KMT_REC_LOST && (uint32_t)(r->c.seq - t->expected) > t->unknown_since)
+		return FAULT_SEQ;
+	if (type <= KMT_REC_PAGE_FREE && t->word_bits == 32 &&
+	    ((r->ev.call_site | r->ev.ptr | r->ev.cache_id) >> 32))
+		return FAULT_ADDR;
+	return FAULT_NONE;
+}
+
+/*
+ * Takes in a known record that passed its checks. Only what the reader
+ * needs to go on is updated; kmt_file_stats() derives the rest.
+ */
+static inline void rec_accept(struct kmt_track *t, uint64_t *by_type, const union kmt_rec *r)
+{
+	unsigned int type = r->c.type;
+
+	t->expected = r->c.seq + (type != KMT_REC_LOST);
+	t->unknown_since = 0;
+	t->last_ts = r->c.timestamp;
+	t->last_seq = r->c.seq;
+	by_type[type]++;
+}
+
+/* The message of a fault (rec_fault()). */
+static int report_fault(struct kmt_file *f, const union kmt_rec *r, enum rec_fault fault)
+{
+	const char *name = kmt_rec_type_name(r->c.type);
+
+	if (fault == FAULT_CPU)
+		return rec_fail(f, "%s record of CPU %u in a file of CPU %u", name, r->c.cpu,
+				f->tr.cpu);
+	if (fault == FAULT_TS)
 		return rec_fail(f, "timestamp %" PRIu64 " goes backwards (previous record: %"
-				PRIu64 ")", r->c.timestamp, f->last_ts);
-	if (type <= KMT_REC_PAGE_FREE) {
-		if ((uint32_t)(seq - f->expected) > f->unknown_since)
-			return rec_fail(f, "seq %" PRIu32 " where %" PRIu32
-					" expected and no lost-records marker", seq, f->expected);
-		if (f->hdr.word_bits == 32 && ((r->ev.call_site | r->ev.ptr | r->ev.cache_id) >> 32))
-			return rec_fail(f, "%s address above 32 bits in a 32-bit trace "
-					"(call_site 0x%" PRIx64 ", ptr 0x%" PRIx64 ", cache 0x%"
-					PRIx64 ")", kmt_rec_type_name(type),
-					(uint64_t)r->ev.call_site, (uint64_t)r->ev.ptr,
-					(uint64_t)r->ev.cache_id);
-		f->expected = seq + 1;
-	} else {
-		if (type == KMT_REC_CACHE_DESC &&
-		    (uint32_t)(seq - f->expected) > f->unknown_since)
-			return rec_fail(f, "seq %" PRIu32 " where %" PRIu32
-					" expected and no lost-records marker", seq, f->expected);
-		if (check_rare(f, r) < 0)
-			return -1;
-		f->expected = type == KMT_REC_LOST ? seq : seq + 1;
-	}
+				PRIu64 ")", r->c.timestamp, f->tr.last_ts);
+	if (fault == FAULT_SEQ)
+		return rec_fail(f, "seq %" PRIu32 " where %" PRIu32
+				" expected and no lost-records marker", r->c.seq, f->tr.expected);
+	return rec_fail(f, "%s address above 32 bits in a 32-bit trace (call_site 0x%" PRIx64
+			", ptr 0x%" PRIx64 ", cache 0x%" PRIx64 ")", name,
+			(uint64_t)r->ev.call_site, (uint64_t)r->ev.ptr, (uint64_t)r->ev.cache_id);
+}
+
+/* Every check of a known record, then its counting. */
+static int check_rec(struct kmt_file *f, const union kmt_rec *r)
+{
+	enum rec_fault fault = rec_fault(&f->tr, r);
+
+	if (fault != FAULT_NONE)
+		return report_fault(f, r, fault);
+	if (r->c.type > KMT_REC_PAGE_FREE && check_rare(f, r) < 0)
+		return -1;
 	if (!f->have_first) {
 		f->have_first = 1;
 		f->st.first_ts = r->c.timestamp;
-		f->st.first_seq = seq;
+		f->st.first_seq = r->c.seq;
 	}
-	f->unknown_since = 0;
-	f->last_ts = r->c.timestamp;
-	f->st.last_seq = seq;
-	f->st.by_type[type]++;
+	rec_accept(&f->tr, f->st.by_type, r);
 	return 0;
 }
 
 /*
- * The next known record, validated and in host byte order, in place in the
- * read buffer: no copy. *rec stays valid until the next call on f.
+ * The slot at pos, which is not validated yet, and any unknown ones before
+ * the next known record, one by one: 1 with that record validated, 0, -1
+ * or KMT_NEED_FILL as kmt_file_vet().
  */
-int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec)
+static int examine_slow(struct kmt_file *f, int may_fill)
 {
 	for (;;) {
 		union kmt_rec *r;
@@ -420,8 +429,12 @@ int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec)
 		if (f->len - f->pos < KMT_RECORD_SIZE) {
 			size_t rest;
 
-			if (fill(f, KMT_RECORD_SIZE) < 0)
-				return -1;
+			if (!f->at_eof) {
+				if (!may_fill)
+					return KMT_NEED_FILL;
+				if (fill(f, KMT_RECORD_SIZE) < 0)
+					return -1;
+			}
 			rest = f->len - f->pos;
 			if (rest == 0)
 				return 0;
@@ -430,6 +443,7 @@ int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec)
 				if (f->flags & KMT_OPEN_ALLOW_TRUNCATED) {
 					f->st.truncated_bytes = rest;
 					f->pos = f->len;
+					f->vet = f->pos;
 					return 0;
 				}
 				return rec_fail(f, "truncated record: %zu of %u bytes at the end of the file",
@@ -445,9 +459,10 @@ int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec)
 		if (type > KMT_REC_TYPE_MAX) {
 			/* A newer minor's record: skip it, whatever its layout. */
 			f->pos += KMT_RECORD_SIZE;
+			f->vet = f->pos;
 			f->st.unknown++;
-			if (f->unknown_since != UINT32_MAX)
-				f->unknown_since++;
+			if (f->tr.unknown_since != UINT32_MAX)
+				f->tr.unknown_since++;
 			continue;
 		}
 		/* The buffer is ours: swapping in place saves a copy. */
@@ -455,19 +470,61 @@ int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec)
 			kmt_rec_swap(r);
 		if (check_rec(f, r) < 0)
 			return -1;
-		f->pos += KMT_RECORD_SIZE;
-		*rec = r;
+		f->vet = f->pos + KMT_RECORD_SIZE;
 		return 1;
 	}
 }
 
+/*
+ * Validates the whole slots from f->vet on, up to ahead bytes from pos,
+ * while they are plain events: the common case, checked here in a loop
+ * whose state stays in registers. Stops at anything else, which
+ * examine_slow() takes when the merge or kmt_file_next() gets there. Only
+ * a file read in host order whose first known record is known goes here.
+ */
+static void vet_events(struct kmt_file *f, size_t ahead)
+{
+	size_t end = f->len - f->pos < ahead ? f->len : f->pos + ahead;
+	/* Aligned as in examine_slow(): vet is a slot boundary. */
+	const union kmt_rec *r = (const union kmt_rec *)(const void *)(f->buf + f->vet);
+	const union kmt_rec *stop = r + (end > f->vet ? (end - f->vet) / KMT_RECORD_SIZE : 0);
+	struct kmt_track t = f->tr;
+	uint64_t *by_type = f->st.by_type;
+
+	if (!f->have_first || f->swap || f->failed)
+		return;
+	for (; r < stop; r++) {
+		if (r->c.type - 1u >= KMT_REC_PAGE_FREE || rec_fault(&t, r) != FAULT_NONE)
+			break;
+		rec_accept(&t, by_type, r);
+	}
+	f->tr = t;
+	f->vet = (size_t)((const uint8_t *)r - f->buf);
+}
+
+int kmt_file_vet(struct kmt_file *f, int may_fill, size_t ahead)
+{
+	int rc;
+
+	vet_events(f, ahead);
+	if (f->pos < f->vet)
+		return 1;
+	rc = examine_slow(f, may_fill);
+	if (rc == 1)
+		vet_events(f, ahead);
+	return rc;
+}
+
 int kmt_file_next(struct kmt_file *f, union kmt_rec *rec)
 {
-	const union kmt_rec *r;
-	int ret = kmt_file_next_ref(f, &r);
+	/* One record validated at a time: the stats count exactly what was returned. */
+	int ret = f->pos < f->vet ? 1 : kmt_file_vet(f, 1, KMT_RECORD_SIZE);
 
-	if (ret == 1)
-		memcpy(rec, r, sizeof(*rec));
+	if (ret == 1) {
+		f->rec_off = f->buf_off + f->pos;
+		memcpy(rec, f->buf + f->pos, sizeof(*rec));
+		f->pos += KMT_RECORD_SIZE;
+	}
 	return ret;
 }
 
@@ -490,7 +547,8 @@ const struct kmt_file_stats *kmt_file_stats(const struct kmt_file *f)
 	st->lost_markers = bt[KMT_REC_LOST];
 	st->records_timed = st->events + st->cache_descs + st->lost_markers;
 	st->records = st->records_timed + st->unknown;
-	st->last_ts = f->last_ts;
+	st->last_ts = f->tr.last_ts;
+	st->last_seq = f->tr.last_seq;
 	st->file_bytes = KMT_RECORD_SIZE * (1 + st->records) + st->truncated_bytes;
 	return st;
 }

@@ -68,7 +68,10 @@ int kmt_error_exit(const struct kmt_error *err);
 /*
  * Counts of what a file held, from the records read so far (the whole
  * file once kmt_file_next() returned 0; up to the bad record after -1).
- * Only validated records are counted.
+ * Only validated records are counted. A merge validates each file's
+ * records ahead of the merged stream, as far as the file's read buffer
+ * goes, and counts them then: its files' counts are the whole files' once
+ * the merge returned 0, the failing file's up to its bad record after -1.
  */
 struct kmt_file_stats {
 	uint64_t records;		/* slots read after the header, unknown types included */
@@ -139,9 +142,9 @@ void kmt_free_paths(char **paths, size_t n);
 
 /*
  * Streaming k-way merge of several files (one per CPU) in order of
- * (timestamp, cpu, seq) with a binary heap: memory is O(number of files),
- * never of the trace's length. Every file is opened with flags and
- * validated as by kmt_file_next(). Refused at open, with a clear error:
+ * (timestamp, cpu, seq): memory is O(number of files), never of the
+ * trace's length. Every file is opened with flags and validated as by
+ * kmt_file_next(). Refused at open, with a clear error:
  * n == 0, files of different ABI majors ("mixed ABI versions"), two files
  * of the same CPU, files disagreeing on byte order, word size or page size
  * (not one trace).
@@ -159,6 +162,19 @@ struct kmt_merge *kmt_merge_open_dir(const char *dir, unsigned int flags, struct
  * failing file's error).
  */
 int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index);
+/*
+ * Up to max records in merged order, as pointers into the files' read
+ * buffers (host byte order, validated): valid until the next
+ * kmt_merge_next_batch(), kmt_merge_next() or kmt_merge_close() on m.
+ * Returns the count (> 0), 0 when every file is exhausted, -1 on error
+ * (kmt_merge_error()). Records before a bad one are returned first; the
+ * error is the answer of the call after, as with kmt_merge_next(). The
+ * records are the ones kmt_merge_next() would return, in the same order.
+ * Fewer than max does not mean the end: a batch also stops where a file's
+ * buffer must be refilled (about every 4096 records of a file), and at
+ * INT_MAX. max 0 is refused: -1 with a KMT_ERR_USAGE error (not sticky).
+ */
+int kmt_merge_next_batch(struct kmt_merge *m, const union kmt_rec **recs, size_t max);
 const struct kmt_error *kmt_merge_error(const struct kmt_merge *m);
 size_t kmt_merge_nfiles(const struct kmt_merge *m);
 /* The i-th file (its header, stats, path) while the merge is open. */

@@ -8,15 +8,75 @@
 
 #include "kmt_reader.h"
 
+#define kmt_likely(x)	__builtin_expect(!!(x), 1)
+
+/* What the checks of a file's next known record depend on, besides the header. */
+struct kmt_track {
+	uint64_t last_ts;	/* of the last known record; 0 before the first */
+	uint32_t expected;	/* seq the next data record must carry */
+	/*
+	 * Seqs the next known record may skip: unknown slots since the last
+	 * known record, or UINT32_MAX (any seq) before the first one.
+	 */
+	uint32_t unknown_since;
+	uint32_t last_seq;	/* of the last known record */
+	uint16_t cpu;		/* hdr.cpu */
+	uint8_t word_bits;	/* hdr.word_bits */
+};
+
+struct kmt_file {
+	uint8_t *buf;
+	size_t len, pos;	/* bytes in buf, the next slot to examine or hand out */
+	/*
+	 * The slots from pos up to vet are known records, validated and in host
+	 * byte order: the reader validates ahead of what it hands out (see
+	 * kmt_file_vet()), so that the checks run in a loop of their own.
+	 */
+	size_t vet;
+	struct kmt_track tr;
+	int swap;		/* file byte order differs from the host's */
+	int big_endian;
+	int failed;		/* sticky: an error was reported */
+	int at_eof;		/* read(2) returned 0 */
+	int have_first;		/* a known record was read: st.first_* are set */
+	int fd;
+	unsigned int flags;
+	uint64_t buf_off;	/* file offset of buf[0] */
+	uint64_t rec_off;	/* offset of the last slot examined (see kmt_file_offset) */
+	struct kmt_file_stats st;
+	struct kmt_file_header hdr;
+	struct kmt_error err;
+	char *path;
+};
+
 /* Fills *err; offset UINT64_MAX for a message without one. */
 void kmt_err_set(struct kmt_error *err, enum kmt_err_class cls, const char *path,
 		 uint64_t offset, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int kmt_header_decode(const void *raw, struct kmt_file_header *h, int *big_endian);
 long kmt_cpu_of_name(const char *path);
+
+/* kmt_file_vet() with may_fill 0 when the buffer ends before the file does. */
+#define KMT_NEED_FILL	2
+
 /*
- * kmt_file_next() without the copy: *rec points into f's read buffer and
- * stays valid until the next call on f. For the merge.
+ * Makes the slot at f->pos a validated head when it is not one yet (pos
+ * == vet): skips unknown types up to the next known record and validates
+ * it, and what follows it in the buffer up to ahead bytes from pos while
+ * the records are plain events (anything else is left for a later call,
+ * so that an error is reported only when its slot is reached). Returns 1
+ * with a head at f->buf + f->pos, 0 at the clean end of the file, -1 on
+ * error (f->err). With may_fill 0 the buffer is never moved or refilled,
+ * so records already handed out stay put: where it would have to be,
+ * KMT_NEED_FILL is returned instead (call again with may_fill 1).
  */
-int kmt_file_next_ref(struct kmt_file *f, const union kmt_rec **rec);
+int kmt_file_vet(struct kmt_file *f, int may_fill, size_t ahead);
+
+/* kmt_file_vet() as far as the buffer goes, if the head is not validated yet. */
+static inline int kmt_file_examine(struct kmt_file *f, int may_fill)
+{
+	if (kmt_likely(f->pos < f->vet))
+		return 1;
+	return kmt_file_vet(f, may_fill, SIZE_MAX);
+}
 
 #endif /* KMT_READER_INT_H */

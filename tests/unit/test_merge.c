@@ -2,7 +2,8 @@
 /*
  * test_merge.c - unit tests of finding a trace's cpuN.out files and of the
  * streaming k-way merge: order with equal timestamps, a larger random
- * trace, and the errors that make files unmergeable.
+ * trace, the errors that make files unmergeable, and the batch API against
+ * a merge of files read one record at a time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -337,6 +338,436 @@ static void test_merge_truncated(void)
 	kmt_merge_close(m);
 }
 
+/* ---- kmt_merge_next_batch() against a reference merge ---------------------- */
+
+/* Records and how the stream ended, as a merge gave them. */
+struct stream {
+	union kmt_rec *recs;
+	size_t n, cap;
+	int rc;				/* 0 clean end, -1 error */
+	struct kmt_error err;		/* after -1 */
+	struct kmt_file_stats st[32];	/* per file, after the end */
+};
+
+static int stream_add(struct stream *s, const union kmt_rec *r)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		union kmt_rec *v = realloc(s->recs, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->recs = v;
+		s->cap = cap;
+	}
+	s->recs[s->n++] = *r;
+	return 0;
+}
+
+/*
+ * The merge as it was defined before batches, from kmt_file_next() (which
+ * validates one record at a time): each file's next record is read as soon
+ * as its last one is taken, the least (timestamp, cpu) goes next, and a
+ * file's error ends the stream right after that file's last good record.
+ * Returns 0, or -1 if the files cannot be read at all.
+ */
+static int ref_merge(char **paths, size_t n, unsigned int flags, struct stream *out)
+{
+	struct kmt_file *f[32];
+	union kmt_rec head[32];
+	int state[32];
+	struct kmt_error err;
+	size_t i, opened = 0;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (n > 32)
+		return -1;
+	for (i = 0; i < n; i++) {
+		f[i] = kmt_file_open(paths[i], flags, &err);
+		if (!f[i]) {
+			diag("reference: %s", err.msg);
+			goto out;
+		}
+		opened++;
+		state[i] = kmt_file_next(f[i], &head[i]);
+		if (state[i] < 0) {
+			diag("reference: %s", kmt_file_error(f[i])->msg);
+			goto out;
+		}
+	}
+	for (;;) {
+		size_t best = n;
+
+		for (i = 0; i < n; i++)
+			if (state[i] == 1 && (best == n ||
+					      head[i].c.timestamp < head[best].c.timestamp ||
+					      (head[i].c.timestamp == head[best].c.timestamp &&
+					       head[i].c.cpu < head[best].c.cpu)))
+				best = i;
+		if (best == n)
+			break;
+		if (stream_add(out, &head[best]) < 0)
+			goto out;
+		state[best] = kmt_file_next(f[best], &head[best]);
+		if (state[best] < 0) {
+			out->rc = -1;
+			out->err = *kmt_file_error(f[best]);
+			break;
+		}
+	}
+	for (i = 0; i < n; i++)
+		out->st[i] = *kmt_file_stats(f[i]);
+	ret = 0;
+out:
+	for (i = 0; i < opened; i++)
+		kmt_file_close(f[i]);
+	return ret;
+}
+
+/* The merge through kmt_merge_next() (batch 0) or kmt_merge_next_batch(). */
+static int api_merge(char **paths, size_t n, unsigned int flags, size_t batch,
+		     struct stream *out, uint64_t *bad_batches)
+{
+	const union kmt_rec *recs[256];
+	struct kmt_error err;
+	struct kmt_merge *m;
+	size_t i, fi;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	m = kmt_merge_open(paths, n, flags, &err);
+	if (!m) {
+		diag("merge: %s", err.msg);
+		return -1;
+	}
+	for (;;) {
+		if (!batch) {
+			union kmt_rec r;
+
+			rc = kmt_merge_next(m, &r, &fi);
+			if (rc == 1 && (fi >= n || kmt_file_header(kmt_merge_file(m, fi))->cpu !=
+				       r.c.cpu))
+				(*bad_batches)++;
+			if (rc == 1 && stream_add(out, &r) < 0)
+				break;
+		} else {
+			rc = kmt_merge_next_batch(m, recs, batch);
+			if (rc > (int)batch)
+				(*bad_batches)++;
+			/* Every pointer of the batch still good once it is all out. */
+			for (i = 0; rc > 0 && i < (size_t)rc; i++)
+				if (stream_add(out, recs[i]) < 0)
+					break;
+		}
+		if (rc <= 0)
+			break;
+	}
+	out->rc = rc < 0 ? -1 : 0;
+	out->err = *kmt_merge_error(m);
+	if (rc < 0 && kmt_merge_next_batch(m, recs, 1) != -1)
+		(*bad_batches)++;
+	for (i = 0; i < n; i++)
+		out->st[i] = *kmt_file_stats(kmt_merge_file(m, i));
+	kmt_merge_close(m);
+	return 0;
+}
+
+static int stats_equal(const struct kmt_file_stats *a, const struct kmt_file_stats *b)
+{
+	unsigned int t;
+
+	for (t = 0; t <= KMT_REC_TYPE_MAX; t++)
+		if (a->by_type[t] != b->by_type[t])
+			return 0;
+	return a->records == b->records && a->events == b->events &&
+	       a->unknown == b->unknown && a->cache_descs == b->cache_descs &&
+	       a->lost_markers == b->lost_markers && a->lost_records == b->lost_records &&
+	       a->last_total_dropped == b->last_total_dropped && a->first_ts == b->first_ts &&
+	       a->last_ts == b->last_ts && a->records_timed == b->records_timed &&
+	       a->first_seq == b->first_seq && a->last_seq == b->last_seq &&
+	       a->truncated_bytes == b->truncated_bytes && a->file_bytes == b->file_bytes;
+}
+
+/*
+ * What does not depend on the reader at all: the stream in (timestamp,
+ * cpu) order, and at a clean end the files' counts summing to what the
+ * generator wrote.
+ */
+static void check_ref(const char *label, const struct stream *ref, size_t nfiles,
+		      const struct gen_totals *tot)
+{
+	uint64_t misorder = 0, sum[KMT_REC_TYPE_MAX + 1] = { 0 }, lost = 0, slots = 0;
+	size_t i;
+	unsigned int t;
+
+	for (i = 1; i < ref->n; i++) {
+		const struct kmt_record_common *a = &ref->recs[i - 1].c, *b = &ref->recs[i].c;
+
+		if (b->timestamp < a->timestamp ||
+		    (b->timestamp == a->timestamp && b->cpu < a->cpu))
+			misorder++;
+	}
+	is_u64(misorder, 0, "%s: reference in (timestamp, cpu) order", label);
+	if (ref->rc < 0 || !tot)
+		return;
+	for (i = 0; i < nfiles; i++) {
+		for (t = 1; t <= KMT_REC_TYPE_MAX; t++)
+			sum[t] += ref->st[i].by_type[t];
+		lost += ref->st[i].lost_records;
+		slots += ref->st[i].records;
+	}
+	for (t = 1; t <= KMT_REC_TYPE_MAX; t++)
+		is_u64(sum[t], tot->by_type[t], "%s: %s records as written", label,
+		       kmt_rec_type_name(t));
+	is_u64(lost, tot->lost, "%s: lost records as written", label);
+	is_u64(slots, tot->records, "%s: slots as written, unknown ones included", label);
+}
+
+/*
+ * The merge of dir through kmt_merge_next() and through batches of 1, 7,
+ * 64 and 256 gives the reference's records, byte for byte, and ends as it
+ * does: cleanly with every file's stats as read alone, or with the same
+ * error after the same records (the failing file's stats up to it). tot,
+ * if not NULL, is what the generator wrote.
+ */
+static void check_batches(const char *label, const char *dir, unsigned int flags,
+			  uint64_t min_records, int want_rc, const struct gen_totals *tot)
+{
+	static const size_t batches[] = { 0, 1, 7, 64, 256 };
+	struct stream ref, got;
+	char **paths;
+	struct kmt_error err;
+	size_t n, b, i;
+
+	if (!ok(kmt_find_cpu_files(dir, &paths, &n, &err) == 0, "%s: files found", label)) {
+		diag("%s", err.msg);
+		return;
+	}
+	if (!ok(ref_merge(paths, n, flags, &ref) == 0, "%s: reference merged", label))
+		goto out;
+	ok(ref.n >= min_records, "%s: %zu records in the reference (at least %llu)", label,
+	   ref.n, (unsigned long long)min_records);
+	is_u64((uint64_t)(int64_t)ref.rc, (uint64_t)(int64_t)want_rc, "%s: reference ends with %d",
+	       label, want_rc);
+	check_ref(label, &ref, n, tot);
+	for (b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
+		uint64_t bad = 0, differ = 0, stats_bad = 0;
+		const char *how = batches[b] ? "batch" : "kmt_merge_next";
+
+		if (!ok(api_merge(paths, n, flags, batches[b], &got, &bad) == 0,
+			"%s: %s %zu merged", label, how, batches[b]))
+			continue;
+		for (i = 0; i < got.n && i < ref.n; i++)
+			if (memcmp(&got.recs[i], &ref.recs[i], sizeof(got.recs[i])) != 0)
+				differ++;
+		is_u64(got.n, ref.n, "%s: %s %zu: as many records", label, how, batches[b]);
+		is_u64(differ, 0, "%s: %s %zu: the same records, in the same order", label, how,
+		       batches[b]);
+		is_u64(bad, 0, "%s: %s %zu: counts, file indexes and a sticky error", label, how,
+		       batches[b]);
+		is_u64((uint64_t)(int64_t)got.rc, (uint64_t)(int64_t)ref.rc,
+		       "%s: %s %zu: the same end", label, how, batches[b]);
+		if (ref.rc < 0) {
+			is_str(got.err.msg, ref.err.msg, "%s: %s %zu: the same message", label, how,
+			       batches[b]);
+			is_u64(got.err.offset, ref.err.offset, "%s: %s %zu: the same offset", label,
+			       how, batches[b]);
+			is_u64(got.err.cls, ref.err.cls, "%s: %s %zu: the same class", label, how,
+			       batches[b]);
+			/* Other files may have been validated ahead of the stream. */
+			for (i = 0; i < n; i++)
+				if (strncmp(ref.err.msg, paths[i], strlen(paths[i])) == 0 &&
+				    ref.err.msg[strlen(paths[i])] == ':' &&
+				    !stats_equal(&got.st[i], &ref.st[i]))
+					stats_bad++;
+		} else {
+			for (i = 0; i < n; i++)
+				if (!stats_equal(&got.st[i], &ref.st[i]))
+					stats_bad++;
+		}
+		is_u64(stats_bad, 0, "%s: %s %zu: stats as read alone", label, how, batches[b]);
+		free(got.recs);
+	}
+	free(ref.recs);
+out:
+	kmt_free_paths(paths, n);
+}
+
+/* What a generated trace holds besides plain events. */
+struct mix {
+	unsigned int ncpus;
+	unsigned int per_cpu;		/* records of CPU 0; the others have more */
+	int rare;			/* cache descriptions, LOST markers, unknown slots */
+	struct gen_opts opts;
+	/* A corruption: what, at which CPU and record (0: none). */
+	enum { CORRUPT_NONE, CORRUPT_SEQ, CORRUPT_TS, CORRUPT_ZERO } corrupt;
+	unsigned int bad_cpu, bad_at;
+};
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 33;
+}
+
+/*
+ * A trace of random interleaving: steps of 0..3 ns make many timestamps
+ * equal across CPUs, and CPUs of different lengths end at different times.
+ */
+static int gen_mix(const char *dir, const struct mix *x, uint64_t seed, struct gen_totals *tot)
+{
+	uint8_t zero[KMT_RECORD_SIZE] = { 0 };
+	struct gen *g = gen_open(dir, x->ncpus, &x->opts);
+	unsigned int cpu, i;
+
+	if (!g)
+		return -1;
+	for (cpu = 0; cpu < x->ncpus; cpu++) {
+		unsigned int len = x->per_cpu + cpu * (x->per_cpu / 5);
+		uint64_t ts = 1000;
+
+		for (i = 0; i < len; i++) {
+			uint64_t r = rng_next(&seed), ptr = 0x1000000ULL * (cpu + 1) + 64 * i;
+			uint64_t site = 0x100000 + 16 * (r % 50);
+			union kmt_rec u;
+
+			ts += r & 3;
+			if (x->corrupt && cpu == x->bad_cpu && i == x->bad_at) {
+				if (x->corrupt == CORRUPT_SEQ)
+					gen_set_seq(g, cpu, gen_next_seq(g, cpu) + 3);
+				else if (x->corrupt == CORRUPT_TS)
+					ts -= 10;
+				else
+					gen_raw_bytes(g, cpu, zero, sizeof(zero));
+			}
+			switch (x->rare ? (r >> 8) % 50 : 9) {
+			case 0:
+				gen_cache_desc(g, cpu, ts, 0x5000 + 64 * (r % 8), 64, 64,
+					       "kmalloc-64");
+				break;
+			case 1:
+				gen_lost(g, cpu, ts, 1 + r % 5);
+				break;
+			case 2:
+			case 3:
+				/* A newer minor's record, which may take a seq of its own. */
+				memset(&u, 0, sizeof(u));
+				u.c.type = (uint8_t)(KMT_REC_TYPE_MAX + 1 + r % 200);
+				u.c.cpu = (uint16_t)cpu;
+				u.c.seq = gen_next_seq(g, cpu);
+				u.c.timestamp = r;
+				gen_raw(g, cpu, &u);
+				if (r & 0x10000)
+					gen_set_seq(g, cpu, gen_next_seq(g, cpu) + 1);
+				break;
+			case 4:
+				gen_kfree(g, cpu, ts, site, ptr - 64, 1);
+				break;
+			case 5:
+				gen_cache_alloc(g, cpu, ts, site, ptr, 0x5000, 32, 64, -1, 1);
+				break;
+			default:
+				gen_kmalloc(g, cpu, ts, site, ptr, 24, 32, -1, 1);
+				break;
+			}
+		}
+	}
+	*tot = *gen_totals(g);
+	return gen_close(g);
+}
+
+static void test_batches(void)
+{
+	/* A read buffer holds 4096 slots: files of 5000 and more are refilled. */
+	static const struct {
+		const char *label;
+		struct mix x;
+		int want_rc;
+	} cases[] = {
+		{ "1 cpu", { .ncpus = 1, .per_cpu = 9000 }, 0 },
+		{ "2 cpus, rare records", { .ncpus = 2, .per_cpu = 9000, .rare = 1 }, 0 },
+		{ "4 cpus", { .ncpus = 4, .per_cpu = 10000 }, 0 },
+		{ "4 cpus, rare records", { .ncpus = 4, .per_cpu = 10000, .rare = 1 }, 0 },
+		{ "9 cpus (heap), rare records", { .ncpus = 9, .per_cpu = 5000, .rare = 1 }, 0 },
+		{ "17 cpus (heap)", { .ncpus = 17, .per_cpu = 5000, .rare = 1 }, 0 },
+		/* Seq 0x01000001 reads the same in either byte order. */
+		{ "4 cpus big-endian", { .ncpus = 4, .per_cpu = 6000, .rare = 1,
+					 .opts = { .big_endian = 1, .first_seq = 0x01000000 } },
+		  0 },
+		{ "3 cpus 32-bit", { .ncpus = 3, .per_cpu = 6000, .rare = 1,
+				     .opts = { .word_bits = 32 } }, 0 },
+		{ "4 cpus, seq gap mid-file", { .ncpus = 4, .per_cpu = 10000, .rare = 1,
+						.corrupt = CORRUPT_SEQ, .bad_cpu = 2,
+						.bad_at = 6000 }, -1 },
+		{ "4 cpus, timestamp back mid-file", { .ncpus = 4, .per_cpu = 10000,
+						       .corrupt = CORRUPT_TS, .bad_cpu = 0,
+						       .bad_at = 4500 }, -1 },
+		{ "9 cpus, zeroed slot mid-file", { .ncpus = 9, .per_cpu = 5000,
+						    .corrupt = CORRUPT_ZERO, .bad_cpu = 8,
+						    .bad_at = 3000 }, -1 },
+		{ "4 cpus big-endian, seq gap", { .ncpus = 4, .per_cpu = 6000,
+						  .opts = { .big_endian = 1 },
+						  .corrupt = CORRUPT_SEQ, .bad_cpu = 1,
+						  .bad_at = 5000 }, -1 },
+	};
+	struct gen_totals tot;
+	uint64_t min;
+	char dir[64];
+	size_t c;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		snprintf(dir, sizeof(dir), "batch%zu", c);
+		if (!ok(gen_mix(tpath(dir), &cases[c].x, 7 + c, &tot) == 0, "%s: generated",
+			cases[c].label))
+			continue;
+		/* Most records of a clean trace, a good part of a corrupt one. */
+		min = cases[c].x.ncpus * (uint64_t)cases[c].x.per_cpu * 9 / 10;
+		if (cases[c].want_rc)
+			min = 1000;
+		check_batches(cases[c].label, tpath(dir), 0, min, cases[c].want_rc, &tot);
+	}
+}
+
+/* A partial slot at the end of one file, with and without KMT_OPEN_ALLOW_TRUNCATED. */
+static void test_batch_truncated(void)
+{
+	const struct mix x = { .ncpus = 3, .per_cpu = 7000, .rare = 1 };
+	struct gen_totals tot;
+	uint8_t part[40];
+	FILE *fp;
+
+	if (!ok(gen_mix(tpath("btrunc"), &x, 99, &tot) == 0, "batch truncated: generated"))
+		return;
+	memset(part, 0x5a, sizeof(part));
+	part[0] = KMT_REC_KMALLOC;
+	fp = fopen(tpath("btrunc/cpu1.out"), "ab");
+	ok(fp && fwrite(part, sizeof(part), 1, fp) == 1, "batch truncated: tail appended");
+	if (fp)
+		fclose(fp);
+	check_batches("truncated, allowed", tpath("btrunc"), KMT_OPEN_ALLOW_TRUNCATED, 20000, 0,
+		      &tot);
+	check_batches("truncated, strict", tpath("btrunc"), 0, 20000, -1, NULL);
+}
+
+/* max 0 is a caller's error that does not stop the merge. */
+static void test_batch_zero(void)
+{
+	const union kmt_rec *recs[4];
+	struct kmt_error err;
+	struct kmt_merge *m = kmt_merge_open_dir(tpath("batch0"), 0, &err);
+
+	if (!ok(m, "batch of 0: opened")) {
+		diag("%s", err.msg);
+		return;
+	}
+	is_u64((uint64_t)(int64_t)kmt_merge_next_batch(m, recs, 0), (uint64_t)-1,
+	       "batch of 0: refused");
+	is_u64(kmt_merge_error(m)->cls, KMT_ERR_USAGE, "batch of 0: a usage error");
+	is_u64((uint64_t)kmt_merge_next_batch(m, recs, 4), 4, "batch of 0: the merge goes on");
+	kmt_merge_close(m);
+}
+
 int main(void)
 {
 	top = gen_mkdtemp("merge");
@@ -348,6 +779,9 @@ int main(void)
 	test_unmergeable();
 	test_error_mid_merge();
 	test_merge_truncated();
+	test_batches();
+	test_batch_truncated();
+	test_batch_zero();
 	ok(gen_rm_rf(top) == 0, "temporary directory removed");
 	free(top);
 	return done_testing();
