@@ -547,30 +547,26 @@ int main(int argc, char **argv)
 	t_start = now_s();
 	t_next = t_start + 1.0;
 	{
-		static union kmt_rec batch[64];
+		const union kmt_rec *batch[256];
 		uint64_t t0 = 0;
-		size_t nb = 0;
 		bool first = true;
+		int n;
 
-		for (;;) {
-			rc = kmt_merge_next(m, &batch[nb], NULL);
-			if (rc == 1 && a.raw) {
-				if (first)
-					t0 = batch[0].c.timestamp;
-				first = false;
-				raw_print(stdout, &batch[0], t0, a.out.raw_ip ? NULL : ks);
-			} else if (rc == 1) {
-				nb++;
+		/* Batches of records read in place: no copy between reader and analysis. */
+		while ((n = kmt_merge_next_batch(m, batch, sizeof(batch) / sizeof(batch[0]))) > 0) {
+			if (a.raw) {
+				for (i = 0; i < (size_t)n; i++) {
+					if (first)
+						t0 = batch[0]->c.timestamp;
+					first = false;
+					raw_print(stdout, batch[i], t0, a.out.raw_ip ? NULL : ks);
+				}
+			} else if (rpt_feed_refs(r, batch, (size_t)n)) {
+				goto nomem;
 			}
-			/* Records before a bad one are analysed, for nothing: no report follows. */
-			if (nb == sizeof(batch) / sizeof(batch[0]) || (rc != 1 && nb)) {
-				if (rpt_feed_many(r, batch, nb))
-					goto nomem;
-				nb = 0;
-			}
-			if (rc != 1)
-				break;
-			if (progress && !(++nrec & 0xfffff) && now_s() >= t_next) {
+			nrec += (uint64_t)n;
+			if (progress && (nrec & ~(uint64_t)0xfffff) != ((nrec - n) & ~(uint64_t)0xfffff) &&
+			    now_s() >= t_next) {
 				t_next = now_s() + 0.5;
 				fprintf(stderr, "\r" PROG ": %" PRIu64 " records read, %3d%%", nrec,
 					(int)(100.0 * (double)(nrec * KMT_RECORD_SIZE) /
@@ -578,6 +574,7 @@ int main(int argc, char **argv)
 				shown = true;
 			}
 		}
+		rc = n;
 	}
 	if (shown)
 		fputs("\r\033[K", stderr);

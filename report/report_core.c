@@ -902,19 +902,23 @@ static int lost(struct rpt *r, const struct kmt_lost *l)
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int feed_one(struct rpt *r, const union kmt_rec *rec)
+/* The first record sets the trace's start and, with it, the absolute time window. */
+static void feed_start(struct rpt *r, uint64_t ts)
+{
+	r->t.seen_any = true;
+	r->t.first_ts = ts;
+	r->abs_start = ts + r->f.t_start;
+	r->abs_end = r->f.t_end > UINT64_MAX - ts ? UINT64_MAX : ts + r->f.t_end;
+	if (r->abs_start < ts)
+		r->abs_start = UINT64_MAX;
+}
+
+/* One record, after feed_start() and counted in t.records by the caller. */
+static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
+							  const union kmt_rec *rec)
 {
 	uint64_t ts = rec->c.timestamp;
 
-	if (__builtin_expect(!r->t.seen_any, 0)) {
-		r->t.seen_any = true;
-		r->t.first_ts = ts;
-		r->abs_start = ts + r->f.t_start;
-		r->abs_end = r->f.t_end > UINT64_MAX - ts ? UINT64_MAX : ts + r->f.t_end;
-		if (r->abs_start < ts)
-			r->abs_start = UINT64_MAX;
-	}
-	r->t.records++;
 	/*
 	 * Cache names hold whatever the window, so that events in it are
 	 * named; everything else outside the window is as if not traced.
@@ -948,44 +952,30 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r, const u
 
 int rpt_feed(struct rpt *r, const union kmt_rec *rec)
 {
+	if (!r->t.seen_any)
+		feed_start(r, rec->c.timestamp);
+	r->t.records++;
 	return feed_one(r, rec);
 }
 
-/* Asks for the table slots record rec will touch. */
-static inline void prefetch_rec(const struct rpt *r, const union kmt_rec *rec)
-{
-	unsigned int type = rec->c.type;
-	const struct objtab *t;
-
-	if (type < KMT_REC_KMALLOC || type > KMT_REC_PAGE_FREE)
-		return;
-	t = type == KMT_REC_PAGE_ALLOC || type == KMT_REC_PAGE_FREE ? &r->pages : &r->objs;
-	__builtin_prefetch(&t->e[hash64(rec->ev.ptr, t->bits)]);
-	if (type <= KMT_REC_CACHE_ALLOC && r->site_map.bits)
-		__builtin_prefetch(&r->site_map.e[hash64(rec->ev.call_site, r->site_map.bits)]);
-}
-
-#define PREFETCH_AHEAD	16
-
 /*
- * The tables are bigger than the caches and each event lands in a random
- * slot: asking for the slots a few records ahead lets the memory system
- * fetch them while the records before are processed, instead of one miss
- * after another. Records come as an array or as pointers to them.
+ * Records come as an array or as pointers to them. (Prefetching the table
+ * slots of records further on was tried: out-of-order execution already
+ * overlaps those misses, and the prefetches only added instructions.)
  */
 static inline int feed_batch(struct rpt *r, const union kmt_rec *recs,
 			     const union kmt_rec *const *refs, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
-		prefetch_rec(r, refs ? refs[i] : &recs[i]);
-	for (i = 0; i < n; i++) {
-		if (i + PREFETCH_AHEAD < n)
-			prefetch_rec(r, refs ? refs[i + PREFETCH_AHEAD] : &recs[i + PREFETCH_AHEAD]);
+	if (!n)
+		return 0;
+	if (!r->t.seen_any)
+		feed_start(r, (refs ? refs[0] : &recs[0])->c.timestamp);
+	r->t.records += n;
+	for (i = 0; i < n; i++)
 		if (feed_one(r, refs ? refs[i] : &recs[i]))
 			return -1;
-	}
 	return 0;
 }
 
@@ -999,6 +989,29 @@ int rpt_feed_refs(struct rpt *r, const union kmt_rec *const *recs, size_t n)
 	return feed_batch(r, NULL, recs, n);
 }
 
+/* The totals that are sums over call sites: summed here rather than per event. */
+static void totals_sum(struct rpt *r)
+{
+	struct rpt_totals *t = &r->t;
+	size_t i;
+
+	t->allocs = t->failed_allocs = t->bytes_req = t->bytes_alloc = 0;
+	t->bytes_freed = t->cross_cpu_frees = t->cross_node_allocs = 0;
+	t->frees = t->untracked_frees + t->double_frees;
+	for (i = 0; i < r->nsites; i++) {
+		const struct rpt_site *s = &r->sites[i];
+
+		t->allocs += s->hits;
+		t->failed_allocs += s->failed;
+		t->bytes_req += s->bytes_req;
+		t->bytes_alloc += s->bytes_alloc;
+		t->frees += s->frees;
+		t->bytes_freed += s->bytes_freed;
+		t->cross_cpu_frees += s->cross_cpu_frees;
+		t->cross_node_allocs += s->cross_node;
+	}
+}
+
 int rpt_finish(struct rpt *r)
 {
 	size_t cap, i;
@@ -1006,6 +1019,7 @@ int rpt_finish(struct rpt *r)
 	if (r->finished)
 		return 0;
 	r->finished = true;
+	totals_sum(r);
 	cap = (size_t)1 << r->objs.bits;
 	for (i = 0; i < cap; i++) {
 		const struct obj *o = &r->objs.e[i];
@@ -1039,26 +1053,10 @@ int rpt_finish(struct rpt *r)
 
 const struct rpt_totals *rpt_totals(const struct rpt *r)
 {
-	/* Summed here rather than per event; r itself is never const. */
-	struct rpt_totals *t = (struct rpt_totals *)&r->t;
-	size_t i;
-
-	t->allocs = t->failed_allocs = t->bytes_req = t->bytes_alloc = 0;
-	t->bytes_freed = t->cross_cpu_frees = t->cross_node_allocs = 0;
-	t->frees = t->untracked_frees + t->double_frees;
-	for (i = 0; i < r->nsites; i++) {
-		const struct rpt_site *s = &r->sites[i];
-
-		t->allocs += s->hits;
-		t->failed_allocs += s->failed;
-		t->bytes_req += s->bytes_req;
-		t->bytes_alloc += s->bytes_alloc;
-		t->frees += s->frees;
-		t->bytes_freed += s->bytes_freed;
-		t->cross_cpu_frees += s->cross_cpu_frees;
-		t->cross_node_allocs += s->cross_node;
-	}
-	return t;
+	/* Once finished the sums are final; before, summed afresh. r is never const. */
+	if (!r->finished)
+		totals_sum((struct rpt *)r);
+	return &r->t;
 }
 
 size_t rpt_nsites(const struct rpt *r)

@@ -131,7 +131,7 @@ void rpt_free(struct rpt *r);
 /* Feeds one record, in merged time order. 0, or -1 when out of memory. */
 int rpt_feed(struct rpt *r, const union kmt_rec *rec);
 
-/* Feeds n records in order; faster than one by one (prefetches). 0 or -1. */
+/* Feeds n records in order. 0, or -1 when out of memory. */
 int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n);
 /* The same for records given by address (kmt_merge_next_batch()). 0 or -1. */
 int rpt_feed_refs(struct rpt *r, const union kmt_rec *const *recs, size_t n);
