@@ -233,7 +233,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 {
 	struct args *a = st->input;
 	char err[512];
-	uint64_t v;
+	uint64_t v = 0;
 
 	switch (key) {
 	case OPT_CALLER:

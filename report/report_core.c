@@ -219,6 +219,7 @@ struct objtab {
 	struct obj *e;
 	unsigned int bits;
 	size_t used;		/* slots with ptr != 0, whatever their state */
+	size_t full;		/* used beyond this: rebuild (70% of the slots) */
 	size_t live;		/* OBJ_LIVE and OBJ_LIVE_SEL */
 	uint64_t frees;		/* serial of the next OBJ_FREED */
 };
@@ -278,6 +279,7 @@ static int obj_rebuild(struct objtab *t)
 	t->e = ne;
 	t->bits = nb;
 	t->used = keep;
+	t->full = cap * 7 / 10;
 	return 0;
 }
 
@@ -291,7 +293,7 @@ static inline struct obj *obj_claim(struct objtab *t, uint64_t ptr)
 	struct obj *spare = NULL;
 	size_t mask, i;
 
-	if (__builtin_expect((t->used + 1) * 10 > ((size_t)1 << t->bits) * 7, 0) &&
+	if (__builtin_expect(t->used >= t->full, 0) &&
 	    obj_rebuild(t))
 		return NULL;
 	mask = ((size_t)1 << t->bits) - 1;
@@ -313,6 +315,7 @@ static int obj_init(struct objtab *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->bits = OBJ_MIN_BITS;
+	t->full = ((size_t)1 << t->bits) * 7 / 10;
 	t->e = tab_alloc(((size_t)1 << t->bits) * sizeof(*t->e));
 	return t->e ? 0 : -1;
 }
@@ -533,7 +536,8 @@ static struct rpt_cache *kmalloc_cache_new(struct rpt *r, uint32_t bytes, uint32
 }
 
 /* The kmalloc-N pseudo-cache of a kmalloc() that reserved bytes. */
-static inline struct rpt_cache *kmalloc_cache_get(struct rpt *r, uint32_t bytes, uint32_t *idx)
+static inline __attribute__((always_inline)) struct rpt_cache *
+kmalloc_cache_get(struct rpt *r, uint32_t bytes, uint32_t *idx)
 {
 	uint32_t i;
 
@@ -670,7 +674,8 @@ static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
 	return 0;
 }
 
-static inline int slab_alloc(struct rpt *r, const struct kmt_event *ev)
+static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
+							    const struct kmt_event *ev)
 {
 	uint32_t site_idx, cache_idx = UINT32_MAX;
 	struct rpt_cache *c = NULL;
@@ -797,7 +802,8 @@ static int free_extra(struct rpt *r, const struct kmt_event *ev, const struct ob
 	return 0;
 }
 
-static inline int slab_free(struct rpt *r, const struct kmt_event *ev)
+static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
+							   const struct kmt_event *ev)
 {
 	struct obj *o = obj_find(&r->objs, ev->ptr);
 	struct rpt_site *s;
@@ -973,9 +979,15 @@ static inline int feed_batch(struct rpt *r, const union kmt_rec *recs,
 	if (!r->t.seen_any)
 		feed_start(r, (refs ? refs[0] : &recs[0])->c.timestamp);
 	r->t.records += n;
-	for (i = 0; i < n; i++)
-		if (feed_one(r, refs ? refs[i] : &recs[i]))
-			return -1;
+	if (refs) {
+		for (i = 0; i < n; i++)
+			if (feed_one(r, refs[i]))
+				return -1;
+	} else {
+		for (i = 0; i < n; i++)
+			if (feed_one(r, &recs[i]))
+				return -1;
+	}
 	return 0;
 }
 
