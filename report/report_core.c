@@ -924,6 +924,7 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 							  const union kmt_rec *rec)
 {
 	uint64_t ts = rec->c.timestamp;
+	unsigned int type;
 
 	/*
 	 * Cache names hold whatever the window, so that events in it are
@@ -936,15 +937,12 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 	if (ts > r->t.last_ts)
 		r->t.last_ts = ts;
 
-	switch (rec->c.type) {
-	case KMT_REC_KMALLOC:
-	case KMT_REC_CACHE_ALLOC:
+	type = rec->c.type;
+	if (type - KMT_REC_KMALLOC <= (unsigned int)(KMT_REC_CACHE_ALLOC - KMT_REC_KMALLOC))
 		return slab_alloc(r, &rec->ev);
-	case KMT_REC_KFREE:
-	case KMT_REC_CACHE_FREE:
-		if (!rec->ev.ptr)
-			return 0;
-		return slab_free(r, &rec->ev);
+	if (type - KMT_REC_KFREE <= (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KFREE))
+		return rec->ev.ptr ? slab_free(r, &rec->ev) : 0;
+	switch (rec->c.type) {
 	case KMT_REC_PAGE_ALLOC:
 		return page_alloc(r, &rec->ev);
 	case KMT_REC_PAGE_FREE:
