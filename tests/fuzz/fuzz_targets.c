@@ -669,8 +669,11 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	static uint8_t cpus[4] = { 1, 0, 1, 0 };
 	struct rpt_filter flt = { 0 };
 	struct out_opts o = { 0 };
-	struct kmt_error err;
-	struct kmt_merge *m;
+	struct kmt_error err, err2;
+	struct kmt_merge *m, *m2;
+	const union kmt_rec *refs[19];
+	size_t nrefs = 0, iref = 0, bmax;
+	int rc2 = 1;
 	struct rpt *r;
 	char path[2][1024], *paths[2] = { path[0], path[1] };
 	uint8_t opt;
@@ -748,12 +751,32 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		outcome_set(out, kmt_error_exit(&err), err.msg);
 		goto out;
 	}
+	/* The same merge read in batches (of a size the input picks) must agree record by record. */
+	m2 = kmt_merge_open(paths, nfiles, flags, &err2);
+	if (!m2)
+		fail("a second merge of the same files failed: %s", err2.msg);
+	bmax = 1 + cut % (sizeof(refs) / sizeof(refs[0]));
 	r = rpt_new(&flt, o.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0);
 	if (!r)
 		harness_fail("rpt_new: out of memory");
 	raw_print_legend(devnull());
 	for (;;) {
 		rc = kmt_merge_next(m, &batch[nb], &fi);
+		if (iref == nrefs && rc2 == 1) {
+			rc2 = kmt_merge_next_batch(m2, refs, bmax);
+			if (rc2 > (int)bmax)
+				fail("a batch of %d records, %zu asked for", rc2, bmax);
+			nrefs = rc2 > 0 ? (size_t)rc2 : 0;
+			rc2 = rc2 > 0 ? 1 : rc2;
+			iref = 0;
+		}
+		if (rc == 1 && (iref == nrefs || memcmp(refs[iref++], &batch[nb], sizeof(batch[0]))))
+			fail("kmt_merge_next_batch() differs from kmt_merge_next() at record %" PRIu64,
+			     fed);
+		if (rc != 1 && (iref != nrefs || rc2 != rc ||
+				(rc < 0 && strcmp(kmt_merge_error(m)->msg, kmt_merge_error(m2)->msg))))
+			fail("kmt_merge_next_batch() ends otherwise than kmt_merge_next() (%d, %d)",
+			     rc2, rc);
 		if (rc == 1) {
 			const union kmt_rec *rec = &batch[nb];
 
@@ -815,6 +838,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	print_all(r, &o);
 	rpt_free(r);
 	kmt_merge_close(m);
+	kmt_merge_close(m2);
 out:
 	for (i = 0; i < nfiles; i++)
 		unlink(path[i]);
