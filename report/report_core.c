@@ -286,27 +286,24 @@ static int obj_rebuild(struct objtab *t)
 /*
  * The slot an allocation of ptr goes to: ptr's own if present (any
  * state), else the first reusable slot on its probe sequence, else the
- * empty slot that ends it. NULL when out of memory.
+ * empty slot that ends it. NULL when out of memory. An address comes
+ * back far more often than a new one appears (slab freelists reuse the
+ * last freed object first), so its own slot is looked for alone first.
  */
 static inline struct obj *obj_claim(struct objtab *t, uint64_t ptr)
 {
-	struct obj *spare = NULL;
-	size_t mask, i;
+	size_t mask, home, i;
 
-	if (__builtin_expect(t->used >= t->full, 0) &&
-	    obj_rebuild(t))
+	if (__builtin_expect(t->used >= t->full, 0) && obj_rebuild(t))
 		return NULL;
 	mask = ((size_t)1 << t->bits) - 1;
-	for (i = hash64(ptr, t->bits); t->e[i].ptr; i = (i + 1) & mask) {
-		struct obj *o = &t->e[i];
-
-		if (o->ptr == ptr)
-			return o;
-		if (!spare && obj_reusable(t, o))
-			spare = o;
-	}
-	if (spare)
-		return spare;
+	home = hash64(ptr, t->bits);
+	for (i = home; t->e[i].ptr; i = (i + 1) & mask)
+		if (t->e[i].ptr == ptr)
+			return &t->e[i];
+	for (; home != i; home = (home + 1) & mask)
+		if (obj_reusable(t, &t->e[home]))
+			return &t->e[home];
 	t->used++;
 	return &t->e[i];
 }
