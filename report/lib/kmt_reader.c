@@ -302,7 +302,7 @@ err_free:
 }
 
 /* Records an error at the slot just taken; kmt_file_next() returns its -1. */
-static int rec_fail(struct kmt_file *f, const char *fmt, ...)
+static int __attribute__((format(printf, 2, 3))) rec_fail(struct kmt_file *f, const char *fmt, ...)
 {
 	char what[KMT_ERROR_MSG_LEN];
 	va_list ap;
@@ -386,7 +386,7 @@ static int report_fault(struct kmt_file *f, const union kmt_rec *r, enum rec_fau
 				f->tr.cpu);
 	if (fault == FAULT_TS)
 		return rec_fail(f, "timestamp %" PRIu64 " goes backwards (previous record: %"
-				PRIu64 ")", r->c.timestamp, f->tr.last_ts);
+				PRIu64 ")", (uint64_t)r->c.timestamp, f->tr.last_ts);
 	if (fault == FAULT_SEQ)
 		return rec_fail(f, "seq %" PRIu32 " where %" PRIu32
 				" expected and no lost-records marker", r->c.seq, f->tr.expected);
