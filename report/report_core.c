@@ -358,8 +358,9 @@ struct rpt {
 
 	struct rpt_cache *caches;
 	size_t ncaches, caches_cap;
-	struct u64map cache_map;	/* cache_id -> latest description */
+	/* In this order: slab_alloc() picks one as &kmalloc_map + is_cache. */
 	struct u64map kmalloc_map;	/* bytes_alloc -> kmalloc-N pseudo-cache */
+	struct u64map cache_map;	/* cache_id -> latest description */
 	uint32_t kmalloc_direct[KMALLOC_DIRECT_MAX / 8 + 1];	/* the same, index + 1 */
 
 	struct rpt_error *errors;
@@ -674,25 +675,38 @@ static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
 static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 							    const struct kmt_event *ev)
 {
-	uint32_t site_idx, cache_idx = UINT32_MAX;
+	uint32_t site_idx, cache_idx;
 	struct rpt_cache *c = NULL;
 	struct rpt_site *s;
 	struct obj *o;
-	bool sel = true;
+	bool sel = true, is_cache;
+	uint64_t key;
 
-	if (ev->type == KMT_REC_CACHE_ALLOC) {
-		c = cache_get(r, ev->cache_id, &cache_idx);
+	/*
+	 * kmalloc() and kmem_cache_alloc() come in no order: one lookup for
+	 * both, in the map of their kind, rather than a branch that would be
+	 * mispredicted half the time.
+	 */
+	is_cache = ev->type == KMT_REC_CACHE_ALLOC;
+	/* Selected by arithmetic: a conditional would compile to that branch. */
+	key = (ev->cache_id & -(uint64_t)is_cache) | (ev->bytes_alloc & ((uint64_t)is_cache - 1));
+	if (__builtin_expect(map_get(&r->kmalloc_map + is_cache, key, &cache_idx), 1)) {
+		c = &r->caches[cache_idx];
+	} else if (is_cache) {
+		c = cache_new_undescribed(r, key, &cache_idx);
 		if (!c)
 			return -1;
-		/* Undescribed (its CACHE_DESC came before the trace): sizes from its events. */
-		if (__builtin_expect(!c->described && !c->size, 0)) {
-			c->object_size = ev->bytes_req;
-			c->size = ev->bytes_alloc;
-		}
-	} else if (ev->bytes_alloc) {
-		c = kmalloc_cache_get(r, ev->bytes_alloc, &cache_idx);
+	} else if (key) {
+		c = kmalloc_cache_new(r, (uint32_t)key, &cache_idx);
 		if (!c)
 			return -1;
+	} else {
+		cache_idx = UINT32_MAX;
+	}
+	/* Undescribed (its CACHE_DESC came before the trace): sizes from its events. */
+	if (__builtin_expect(c && !c->size && !c->described, 0)) {
+		c->object_size = ev->bytes_req;
+		c->size = ev->bytes_alloc;
 	}
 	if (r->filtered)
 		sel = cpu_pid_ok(r, ev) && ev->bytes_req >= r->f.min_size &&
@@ -709,7 +723,8 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 			c->allocs++;
 		if (__builtin_expect(ev->flags & KMT_F_CLAMPED, 0))
 			r->t.clamped_allocs++;
-		if (ev->node != KMT_NODE_ANY && ev->node != ev->cpu_node)
+		/* One branch, rarely taken: node is KMT_NODE_ANY at random. */
+		if ((ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node))
 			s->cross_node++;
 		if (__builtin_expect(!ev->ptr, 0)) {
 			s->failed++;
@@ -817,8 +832,8 @@ static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
 	s = &r->sites[o->site];
 	s->frees++;
 	s->bytes_freed += o->bytes;
-	if (o->cpu != ev->cpu)
-		s->cross_cpu_frees++;
+	/* Without a branch: which CPU frees is as good as random. */
+	s->cross_cpu_frees += o->cpu != ev->cpu;
 	/* A kmalloc()ed object goes to kfree(), a cache's to kmem_cache_free() of its cache. */
 	odd = (o->kind == KMT_REC_CACHE_ALLOC) != (ev->type == KMT_REC_CACHE_FREE);
 	if (o->cache != UINT32_MAX) {
@@ -826,7 +841,7 @@ static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
 
 		c->frees++;
 		c->bytes_freed += o->bytes;
-		odd |= ev->type == KMT_REC_CACHE_FREE && c->id != ev->cache_id;
+		odd |= (ev->type == KMT_REC_CACHE_FREE) & (c->id != ev->cache_id);
 	}
 	if (__builtin_expect(odd || (r->flags & RPT_PTR_VIEW), 0) && free_extra(r, ev, o))
 		return -1;
