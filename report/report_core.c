@@ -334,9 +334,6 @@ struct errkey_slot {
 	uint32_t idx1;		/* index + 1 into errors; 0: empty */
 };
 
-/* kmalloc size classes up to this size, multiples of 8, are found by index. */
-#define KMALLOC_DIRECT_MAX	8192
-
 struct rpt {
 	struct rpt_filter f;
 	unsigned int flags;
@@ -361,7 +358,6 @@ struct rpt {
 	/* In this order: slab_alloc() picks one as &kmalloc_map + is_cache. */
 	struct u64map kmalloc_map;	/* bytes_alloc -> kmalloc-N pseudo-cache */
 	struct u64map cache_map;	/* cache_id -> latest description */
-	uint32_t kmalloc_direct[KMALLOC_DIRECT_MAX / 8 + 1];	/* the same, index + 1 */
 
 	struct rpt_error *errors;
 	size_t nerrors, errors_cap;
@@ -505,21 +501,16 @@ static inline struct rpt_cache *cache_get(struct rpt *r, uint64_t id, uint32_t *
 	return cache_new_undescribed(r, id, idx);
 }
 
+/* The kmalloc-N pseudo-cache of kmalloc()s that reserved bytes, the first time. */
 static struct rpt_cache *kmalloc_cache_new(struct rpt *r, uint32_t bytes, uint32_t *idx)
 {
 	struct rpt_cache *c;
 	char name[sizeof(c->name)];
 	uint32_t i;
 
-	if (map_get(&r->kmalloc_map, bytes, &i)) {
-		*idx = i;
-		return &r->caches[i];
-	}
 	c = cache_new(r, &i);
 	if (!c || map_put(&r->kmalloc_map, bytes, i))
 		return NULL;
-	if (bytes <= KMALLOC_DIRECT_MAX && !(bytes & 7))
-		r->kmalloc_direct[bytes >> 3] = i + 1;
 	c->id = bytes;
 	c->pseudo = true;
 	c->object_size = c->size = bytes;
@@ -531,22 +522,6 @@ static struct rpt_cache *kmalloc_cache_new(struct rpt *r, uint32_t bytes, uint32
 	cache_name_set(r, c, name);
 	*idx = i;
 	return c;
-}
-
-/* The kmalloc-N pseudo-cache of a kmalloc() that reserved bytes. */
-static inline __attribute__((always_inline)) struct rpt_cache *
-kmalloc_cache_get(struct rpt *r, uint32_t bytes, uint32_t *idx)
-{
-	uint32_t i;
-
-	if (bytes <= KMALLOC_DIRECT_MAX && !(bytes & 7)) {
-		i = r->kmalloc_direct[bytes >> 3];
-		if (i) {
-			*idx = i - 1;
-			return &r->caches[i - 1];
-		}
-	}
-	return kmalloc_cache_new(r, bytes, idx);
 }
 
 static int cache_desc(struct rpt *r, const struct kmt_cache_desc *d)
