@@ -28,6 +28,8 @@ struct ksyms {
 	size_t slen, scap;
 	struct ksym_mod *mods;
 	size_t nmods, mcap;
+	uint32_t *mod_tab;	/* index + 1 into mods by name hash; 0: empty */
+	unsigned int mod_bits;	/* mod_tab has 1 << mod_bits slots, at most half full */
 };
 
 static int add_str(struct ksyms *k, const char *s, uint32_t *off)
@@ -54,15 +56,60 @@ static int add_str(struct ksyms *k, const char *s, uint32_t *off)
 	return 0;
 }
 
+/* FNV-1a: module names are short, and a snapshot may name thousands. */
+static size_t mod_hash(const char *name, unsigned int bits)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+	return (size_t)(h >> (64 - bits));
+}
+
+/* The slot of name in mod_tab: its entry, or the empty slot where it would go. */
+static size_t mod_slot(const struct ksyms *k, const char *name)
+{
+	size_t mask = ((size_t)1 << k->mod_bits) - 1, i;
+
+	for (i = mod_hash(name, k->mod_bits); k->mod_tab[i]; i = (i + 1) & mask)
+		if (strcmp(k->mods[k->mod_tab[i] - 1].name, name) == 0)
+			break;
+	return i;
+}
+
+/* Room in mod_tab for one more module. 0, or -1 when out of memory. */
+static int mod_tab_reserve(struct ksyms *k)
+{
+	unsigned int nb = k->mod_bits ? k->mod_bits : 6;
+	uint32_t *old = k->mod_tab;
+	size_t i;
+
+	if (old && (k->nmods + 1) * 2 <= ((size_t)1 << k->mod_bits))
+		return 0;
+	while ((k->nmods + 1) * 2 > ((size_t)1 << nb))
+		nb++;
+	k->mod_tab = calloc((size_t)1 << nb, sizeof(*k->mod_tab));
+	if (!k->mod_tab) {
+		k->mod_tab = old;
+		return -1;
+	}
+	k->mod_bits = nb;
+	for (i = 0; i < k->nmods; i++)
+		k->mod_tab[mod_slot(k, k->mods[i].name)] = (uint32_t)(i + 1);
+	free(old);
+	return 0;
+}
+
 /* Index + 1 of a module by name, adding it if new; 0 when out of memory. */
 static size_t mod_intern(struct ksyms *k, const char *name)
 {
-	size_t i;
+	size_t slot;
 
-	/* Symbols of one module come together: look at the latest first. */
-	for (i = k->nmods; i > 0; i--)
-		if (strcmp(k->mods[i - 1].name, name) == 0)
-			return i;
+	if (mod_tab_reserve(k))
+		return 0;
+	slot = mod_slot(k, name);
+	if (k->mod_tab[slot])
+		return k->mod_tab[slot];
 	if (k->nmods >= UINT16_MAX - 1)
 		return 0;
 	if (k->nmods == k->mcap) {
@@ -78,6 +125,7 @@ static size_t mod_intern(struct ksyms *k, const char *name)
 	k->mods[k->nmods].name = strdup(name);
 	if (!k->mods[k->nmods].name)
 		return 0;
+	k->mod_tab[slot] = (uint32_t)(k->nmods + 1);
 	return ++k->nmods;
 }
 
@@ -264,6 +312,7 @@ void ksyms_free(struct ksyms *k)
 	for (i = 0; i < k->nmods; i++)
 		free(k->mods[i].name);
 	free(k->mods);
+	free(k->mod_tab);
 	free(k->syms);
 	free(k->strs);
 	free(k);
@@ -338,14 +387,12 @@ uint64_t ksyms_addr_of(const struct ksyms *k, const char *name, const char *mod)
 
 const struct ksym_mod *ksyms_module(const struct ksyms *k, const char *name)
 {
-	size_t i;
+	size_t slot;
 
-	if (!k)
+	if (!k || !k->mod_tab)
 		return NULL;
-	for (i = 0; i < k->nmods; i++)
-		if (strcmp(k->mods[i].name, name) == 0)
-			return &k->mods[i];
-	return NULL;
+	slot = mod_slot(k, name);
+	return k->mod_tab[slot] ? &k->mods[k->mod_tab[slot] - 1] : NULL;
 }
 
 size_t ksyms_nmodules(const struct ksyms *k)

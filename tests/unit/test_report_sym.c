@@ -140,6 +140,54 @@ static void test_kallsyms_bad(void)
 	ok(!k && strstr(err, "line 1"), "malformed modules: error names the line: %s", err);
 }
 
+/*
+ * Thousands of modules whose symbols come interleaved, and a modules file
+ * in another order: every name finds its own module and range.
+ */
+static void test_many_modules(void)
+{
+	const unsigned int nmod = 3000;
+	FILE *ks = fopen(tpath("ks_many"), "w"), *mods = fopen(tpath("mod_many"), "w");
+	struct ksyms *k;
+	char err[512], name[64], want[96], buf[128];
+	unsigned int i, bad_names = 0, bad_ranges = 0;
+	int missing;
+
+	if (!ok(ks && mods, "many modules: files opened"))
+		return;
+	fputs("ffffffff81000000 T core_fn\n", ks);
+	/* Two passes, so that no module's symbols are together. */
+	for (i = 0; i < 2 * nmod; i++)
+		fprintf(ks, "%llx t fn%u_%u\t[mod%u]\n",
+			0xffffffffc0000000ULL + 0x10000ULL * (i % nmod) + 0x100 * (i / nmod),
+			i % nmod, i / nmod, i % nmod);
+	for (i = nmod; i-- > 0;)
+		fprintf(mods, "mod%u %llx %llx %u\n", i, 0xffffffffc0000000ULL + 0x10000ULL * i,
+			0xffffffffc0000000ULL + 0x10000ULL * i, 0x1000);
+	fclose(ks);
+	fclose(mods);
+	k = ksyms_load(tpath("ks_many"), tpath("mod_many"), err, sizeof(err), &missing);
+	if (!ok(k != NULL, "many modules: loaded (%s)", k ? "" : err))
+		return;
+	is_u64(ksyms_nmodules(k), nmod, "many modules: %u modules, each once", nmod);
+	for (i = 0; i < nmod; i++) {
+		const struct ksym_mod *m;
+
+		snprintf(name, sizeof(name), "mod%u", i);
+		m = ksyms_module(k, name);
+		bad_ranges += !m || strcmp(m->name, name) ||
+			      m->base != 0xffffffffc0000000ULL + 0x10000ULL * i || m->size != 0x1000;
+		snprintf(want, sizeof(want), "fn%u_1+0x10 [mod%u]", i, i);
+		bad_names += strcmp(ksyms_format(k, 0xffffffffc0000000ULL + 0x10000ULL * i + 0x110,
+						 buf, sizeof(buf)), want) != 0;
+	}
+	is_u64(bad_ranges, 0, "many modules: each name finds its module and range");
+	is_u64(bad_names, 0, "many modules: each address is named in its module");
+	ok(ksyms_module(k, "mod3000") == NULL && ksyms_module(k, "") == NULL,
+	   "many modules: an unknown name finds none");
+	ksyms_free(k);
+}
+
 static void test_clean_path(void)
 {
 	static const char *const cases[][2] = {
@@ -201,6 +249,7 @@ int main(void)
 	}
 	test_kallsyms();
 	test_kallsyms_bad();
+	test_many_modules();
 	test_clean_path();
 	test_meta();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
