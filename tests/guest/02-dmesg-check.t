@@ -38,7 +38,7 @@ for l in "${good[@]}"; do
 	printf '[    %d.000000] %s\n' "$ts" "$l"
 done >"$logs/good.txt"
 
-plan $((${#bad[@]} + 1 + 12))
+plan $((${#bad[@]} + 1 + 15))
 
 st=0
 out=$("$KMT_VM" --check-dmesg "$logs/good.txt") || st=$?
@@ -106,4 +106,14 @@ like "$VM_ERR" "did not finish within 2s" "  and says so"
 
 vm usage -c 0 --no-module -- true
 is "$VM_STATUS" 1 "a bad option value: kmemtrace-vm exits 1"
+
+# --qemu-arg reaches qemu: one it refuses fails the run, the ones make bench uses boot.
+vm qemu-bad -T 60 -c 1 --no-module --no-daemon --no-tools --qemu-arg -no-such-qemu-option \
+	-- echo ran
+is "$VM_STATUS" 3 "an argument qemu refuses (--qemu-arg): kmemtrace-vm exits 3"
+like "$VM_ERR" "qemu failed" "  and says qemu failed"
+vm icount -T 120 -c 1 --no-module --no-daemon --no-tools --tcg-thread single \
+	--qemu-arg -icount --qemu-arg shift=0,sleep=off -- echo ran
+is "$VM_STATUS:$(cat "$VM_OUT/command.out" 2>/dev/null)" "0:ran" \
+	"an instruction-counted guest (--qemu-arg -icount) boots and runs the command"
 done_testing
