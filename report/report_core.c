@@ -186,7 +186,7 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elsize)
 /* 32 bytes: two per cache line. */
 struct obj {
 	uint64_t ptr;		/* 0: empty slot */
-	uint64_t ts;		/* allocation time; for OBJ_FREED the free's serial */
+	uint64_t ts;		/* allocation time; once freed (OBJ_FREED*), the free's serial */
 	uint32_t site;		/* index into sites; UINT32_MAX for pages */
 	uint32_t cache;		/* index into caches; UINT32_MAX for none */
 	uint32_t bytes;		/* bytes_alloc */
@@ -220,7 +220,6 @@ struct objtab {
 	unsigned int bits;
 	size_t used;		/* slots with ptr != 0, whatever their state */
 	size_t full;		/* used beyond this: rebuild (70% of the slots) */
-	size_t live;		/* OBJ_LIVE and OBJ_LIVE_SEL */
 	uint64_t frees;		/* serial of the next OBJ_FREED */
 };
 
@@ -355,9 +354,8 @@ struct rpt {
 
 	struct rpt_cache *caches;
 	size_t ncaches, caches_cap;
-	/* In this order: slab_alloc() picks one as &kmalloc_map + is_cache. */
-	struct u64map kmalloc_map;	/* bytes_alloc -> kmalloc-N pseudo-cache */
 	struct u64map cache_map;	/* cache_id -> latest description */
+	struct u64map kmalloc_map;	/* bytes_alloc -> kmalloc-N pseudo-cache */
 
 	struct rpt_error *errors;
 	size_t nerrors, errors_cap;
@@ -467,6 +465,7 @@ static struct rpt_cache *cache_new(struct rpt *r, uint32_t *idx)
 	memset(&r->caches[r->ncaches], 0, sizeof(r->caches[0]));
 	return &r->caches[r->ncaches++];
 }
+
 static void cache_name_set(struct rpt *r, struct rpt_cache *c, const char *name)
 {
 	snprintf(c->name, sizeof(c->name), "%s", name);
@@ -650,6 +649,7 @@ static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
 static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 							    const struct kmt_event *ev)
 {
+	struct u64map *const cache_maps[2] = { &r->kmalloc_map, &r->cache_map };
 	uint32_t site_idx, cache_idx;
 	struct rpt_cache *c = NULL;
 	struct rpt_site *s;
@@ -665,7 +665,7 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	is_cache = ev->type == KMT_REC_CACHE_ALLOC;
 	/* Selected by arithmetic: a conditional would compile to that branch. */
 	key = (ev->cache_id & -(uint64_t)is_cache) | (ev->bytes_alloc & ((uint64_t)is_cache - 1));
-	if (__builtin_expect(map_get(&r->kmalloc_map + is_cache, key, &cache_idx), 1)) {
+	if (__builtin_expect(map_get(cache_maps[is_cache], key, &cache_idx), 1)) {
 		c = &r->caches[cache_idx];
 	} else if (is_cache) {
 		c = cache_new_undescribed(r, key, &cache_idx);
@@ -911,25 +911,24 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 							  const union kmt_rec *rec)
 {
 	uint64_t ts = rec->c.timestamp;
-	unsigned int type;
+	unsigned int type = rec->c.type;
 
 	/*
 	 * Cache names hold whatever the window, so that events in it are
 	 * named; everything else outside the window is as if not traced.
 	 */
-	if (__builtin_expect(rec->c.type == KMT_REC_CACHE_DESC, 0))
+	if (__builtin_expect(type == KMT_REC_CACHE_DESC, 0))
 		return cache_desc(r, &rec->cache);
 	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
 		return 0;
 	if (ts > r->t.last_ts)
 		r->t.last_ts = ts;
 
-	type = rec->c.type;
 	if (type - KMT_REC_KMALLOC <= (unsigned int)(KMT_REC_CACHE_ALLOC - KMT_REC_KMALLOC))
 		return slab_alloc(r, &rec->ev);
 	if (type - KMT_REC_KFREE <= (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KFREE))
 		return rec->ev.ptr ? slab_free(r, &rec->ev) : 0;
-	switch (rec->c.type) {
+	switch (type) {
 	case KMT_REC_PAGE_ALLOC:
 		return page_alloc(r, &rec->ev);
 	case KMT_REC_PAGE_FREE:
