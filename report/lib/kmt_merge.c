@@ -72,16 +72,25 @@ static inline int node_before(const struct merge_node *x, const struct merge_nod
 	return (x->ts < y->ts) | ((x->ts == y->ts) & (x->cpu < y->cpu));
 }
 
+/*
+ * The timestamp of the record after the head (at f->pos) when that one is
+ * validated already, else the head's own: a slot not validated yet may be
+ * anything, so its key waits for kmt_file_vet().
+ */
+static inline uint64_t ts_after_head(const struct kmt_file *f)
+{
+	const union kmt_rec *r = (const union kmt_rec *)(const void *)(f->buf + f->pos);
+
+	return (f->pos + KMT_RECORD_SIZE < f->vet ? r + 1 : r)->c.timestamp;
+}
+
 /* Sets nd's keys from its file's head (after kmt_file_examine() said 1). */
 static inline void node_keys(struct merge_node *nd)
 {
 	const struct kmt_file *f = nd->f;
-	const union kmt_rec *r = (const union kmt_rec *)(const void *)(f->buf + f->pos);
-	/* A slot not validated yet may be anything: its key waits for kmt_file_vet(). */
-	const union kmt_rec *next = f->pos + KMT_RECORD_SIZE < f->vet ? r + 1 : r;
 
-	nd->ts = r->c.timestamp;
-	nd->next_ts = next->c.timestamp;
+	nd->ts = ((const union kmt_rec *)(const void *)(f->buf + f->pos))->c.timestamp;
+	nd->next_ts = ts_after_head(f);
 }
 
 /* Moves the node at i down to its place. */
@@ -404,11 +413,9 @@ static inline int take_head(struct merge_node *nd, const union kmt_rec **out)
 	*out = (const union kmt_rec *)(void *)(f->buf + pos);
 	f->pos = pos += KMT_RECORD_SIZE;
 	if (kmt_likely(pos < f->vet)) {
-		const union kmt_rec *r = (const union kmt_rec *)(void *)(f->buf + pos);
-		const union kmt_rec *next = pos + KMT_RECORD_SIZE < f->vet ? r + 1 : r;
-
+		/* The new head's key was read early, with the old head's. */
 		nd->ts = nd->next_ts;
-		nd->next_ts = next->c.timestamp;
+		nd->next_ts = ts_after_head(f);
 		return 1;
 	}
 	/* No refill: the records handed out must stay where they are. */
