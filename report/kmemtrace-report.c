@@ -555,18 +555,17 @@ int main(int argc, char **argv)
 		/* Batches of records read in place: no copy between reader and analysis. */
 		while ((n = kmt_merge_next_batch(m, batch, sizeof(batch) / sizeof(batch[0]))) > 0) {
 			if (a.raw) {
-				for (i = 0; i < (size_t)n; i++) {
-					if (first)
-						t0 = batch[0]->c.timestamp;
-					first = false;
+				if (first)
+					t0 = batch[0]->c.timestamp;
+				first = false;
+				for (i = 0; i < (size_t)n; i++)
 					raw_print(stdout, batch[i], t0, a.out.raw_ip ? NULL : ks);
-				}
 			} else if (rpt_feed_refs(r, batch, (size_t)n)) {
 				goto nomem;
 			}
 			nrec += (uint64_t)n;
-			if (progress && (nrec & ~(uint64_t)0xfffff) != ((nrec - n) & ~(uint64_t)0xfffff) &&
-			    now_s() >= t_next) {
+			/* The clock is asked once per 2^20 records. */
+			if (progress && nrec >> 20 != (nrec - (uint64_t)n) >> 20 && now_s() >= t_next) {
 				t_next = now_s() + 0.5;
 				fprintf(stderr, "\r" PROG ": %" PRIu64 " records read, %3d%%", nrec,
 					(int)(100.0 * (double)(nrec * KMT_RECORD_SIZE) /
