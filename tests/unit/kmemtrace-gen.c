@@ -188,8 +188,10 @@ struct freelist {
 	size_t n, cap;
 };
 
-/* Caches 0..NCACHES-1, then one per kmalloc size class. */
-#define NFREELISTS	(NCACHES + sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]) + 1)
+#define NKMALLOC	(sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]))
+
+/* Caches 0..NCACHES-1, then one per kmalloc size class, then one for larger sizes. */
+#define NFREELISTS	(NCACHES + NKMALLOC + 1)
 
 static int freelist_push(struct freelist *fl, uint64_t ptr)
 {
@@ -206,27 +208,28 @@ static int freelist_push(struct freelist *fl, uint64_t ptr)
 	return 0;
 }
 
-static uint32_t kmalloc_slab(uint32_t req)
+/* Index of the kmalloc size class of req in kmalloc_sizes; NKMALLOC when larger. */
+static size_t kmalloc_class(uint32_t req)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]); i++)
+	for (i = 0; i < NKMALLOC; i++)
 		if (req <= kmalloc_sizes[i])
-			return kmalloc_sizes[i];
-	return req;
+			break;
+	return i;
 }
 
-/* Which freelist an object of a cache or a kmalloc size class goes back to. */
-static size_t freelist_of(uint8_t kind, unsigned int cache, uint32_t bytes_alloc)
+static uint32_t kmalloc_slab(uint32_t req)
 {
-	size_t i;
+	size_t i = kmalloc_class(req);
 
-	if (kind == 1)
-		return cache;
-	for (i = 0; i < sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]); i++)
-		if (bytes_alloc == kmalloc_sizes[i])
-			return NCACHES + i;
-	return NFREELISTS - 1;
+	return i < NKMALLOC ? kmalloc_sizes[i] : req;
+}
+
+/* Which freelist a slab object of site s, asking for req bytes, goes back to. */
+static size_t freelist_of(const struct site *s, uint32_t req)
+{
+	return s->kind == 1 ? s->cache : NCACHES + kmalloc_class(req);
 }
 
 /*
@@ -358,9 +361,7 @@ int main(int argc, char **argv)
 
 			if (req == 0)
 				req = 1;
-			o.freelist = (uint32_t)freelist_of(s->kind, s->cache,
-							   s->kind == 1 ? 48u + 32u * s->cache :
-							   kmalloc_slab(req));
+			o.freelist = (uint32_t)freelist_of(s, req);
 			f = &fl[o.freelist];
 			/* New addresses are unique: a 32-bit space wraps only after 2^28 objects. */
 			if (fail)
