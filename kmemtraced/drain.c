@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * drain.c - one thread per CPU moving that CPU's relay buffer into
- * DIR/cpuN.out with splice(), relay -> pipe -> file, without copying the
- * records through user space.
+ * DIR/cpuN.out with read(2) and write(2).
+ *
+ * read() is what relay offers on every kernel: its splice_read was removed
+ * in 6.8, and even before that it addressed the ring modulo its page-aligned
+ * size and needed the file offset synced by a first read(). read() starts
+ * at the buffer's real read position, returns whole records (kmemtrace.ko
+ * commits a record before moving the write offset) and also returns the
+ * sub-buffer being written, so a quiet CPU's records arrive within one
+ * poll period instead of when its sub-buffer fills.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,7 +32,6 @@ int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu)
 {
 	struct kmt_file_header h;
 	struct kmtd_cpu *c;
-	int fds[2];
 
 	c = calloc(1, sizeof(*c));
 	if (!c) {
@@ -35,7 +40,7 @@ int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu)
 	}
 	c->d = d;
 	c->cpu = cpu;
-	c->relay_fd = c->out_fd = c->pipe_r = c->pipe_w = -1;
+	c->relay_fd = c->out_fd = -1;
 	snprintf(c->relay_path, sizeof(c->relay_path), "%s/" KMT_DEBUGFS_CPU_FMT, d->kdir, cpu);
 	snprintf(c->out_path, sizeof(c->out_path), "%s/cpu%u.out", d->outdir, cpu);
 	d->cpus[cpu] = c;
@@ -47,21 +52,10 @@ int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu)
 		kmtd_explain_open_error(c->relay_path, errno);
 		return -1;
 	}
-	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
-		kmtd_err("pipe: %s", strerror(errno));
+	c->buf = malloc(KMTD_READ_CHUNK);
+	if (!c->buf) {
+		kmtd_err("out of memory");
 		return -1;
-	}
-	c->pipe_r = fds[0];
-	c->pipe_w = fds[1];
-	c->chunk = d->chunk;
-	if (c->chunk > 65536) {
-		int got = fcntl(c->pipe_w, F_SETPIPE_SZ, (int)c->chunk);
-
-		/* A smaller pipe only means more splice calls per sub-buffer. */
-		if (got < 0)
-			got = fcntl(c->pipe_w, F_GETPIPE_SZ);
-		if (got > 0 && (size_t)got < c->chunk)
-			c->chunk = (size_t)got / KMT_RECORD_SIZE * KMT_RECORD_SIZE;
 	}
 
 	c->out_fd = kmtd_create_file(d, c->out_path);
@@ -82,10 +76,8 @@ int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu)
 /* Before a -- COMMAND run, with tracing off: throw away what is buffered. */
 int kmtd_cpu_discard(struct kmtd_cpu *c)
 {
-	static char buf[1 << 16];
-
 	for (;;) {
-		ssize_t n = read(c->relay_fd, buf, sizeof(buf));
+		ssize_t n = read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -111,105 +103,16 @@ static void fail(struct kmtd_cpu *c, int err, bool relay)
 }
 
 /*
- * Moves everything in the pipe into the output file. Returns the bytes
- * moved, or -1 with errno from the output file.
- */
-static int64_t pipe_to_file(struct kmtd_cpu *c, ssize_t claimed)
-{
-	int64_t moved = 0;
-
-	for (;;) {
-		int avail = 0;
-		ssize_t m;
-
-		if (ioctl(c->pipe_r, FIONREAD, &avail) < 0)
-			return -1;
-		if (avail <= 0)
-			break;
-		if (c->copy_out) {
-			char buf[16384];
-
-			m = read(c->pipe_r, buf, (size_t)avail < sizeof(buf) ? (size_t)avail :
-				 sizeof(buf));
-			if (m > 0 && kmtd_write_all(c->out_fd, buf, (size_t)m) < 0)
-				return -1;
-		} else {
-			m = splice(c->pipe_r, NULL, c->out_fd, NULL, (size_t)avail,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-			if (m < 0 && errno == EINVAL) {
-				/* A filesystem that cannot splice: copy instead. */
-				c->copy_out = true;
-				continue;
-			}
-		}
-		if (m < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (m == 0) {
-			errno = EIO;
-			return -1;
-		}
-		c->bytes += (uint64_t)m;
-		moved += m;
-	}
-	/*
-	 * A sub-buffer that is all padding (relay_flush() of an empty one;
-	 * kmemtrace.ko avoids making them, but costs nothing to survive)
-	 * enters the pipe as a zero-length buffer that splicing into the
-	 * file never frees, and relay counts the sub-buffer consumed only
-	 * once it is freed. A non-blocking read() of the pipe frees it (and returns
-	 * EAGAIN); data it returned would be ours, so it is kept.
-	 */
-	while (moved < claimed) {
-		char buf[KMT_RECORD_SIZE * 16];
-		ssize_t n = read(c->pipe_r, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (kmtd_write_all(c->out_fd, buf, (size_t)n) < 0)
-			return -1;
-		c->bytes += (uint64_t)n;
-		moved += n;
-	}
-	return moved;
-}
-
-/*
  * Moves everything the relay file has now. Returns the bytes moved, or -1
- * after fail().
+ * after fail(). A read that returns less than asked has emptied the buffer
+ * for now: the next records wait for the next poll.
  */
 static int64_t drain(struct kmtd_cpu *c)
 {
 	int64_t total = 0;
 
-	if (!c->synced) {
-		char rec[KMT_RECORD_SIZE];
-		ssize_t n = read(c->relay_fd, rec, sizeof(rec));
-
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				return 0;
-			fail(c, errno, true);
-			return -1;
-		}
-		if (n == 0)
-			return 0;
-		if (kmtd_write_all(c->out_fd, rec, (size_t)n) < 0) {
-			fail(c, errno, false);
-			return -1;
-		}
-		c->bytes += (uint64_t)n;
-		total += n;
-		c->synced = true;
-	}
 	for (;;) {
-		ssize_t n = splice(c->relay_fd, NULL, c->pipe_w, NULL, c->chunk,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		int64_t m;
+		ssize_t n = read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -221,12 +124,14 @@ static int64_t drain(struct kmtd_cpu *c)
 		}
 		if (n == 0)
 			break;
-		m = pipe_to_file(c, n);
-		if (m < 0) {
+		if (kmtd_write_all(c->out_fd, c->buf, (size_t)n) < 0) {
 			fail(c, errno, false);
 			return -1;
 		}
-		total += m;
+		c->bytes += (uint64_t)n;
+		total += n;
+		if ((size_t)n < KMTD_READ_CHUNK)
+			break;
 	}
 	return total;
 }
@@ -355,9 +260,6 @@ void kmtd_cpu_free(struct kmtd_cpu *c)
 		close(c->relay_fd);
 	if (c->out_fd >= 0)
 		close(c->out_fd);
-	if (c->pipe_r >= 0)
-		close(c->pipe_r);
-	if (c->pipe_w >= 0)
-		close(c->pipe_w);
+	free(c->buf);
 	free(c);
 }

@@ -284,33 +284,6 @@ fail:
 	return -1;
 }
 
-/*
- * Bytes per splice() from a relay file. A sub-buffer that is all padding
- * makes relay's splice step into the next sub-buffer, still being written,
- * when asked for more than one sub-buffer: so never ask for more.
- */
-static size_t pick_chunk(const struct kmtd *d)
-{
-	static const char *const names[] = { "subbuf_size", "subbuf_bytes", "bufsize" };
-	size_t chunk = d->page_size;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		char path[128], buf[64];
-		uint64_t v;
-
-		snprintf(path, sizeof(path), KMTD_SYSMOD "/parameters/%s", names[i]);
-		if (kmtd_read_file(path, buf, sizeof(buf)) > 0 && kmtd_read_u64(buf, &v) == 0 &&
-		    v >= KMT_RECORD_SIZE && v <= (64u << 20)) {
-			chunk = (size_t)v;
-			break;
-		}
-	}
-	if (chunk > (1u << 20))
-		chunk = 1u << 20;
-	chunk = chunk / KMT_RECORD_SIZE * KMT_RECORD_SIZE;
-	return chunk ? chunk : KMT_RECORD_SIZE;
-}
-
 /* The child: waits for tracing to be on, then becomes COMMAND. */
 static void child_main(struct kmtd *d, const sigset_t *mask, int go, int report)
 {
@@ -465,7 +438,6 @@ static int run(struct kmtd *d)
 	d->word_bits = kmtd_word_bits(uts.machine);
 	pagesz = sysconf(_SC_PAGESIZE);
 	d->page_size = pagesz > 0 ? (uint32_t)pagesz : 4096;
-	d->chunk = pick_chunk(d);
 	d->stats_start = calloc(KMTD_MAX_CPUS, sizeof(*d->stats_start));
 	d->stats_end = calloc(KMTD_MAX_CPUS, sizeof(*d->stats_end));
 	if (!d->stats_start || !d->stats_end) {
@@ -601,8 +573,8 @@ static int run(struct kmtd *d)
 		changed_enabled = !enabled || changed_enabled;
 	}
 	if (d->verbose)
-		fprintf(stderr, KMTD_NAME ": tracing into %s (splice chunk %zu bytes)%s\n",
-			d->outdir, d->chunk, enabled && !d->cmd ?
+		fprintf(stderr, KMTD_NAME ": tracing into %s%s\n",
+			d->outdir, enabled && !d->cmd ?
 			", keeping what was buffered since tracing was enabled" : "");
 	if (d->cmd) {
 		int err = 0;

@@ -23,6 +23,12 @@
 #define KMTD_META		"kmemtrace.meta"
 #define KMTD_KALLSYMS		"kallsyms"
 #define KMTD_MODULES		"modules"
+/*
+ * Bytes each drain thread reads from relay at a time, a whole number of
+ * records: with the thread's stack, the memory a CPU costs kmemtraced,
+ * whatever the trace's length or the module's buffer size.
+ */
+#define KMTD_READ_CHUNK		(256u * 1024)
 /* Highest CPU number we handle: far above any machine relay runs on. */
 #define KMTD_MAX_CPUS		8192
 
@@ -32,18 +38,9 @@ struct kmtd_cpu {
 	unsigned int cpu;
 	int relay_fd;
 	int out_fd;
-	int pipe_r, pipe_w;	/* splice goes relay -> pipe -> out file */
-	size_t chunk;		/* bytes asked of each splice from relay */
+	void *buf;		/* KMTD_READ_CHUNK bytes: relay -> buf -> out file */
 	pthread_t thread;
 	bool thread_started;
-	/*
-	 * The relay file position splice() reads from is the open file's own
-	 * offset, which does not follow what an earlier reader consumed;
-	 * read() does. So the first bytes of every run go through read(),
-	 * which moves the offset to the buffer's real read position.
-	 */
-	bool synced;
-	bool copy_out;		/* the output filesystem cannot splice: read+write */
 	uint64_t bytes;		/* record bytes in the output file after the header */
 	uint64_t discarded;	/* bytes thrown away before a -- COMMAND run */
 	int err;		/* errno of the failure that ended this thread, or 0 */
@@ -71,7 +68,6 @@ struct kmtd {
 	unsigned int abi_major, abi_minor;
 	unsigned int word_bits;
 	uint32_t page_size;
-	size_t chunk;			/* bytes per splice from relay */
 	size_t subbuf_size;		/* 0 when the module does not say */
 
 	struct kmtd_cpu *cpus[KMTD_MAX_CPUS];

@@ -622,6 +622,9 @@ static u64 kmt_total_dropped(void)
  * relay's own file operations, forwarded, in a structure owned by this
  * module: an open cpuN file holds a reference on the module, so rmmod
  * fails while kmemtraced reads instead of freeing code under it.
+ * open, release, read and poll are relay's core (kmt_check_relay_fops()
+ * refuses to load without them); mmap and splice are forwarded only
+ * where this kernel's relay has them: splice_read is gone from 6.8.
  */
 static int kmt_relay_open(struct inode *inode, struct file *file)
 {
@@ -651,14 +654,29 @@ static __poll_t kmt_relay_poll(struct file *file, poll_table *wait)
 
 static int kmt_relay_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	if (!relay_file_operations.mmap)
+		return -ENODEV;
 	return relay_file_operations.mmap(file, vma);
 }
 
+/* What splice(2) itself answers for a file that cannot splice. */
 static ssize_t kmt_relay_splice_read(struct file *in, loff_t *ppos,
 				     struct pipe_inode_info *pipe, size_t len,
 				     unsigned int flags)
 {
+	if (!relay_file_operations.splice_read)
+		return -EINVAL;
 	return relay_file_operations.splice_read(in, ppos, pipe, len, flags);
+}
+
+static int kmt_check_relay_fops(void)
+{
+	const struct file_operations *r = &relay_file_operations;
+
+	if (r->open && r->release && r->read && r->poll)
+		return 0;
+	pr_err("this kernel's relay files lack open, release, read or poll\n");
+	return -EOPNOTSUPP;
 }
 
 static const struct file_operations kmt_relay_fops = {
@@ -690,15 +708,13 @@ static int kmt_remove_buf_file(struct dentry *dentry)
 	return 0;
 }
 
-/* No-overwrite mode: a full buffer refuses new records. */
-static int kmt_subbuf_start(struct rchan_buf *buf, void *subbuf,
-			    void *prev_subbuf, size_t prev_padding)
-{
-	return !relay_buf_full(buf);
-}
-
+/*
+ * No subbuf_start callback: relay's default (5.11 and later) refuses to
+ * switch into a sub-buffer the reader has not consumed, which is the
+ * no-overwrite mode kmt_slot() relies on, and it spares kmemtrace the
+ * callback's signature, which changed after 6.12.
+ */
 static const struct rchan_callbacks kmt_relay_callbacks = {
-	.subbuf_start = kmt_subbuf_start,
 	.create_buf_file = kmt_create_buf_file,
 	.remove_buf_file = kmt_remove_buf_file,
 };
@@ -837,6 +853,12 @@ static int __init kmt_init(void)
 	ret = kmt_check_params();
 	if (ret)
 		return ret;
+	ret = kmt_check_relay_fops();
+	if (ret)
+		return ret;
+	ret = kmt_check_cache_layout();
+	if (ret)
+		return ret;
 
 	if (pages) {
 		for_each_kernel_tracepoint(kmt_match_tracepoint, NULL);
@@ -884,9 +906,10 @@ static int __init kmt_init(void)
 			goto close_relay;
 	}
 
-	pr_info("ABI %u.%u, %u sub-buffers of %u bytes per CPU, tracing %s, page events %s\n",
+	pr_info("ABI %u.%u, %u sub-buffers of %u bytes per CPU, tracing %s, page events %s, cache layout from %s\n",
 		KMT_ABI_MAJOR, KMT_ABI_MINOR, subbufs, subbuf_size,
-		start_disabled ? "off" : "on", pages ? "on" : "off");
+		start_disabled ? "off" : "on", pages ? "on" : "off",
+		kmt_cache_layout_source());
 	return 0;
 
 close_relay:
