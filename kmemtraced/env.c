@@ -368,6 +368,34 @@ out:
 	return ret;
 }
 
+/*
+ * Says what the module's buffers cost, from the "# buffers" line of its
+ * stats file, and what kmemtraced itself holds per CPU. Silent when the
+ * module does not say (an older module, or a test's fake debugfs).
+ */
+void kmtd_print_buffers(const struct kmtd *d)
+{
+	unsigned long long per_cpu, total, available, allowed;
+	unsigned int subbufs, subbuf_size, cpus, share;
+	char path[PATH_MAX + 64], buf[4096], sized[16];
+	const char *line;
+
+	/* The line comes first: the start of the file is enough. */
+	snprintf(path, sizeof(path), "%s/%s", d->kdir, KMT_DEBUGFS_STATS);
+	if (kmtd_read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	line = strstr(buf, "# buffers ");
+	if (!line || sscanf(line, "# buffers %15s subbufs %u subbuf_size %u bytes_per_cpu %llu possible_cpus %u total %llu mem_share %u available %llu allowed %llu",
+			    sized, &subbufs, &subbuf_size, &per_cpu, &cpus, &total,
+			    &share, &available, &allowed) != 9)
+		return;
+	sized[strcspn(sized, ":")] = '\0';
+	fprintf(stderr,
+		KMTD_NAME ": module buffers (%s): %u x %u bytes per CPU, %llu KiB for %u possible CPUs, within mem_share %u%% of %llu MiB available; kmemtraced reads %u KiB at a time per CPU\n",
+		sized, subbufs, subbuf_size, total >> 10, cpus, share, available >> 20,
+		KMTD_READ_CHUNK >> 10);
+}
+
 /* "0-3,5\n" -> set[0..3] = set[5] = true. */
 int kmtd_parse_cpulist(const char *text, bool *set, unsigned int max)
 {

@@ -572,6 +572,8 @@ static int run(struct kmtd *d)
 			goto abort;
 		changed_enabled = !enabled || changed_enabled;
 	}
+	if (!d->quiet)
+		kmtd_print_buffers(d);
 	if (d->verbose)
 		fprintf(stderr, KMTD_NAME ": tracing into %s%s\n",
 			d->outdir, enabled && !d->cmd ?

@@ -109,6 +109,7 @@ int kmtd_get_enabled(const struct kmtd *d, int *enabled);
 int kmtd_set_enabled(const struct kmtd *d, int on);
 int kmtd_read_overruns(const struct kmtd *d, uint64_t *val);
 int kmtd_read_stats(const struct kmtd *d, struct kmtd_stat *st);
+void kmtd_print_buffers(const struct kmtd *d);
 int kmtd_parse_cpulist(const char *text, bool *set, unsigned int max);
 unsigned int kmtd_word_bits(const char *machine);
 int kmtd_write_all(int fd, const void *buf, size_t len);

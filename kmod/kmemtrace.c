@@ -24,6 +24,7 @@
 #include <linux/kernel.h>
 #include <linux/kstrtox.h>
 #include <linux/lcm.h>
+#include <linux/math64.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -43,22 +44,40 @@
 #include "kmemtrace_abi.h"
 #include "kmt_compat.h"
 
-/* Limits keep a buffer's size below what relay's splice can address. */
+/*
+ * Hard limits, whatever the machine: relay needs two sub-buffers, a
+ * record must fit four times in one, and one CPU's ring stays within
+ * what relay's page array is meant for.
+ */
 #define KMT_SUBBUFS_MIN		2U
 #define KMT_SUBBUFS_MAX		4096U
 #define KMT_SUBBUF_SIZE_MIN	(4U * KMT_RECORD_SIZE)
 #define KMT_SUBBUF_SIZE_MAX	SZ_64M
 #define KMT_BUF_SIZE_MAX	((u64)SZ_1G)
 
-static unsigned int subbufs = 64;
+/* The default ring, 4 MiB per CPU, before it is fitted to mem_share. */
+#define KMT_DEFAULT_SUBBUFS	64U
+#define KMT_DEFAULT_SUBBUF_SIZE	65536U
+/* Fitting the default halves the count down to this, then the size. */
+#define KMT_FIT_SUBBUFS_FLOOR	8U
+
+#define KMT_MEM_SHARE_MAX	90U
+
+/* 0 means "not given": kmt_size_buffers() picks, and stores, the value. */
+static unsigned int subbufs;
 module_param(subbufs, uint, 0444);
 MODULE_PARM_DESC(subbufs,
-		 "Sub-buffers per CPU, 2..4096 (default 64). As a built-in or through modprobe: kmemtrace.subbufs=N on the kernel command line.");
+		 "Sub-buffers per CPU, 2..4096 (default 64, fewer when mem_share needs it). As a built-in or through modprobe: kmemtrace.subbufs=N on the kernel command line.");
 
-static unsigned int subbuf_size = 65536;
+static unsigned int subbuf_size;
 module_param(subbuf_size, uint, 0444);
 MODULE_PARM_DESC(subbuf_size,
-		 "Bytes per sub-buffer, 256..67108864 (default 65536), rounded up so records never straddle sub-buffers and the ring is whole pages. Kernel command line: kmemtrace.subbuf_size=N.");
+		 "Bytes per sub-buffer, 256..67108864 (default 65536, smaller when mem_share needs it), rounded up so records never straddle sub-buffers and the ring is whole pages. Kernel command line: kmemtrace.subbuf_size=N.");
+
+static unsigned int mem_share = 10;
+module_param(mem_share, uint, 0444);
+MODULE_PARM_DESC(mem_share,
+		 "Percent of the memory available at load (MemAvailable) that the buffers of all possible CPUs may take, 1..90 (default 10). A larger request is refused before anything is allocated; the default size shrinks to fit. Kernel command line: kmemtrace.mem_share=N.");
 
 static bool start_disabled;
 module_param(start_disabled, bool, 0444);
@@ -115,6 +134,16 @@ struct kmt_cpu {
 	local_t nested;		/* events that arrived while busy (NMI) */
 	struct kmt_desc_slot desc[KMT_DESC_SLOTS];
 };
+
+/* What the buffers cost and what they may cost, fixed at load. */
+static struct {
+	u64 per_cpu;		/* bytes one CPU's buffer costs, all told */
+	u64 total;		/* per_cpu times the possible CPUs */
+	u64 allowed;		/* mem_share of available */
+	u64 available;		/* si_mem_available() at load, bytes */
+	unsigned int cpus;	/* possible CPUs: relay serves hotplug too */
+	const char *sized;	/* "given", "default" or "fitted" */
+} kmt_budget;
 
 static struct kmt_cpu __percpu *kmt_cpus;
 static struct rchan *kmt_chan;
@@ -785,6 +814,10 @@ static int kmt_stats_show(struct seq_file *m, void *v)
 	u64 emitted, written, dropped;
 	unsigned int cpu;
 
+	seq_printf(m, "# buffers %s: subbufs %u subbuf_size %u bytes_per_cpu %llu possible_cpus %u total %llu mem_share %u available %llu allowed %llu\n",
+		   kmt_budget.sized, subbufs, subbuf_size, kmt_budget.per_cpu,
+		   kmt_budget.cpus, kmt_budget.total, mem_share,
+		   kmt_budget.available, kmt_budget.allowed);
 	seq_puts(m, "# cpu emitted written dropped\n");
 	for_each_possible_cpu(cpu) {
 		kmt_snapshot(cpu, &emitted, &written, &dropped);
@@ -807,12 +840,80 @@ static const struct file_operations kmt_stats_fops = {
 	.release = single_release,
 };
 
-/* Rejects sizes relay cannot serve; rounds subbuf_size to whole records. */
-static int kmt_check_params(void)
+/*
+ * Bytes one CPU's buffer takes: the ring's pages, relay's page array and
+ * padding array and its struct rchan_buf, and this module's per-CPU
+ * state. relay allocates the same for every CPU that comes online later.
+ */
+static u64 kmt_buf_cost(void)
+{
+	u64 pages = PAGE_ALIGN((u64)subbufs * subbuf_size) >> PAGE_SHIFT;
+
+	return (pages << PAGE_SHIFT) + pages * sizeof(struct page *) +
+	       (u64)subbufs * sizeof(size_t) + sizeof(struct rchan_buf) +
+	       sizeof(struct kmt_cpu);
+}
+
+/* Rounds subbuf_size up to whole records and a ring of whole pages. */
+static void kmt_round_subbuf_size(void)
 {
 	unsigned long unit;
 	unsigned int rounded;
 
+	/*
+	 * Records must not straddle sub-buffers, and the ring must be whole
+	 * pages: relay allocates PAGE_ALIGN(subbufs * subbuf_size), and
+	 * readers that wrap at that size (mmap, and splice where relay had
+	 * it) would see stale bytes past a ring ending mid-page.
+	 */
+	unit = lcm(KMT_RECORD_SIZE, PAGE_SIZE / gcd(subbufs, PAGE_SIZE));
+	rounded = roundup(subbuf_size, unit);
+	if (rounded != subbuf_size) {
+		pr_notice("subbuf_size=%u rounded up to %u: a multiple of the %u-byte record that makes %u sub-buffers whole pages\n",
+			  subbuf_size, rounded, KMT_RECORD_SIZE, subbufs);
+		subbuf_size = rounded;
+	}
+}
+
+/*
+ * The default ring shrinks until all possible CPUs fit in the allowance:
+ * fewer sub-buffers first (down to KMT_FIT_SUBBUFS_FLOOR), then smaller
+ * ones (down to a page), then fewer again (down to two).
+ */
+static void kmt_fit_default(u64 allowed_per_cpu)
+{
+	while (kmt_buf_cost() > allowed_per_cpu) {
+		if (subbufs > KMT_FIT_SUBBUFS_FLOOR)
+			subbufs /= 2;
+		else if (subbuf_size > PAGE_SIZE)
+			subbuf_size /= 2;
+		else if (subbufs > KMT_SUBBUFS_MIN)
+			subbufs /= 2;
+		else
+			return;
+	}
+}
+
+/*
+ * Checks the buffer parameters, fills in the ones not given, and refuses
+ * before relay allocates anything when the buffers of every possible CPU
+ * would take more than mem_share percent of the memory available now:
+ * relay_open() of too much would wake the OOM killer, which may pick
+ * any process on the machine.
+ */
+static int kmt_size_buffers(void)
+{
+	bool defaulted = !subbufs && !subbuf_size;
+
+	if (mem_share < 1 || mem_share > KMT_MEM_SHARE_MAX) {
+		pr_err("mem_share=%u is outside 1..%u (percent of available memory)\n",
+		       mem_share, KMT_MEM_SHARE_MAX);
+		return -EINVAL;
+	}
+	if (!subbufs)
+		subbufs = KMT_DEFAULT_SUBBUFS;
+	if (!subbuf_size)
+		subbuf_size = KMT_DEFAULT_SUBBUF_SIZE;
 	if (subbufs < KMT_SUBBUFS_MIN || subbufs > KMT_SUBBUFS_MAX) {
 		pr_err("subbufs=%u is outside %u..%u\n", subbufs,
 		       KMT_SUBBUFS_MIN, KMT_SUBBUFS_MAX);
@@ -824,23 +925,33 @@ static int kmt_check_params(void)
 		       KMT_SUBBUF_SIZE_MIN, KMT_SUBBUF_SIZE_MAX);
 		return -EINVAL;
 	}
-	/*
-	 * Records must not straddle sub-buffers, and the ring must be whole
-	 * pages: relay allocates PAGE_ALIGN(subbufs * subbuf_size) and its
-	 * splice wraps at that size while its writer wraps at the product,
-	 * so a ring ending mid-page makes splice hand out stale bytes.
-	 */
-	unit = lcm(KMT_RECORD_SIZE, PAGE_SIZE / gcd(subbufs, PAGE_SIZE));
-	rounded = roundup(subbuf_size, unit);
-	if (rounded != subbuf_size) {
-		pr_notice("subbuf_size=%u rounded up to %u: a multiple of the %u-byte record that makes %u sub-buffers whole pages\n",
-			  subbuf_size, rounded, KMT_RECORD_SIZE, subbufs);
-		subbuf_size = rounded;
+
+	kmt_budget.cpus = num_possible_cpus();
+	kmt_budget.available = (u64)si_mem_available() << PAGE_SHIFT;
+	kmt_budget.allowed = div_u64(kmt_budget.available, 100) * mem_share;
+	kmt_budget.sized = "given";
+	if (defaulted) {
+		kmt_budget.sized = "default";
+		kmt_fit_default(div_u64(kmt_budget.allowed, kmt_budget.cpus));
+		if (subbufs != KMT_DEFAULT_SUBBUFS ||
+		    subbuf_size != KMT_DEFAULT_SUBBUF_SIZE)
+			kmt_budget.sized = "fitted";
 	}
+	kmt_round_subbuf_size();
 	if ((u64)subbufs * subbuf_size > KMT_BUF_SIZE_MAX) {
 		pr_err("subbufs * subbuf_size = %llu bytes per CPU, more than %llu\n",
 		       (u64)subbufs * subbuf_size, KMT_BUF_SIZE_MAX);
 		return -EINVAL;
+	}
+
+	kmt_budget.per_cpu = kmt_buf_cost();
+	kmt_budget.total = kmt_budget.per_cpu * kmt_budget.cpus;
+	if (kmt_budget.total > kmt_budget.allowed) {
+		pr_err("%u x %u-byte sub-buffers for %u possible CPUs need %llu KiB, more than mem_share=%u%% of the %llu KiB available (%llu KiB): nothing allocated; lower subbufs or subbuf_size, or raise mem_share\n",
+		       subbufs, subbuf_size, kmt_budget.cpus,
+		       kmt_budget.total >> 10, mem_share,
+		       kmt_budget.available >> 10, kmt_budget.allowed >> 10);
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -850,7 +961,7 @@ static int __init kmt_init(void)
 	unsigned int cpu;
 	int ret;
 
-	ret = kmt_check_params();
+	ret = kmt_size_buffers();
 	if (ret)
 		return ret;
 	ret = kmt_check_relay_fops();
@@ -906,10 +1017,13 @@ static int __init kmt_init(void)
 			goto close_relay;
 	}
 
-	pr_info("ABI %u.%u, %u sub-buffers of %u bytes per CPU, tracing %s, page events %s, cache layout from %s\n",
-		KMT_ABI_MAJOR, KMT_ABI_MINOR, subbufs, subbuf_size,
-		start_disabled ? "off" : "on", pages ? "on" : "off",
-		kmt_cache_layout_source());
+	pr_info("ABI %u.%u, tracing %s, page events %s, cache layout from %s\n",
+		KMT_ABI_MAJOR, KMT_ABI_MINOR, start_disabled ? "off" : "on",
+		pages ? "on" : "off", kmt_cache_layout_source());
+	pr_info("buffers (%s): %u sub-buffers of %u bytes per CPU, %llu KiB for %u possible CPUs, within mem_share=%u%% of %llu KiB available (%llu KiB)\n",
+		kmt_budget.sized, subbufs, subbuf_size,
+		kmt_budget.total >> 10, kmt_budget.cpus, mem_share,
+		kmt_budget.available >> 10, kmt_budget.allowed >> 10);
 	return 0;
 
 close_relay:

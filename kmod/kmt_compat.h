@@ -91,9 +91,9 @@ static inline int kmt_check_cache_layout(void)
 #ifndef KMT_SLAB_LAYOUT_MISSING
 #define KMT_HAVE_CACHE_LAYOUT	1
 #define KMT_SLAB_LAYOUT_SOURCE	"vmlinux BTF"
-static_assert(KMT_KMEM_CACHE_NAME_SIZE == sizeof(const char *));
-static_assert(KMT_KMEM_CACHE_SIZE_SIZE == sizeof(unsigned int));
-static_assert(KMT_KMEM_CACHE_OBJECT_SIZE_SIZE == sizeof(unsigned int));
+static_assert(sizeof(const char *) == KMT_KMEM_CACHE_NAME_SIZE);
+static_assert(sizeof(unsigned int) == KMT_KMEM_CACHE_SIZE_SIZE);
+static_assert(sizeof(unsigned int) == KMT_KMEM_CACHE_OBJECT_SIZE_SIZE);
 
 /* Cleared at load if the offsets do not describe the running kernel. */
 static bool kmt_cache_layout_ok = true;
