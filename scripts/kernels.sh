@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# kernels.sh - the kernel matrix kmemtrace is tested on, and where to find those kernels; sourced.
+# shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this
+#
+# Sourced by install-deps (which installs the matrix), kernel-version (which picks from it),
+# kbuild (which builds against it) and kmemtrace-vm (which boots it). No command runs when this
+# file is sourced, so it costs nothing to the scripts that run on every make.
+
+# The matrix: one line per series, "SERIES SOURCE FLAVOUR...". SOURCE says where it comes from:
+#   bookworm          Debian 12's own kernel, the meta packages linux-image-FLAVOUR and
+#                     linux-headers-FLAVOUR, installed on the host
+#   bookworm-newest   the newest linux-image-SERIES.N+deb12-FLAVOUR (with its linux-headers) in
+#                     the host's apt sources (bookworm-security; else bookworm-backports, which
+#                     install-deps then adds), installed on the host
+#   trixie-backports  Debian 13's backports: headers installed in the trixie build root
+#                     ($KMT_TRIXIE_ROOT), image and modules extracted there without installing
+# KMT_DEFAULT_SERIES is what the guest boots unless told otherwise (-k, KMT_KVER, --series).
+KMT_MATRIX='
+6.1   bookworm          amd64 rt-amd64
+6.12  bookworm-newest   amd64 rt-amd64
+7.3   trixie-backports  amd64 rt-amd64
+'
+KMT_DEFAULT_SERIES=6.1
+
+# The Debian 13 root in which trixie's kernels are built (its gcc-14 and glibc run their kbuild
+# programs). The Makefile's TRIXIE_ROOT sets it. Only releases named in its marker file, which
+# install-deps writes last, count as installed.
+KMT_TRIXIE_ROOT=${KMT_TRIXIE_ROOT:-/var/lib/kmemtrace/trixie-root}
+KMT_ROOT_MARKER=.kmemtrace-kernels
+
+# kmt_parse RELEASE: is RELEASE a Debian kernel release? Sets KMT_SERIES (6.12) and KMT_FLAV
+# (rt-amd64). Both styles: VERSION-ABI-FLAVOUR (6.1.0-56-amd64) and VERSION+debNN-FLAVOUR
+# (6.12.117+deb12-amd64). A flavour starts with a letter, so "-amd64" never matches "-rt-amd64".
+kmt_parse() {
+	[[ $1 =~ ^([0-9]+\.[0-9]+)(\.[0-9]+)*(-[0-9]+|\+deb[0-9]+)-([a-z][a-z0-9]*(-[a-z0-9]+)*)$ ]] ||
+		return 1
+	KMT_SERIES=${BASH_REMATCH[1]}
+	KMT_FLAV=${BASH_REMATCH[4]}
+}
+
+# kmt_installed: print "RELEASE FLAVOUR SERIES ROOT" for every Debian kernel that can be booted
+# and built for: an image, its modules and its headers (ROOT is / for the host's kernels).
+kmt_installed() {
+	local d r
+	for d in /lib/modules/*; do
+		r=${d##*/}
+		kmt_parse "$r" || continue
+		if [ -d "$d/kernel" ] && [ -e "$d/build" ] &&
+			{ [ -e "/boot/vmlinuz-$r" ] || [ -e "$d/vmlinuz" ]; }; then
+			echo "$r $KMT_FLAV $KMT_SERIES /"
+		fi
+	done
+	[ -r "$KMT_TRIXIE_ROOT/$KMT_ROOT_MARKER" ] || return 0
+	while read -r r; do
+		d=$KMT_TRIXIE_ROOT/usr/lib/modules/$r
+		kmt_parse "$r" || continue
+		if [ -d "$d/kernel" ] && [ -e "$d/build" ] && [ -e "$d/vmlinuz" ]; then
+			echo "$r $KMT_FLAV $KMT_SERIES $KMT_TRIXIE_ROOT"
+		fi
+	done <"$KMT_TRIXIE_ROOT/$KMT_ROOT_MARKER"
+}
+
+# kmt_newest SERIES FLAVOUR: the newest installed release of SERIES (any, if empty) and FLAVOUR.
+kmt_newest() {
+	local r f s root
+	kmt_installed | while read -r r f s root; do
+		if [ "$f" = "$2" ] && { [ -z "$1" ] || [ "$s" = "$1" ]; }; then
+			echo "$r"
+		fi
+	done | sort -V | tail -n 1
+}
+
+# kmt_locate RELEASE: find an installed kernel. Sets KMT_ROOT (empty for the host), KMT_MODDIR
+# (its modules directory as the host sees it) and KMT_IMAGE (its bzImage). Fails if RELEASE is
+# not installed with image, modules and headers.
+kmt_locate() {
+	local r f s root
+	while read -r r f s root; do
+		[ "$r" = "$1" ] || continue
+		if [ "$root" = / ]; then
+			KMT_ROOT=
+			KMT_MODDIR=/lib/modules/$r
+			KMT_IMAGE=/boot/vmlinuz-$r
+			[ -e "$KMT_IMAGE" ] || KMT_IMAGE=$KMT_MODDIR/vmlinuz
+		else
+			KMT_ROOT=$root
+			KMT_MODDIR=$root/usr/lib/modules/$r
+			KMT_IMAGE=$KMT_MODDIR/vmlinuz
+		fi
+		return 0
+	done < <(kmt_installed)
+	return 1
+}
+
+# kmt_matrix: print "SERIES SOURCE FLAVOUR" for each kernel of the matrix, plus KMT_FLAVOUR
+# (one more flavour for every series) when it is set and not in the matrix.
+kmt_matrix() {
+	local s src f extra
+	while read -r s src extra; do
+		[ -n "$s" ] || continue
+		for f in $extra; do
+			echo "$s $src $f"
+		done
+		if [ -n "${KMT_FLAVOUR:-}" ] && [[ " $extra " != *" $KMT_FLAVOUR "* ]]; then
+			echo "$s $src $KMT_FLAVOUR"
+		fi
+	done <<<"$KMT_MATRIX"
+}
