@@ -170,7 +170,7 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
 
 /*
  * debugfs interface, below <debugfs>/KMT_DEBUGFS_DIR:
- *   cpuN            relay buffer of CPU N (read, poll, splice, mmap)
+ *   cpuN            relay buffer of CPU N (read, poll, mmap; splice before 6.8)
  *   abi_version     "MAJOR.MINOR\n"
  *   enabled         "0\n" or "1\n"; writing 0 stops tracing and flushes
  *                   the partial sub-buffers so a reader can drain them
