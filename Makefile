@@ -2,17 +2,34 @@
 # Makefile - builds kmemtrace (module, daemon, report tools), runs its tests, installs it.
 #
 # Userspace is built non-recursively into $(BUILD); each directory adds its programs in
-# *.mk fragments. The module goes through Kbuild in kmod/ for the kernel in $(KDIR).
+# *.mk fragments. The module goes through Kbuild in kmod/ for the kernel $(KVER), by way of
+# scripts/kbuild (or directly in $(KDIR) when KDIR is given).
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 
-# The running kernel when its headers exist, else the newest Debian kernel with headers
-# (on a build host whose own kernel cannot load modules). See scripts/kernel-version.
-KVER ?= $(shell scripts/kernel-version)
-KDIR ?= /lib/modules/$(KVER)/build
+# Where install-deps makes, and the scripts find, the Debian 13 (trixie) root in which the 7.x
+# kernels of the test matrix are built (scripts/kernels.sh).
+TRIXIE_ROOT ?= $(or $(KMT_TRIXIE_ROOT),/var/lib/kmemtrace/trixie-root)
+export KMT_TRIXIE_ROOT := $(TRIXIE_ROOT)
+
+# The kernel release to build for: $KMT_KVER when set, else the running kernel when its headers
+# exist, else the newest Debian 6.1 kernel with headers (on a build host whose own kernel cannot
+# load modules). Any release of `scripts/kernel-version --list` works, e.g.
+# make module KVER=7.3.4+deb13-amd64. See scripts/kernel-version.
+# (make 4.3 does not export variables to $(shell): the root is passed by hand.)
+KVER ?= $(shell KMT_TRIXIE_ROOT='$(TRIXIE_ROOT)' scripts/kernel-version)
+# scripts/kbuild runs the kernel's make on the host, or in the trixie root for its kernels.
+# KDIR=DIR (a kernel tree, or /lib/modules/RELEASE/build) builds there directly instead.
+ifdef KDIR
+KMAKE = $(MAKE) -C $(KDIR)
+else
+KMAKE = scripts/kbuild $(KVER)
+endif
+# make demo KVER=... boots that kernel; otherwise kmemtrace-vm picks ($KMT_KVER, or 6.1).
+VM_KVER = $(if $(filter command line environment environment override,$(origin KVER)),-k $(KVER))
 
 SAN ?= 0
 ifeq ($(SAN),1)
@@ -37,7 +54,7 @@ TOOLS :=
 UNIT_TESTS :=
 LIBKMT := $(BUILD)/libkmemtrace.a
 
-.PHONY: all tools module test-modules unit-tests check check-rt demo install clean deps bench stress fuzz
+.PHONY: all tools module test-modules unit-tests check check-rt check-kernels demo install clean deps bench stress fuzz
 all: tools module
 
 # Every *.mk in these directories adds programs (TOOLS) or unit tests (UNIT_TESTS);
@@ -53,11 +70,12 @@ $(OBJDIR)/%.o: %.c
 
 -include $(shell find $(OBJDIR) -name '*.d' 2>/dev/null)
 
+# "+": scripts/kbuild runs make, which takes part in this make's jobserver.
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules
+	+$(KMAKE) M=$(CURDIR)/kmod W=1 modules
 
 test-modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod W=1 modules
+	+$(KMAKE) M=$(CURDIR)/tests/kmod W=1 modules
 
 deps:
 	scripts/install-deps
@@ -73,13 +91,37 @@ check: deps
 # Trace a small workload in the qemu guest and print the report.
 demo: deps
 	$(MAKE) all
-	scripts/kmemtrace-vm -o out/demo -- sh -c 'find / -xdev >/dev/null; ls -lR /sys/kernel/slab >/dev/null 2>&1'
+	scripts/kmemtrace-vm $(VM_KVER) -o out/demo -- sh -c 'find / -xdev >/dev/null; ls -lR /sys/kernel/slab >/dev/null 2>&1'
 	$(BUILD)/kmemtrace-report out/demo
 
 # The whole guest suite again on the PREEMPT_RT kernel (check itself runs 51-rt.t there).
 check-rt: deps
 	$(MAKE) all test-modules
 	KMT_FLAVOUR=rt-amd64 prove --exec '' --timer tests/guest/*.t
+
+# The whole guest suite once per kernel of the matrix (scripts/kernels.sh: 6.1, 6.12 and 7.3, each
+# amd64 and rt-amd64): KMT_KVER makes every kmemtrace-vm run boot that kernel. Every kernel runs
+# even when one fails; the summary names those that failed or are missing.
+# CHECK_KERNELS="6.12 7.3.4+deb13-rt-amd64" (series or releases) runs only those.
+CHECK_KERNELS ?=
+check-kernels: deps
+	$(MAKE) tools
+	@scripts/kernel-version --matrix >$(BUILD)/check-kernels.matrix
+	@failed=; \
+	while read -r series flavour source kver; do \
+		if [ -n "$(CHECK_KERNELS)" ]; then \
+			case " $(CHECK_KERNELS) " in *" $$series "* | *" $$kver "*) ;; *) continue ;; esac; \
+		fi; \
+		if [ "$$kver" = - ]; then \
+			echo "check-kernels: no $$series $$flavour kernel installed (scripts/install-deps)"; \
+			failed="$$failed $$series-$$flavour(missing)"; continue; \
+		fi; \
+		echo "check-kernels: === $$kver ($$series $$flavour, from $$source)"; \
+		KMT_KVER=$$kver KMT_FLAVOUR=$$flavour prove --exec '' --timer tests/guest/*.t </dev/null || \
+			failed="$$failed $$kver"; \
+	done <$(BUILD)/check-kernels.matrix; \
+	if [ -n "$$failed" ]; then echo "check-kernels: FAILED:$$failed"; exit 1; fi; \
+	echo "check-kernels: all kernels passed"
 
 # Not part of check: benchmarks (BENCHMARKS.md) and long fault/load runs.
 bench: deps
@@ -94,11 +136,11 @@ stress: deps
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
+	+$(KMAKE) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
 	for t in $(notdir $(TOOLS)); do for m in Documentation/$$t.[18]; do \
 		if [ -e "$$m" ]; then install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man$${m##*.}/; fi; done; done
 
 clean:
 	rm -rf build out
-	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
-	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
+	-+$(KMAKE) M=$(CURDIR)/kmod clean
+	-+$(KMAKE) M=$(CURDIR)/tests/kmod clean
