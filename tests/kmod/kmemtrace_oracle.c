@@ -555,7 +555,7 @@ static void oracle_interrupts(void)
 	timer_setup(&oracle_timer, oracle_softirq_timer, 0);
 	mod_timer(&oracle_timer, jiffies + 1);
 	wait_for_completion(&oracle_timer_done);
-	del_timer_sync(&oracle_timer);
+	timer_delete_sync(&oracle_timer);
 }
 
 /* Appends to the expected text; output past the buffer is cut. */
