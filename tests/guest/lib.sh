@@ -42,7 +42,8 @@ KMT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export KMT_TCG_THREAD=${KMT_TCG_THREAD:-single}
 KMT_VM=$KMT_TOP/scripts/kmemtrace-vm
 KMT_TEST=$(basename "$0" .t)
-KMT_TEST_DIR=$KMT_TOP/build/guest-tests/$KMT_TEST
+# A run on another kernel than the default (KMT_KVER, which kmemtrace-vm follows) keeps its own.
+KMT_TEST_DIR=$KMT_TOP/build/guest-tests/${KMT_KVER:+$KMT_KVER/}$KMT_TEST
 # shellcheck disable=SC2034 # used by the tests that source this
 KMT_ACCOUNT=$KMT_TOP/tests/guest/account.py
 
