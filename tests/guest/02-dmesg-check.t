@@ -79,7 +79,7 @@ MODULE_LICENSE("GPL");
 EOC
 done
 echo 'obj-m := kmt_test_warn.o kmt_test_fail.o kmt_test_panic.o' >"$src/Kbuild"
-if ! make -C "/lib/modules/$kver/build" M="$src" modules >"$src/build.log" 2>&1; then
+if ! "$KMT_TOP/scripts/kbuild" "$kver" M="$src" modules >"$src/build.log" 2>&1; then
 	note_file "$src/build.log"
 	bail "cannot build the test modules for $kver"
 fi
