@@ -26,6 +26,17 @@
  *    matters.
  *  - relay_file_operations lost splice_read in 6.8; kmemtrace.c forwards
  *    splice (and mmap) only when relay fills them.
+ *  - Before 5.11 relay_open() wrote its defaults into a non-const
+ *    callback structure: the const one kmemtrace.c passes needs 5.11.
+ *
+ * Checked against the 6.1, 6.12 and 7.3 headers and unchanged there:
+ * relay_open/close, relay_switch_subbuf, struct rchan and rchan_buf's
+ * data, offset and chan, debugfs_create_dir/file/file_unsafe and
+ * debugfs_remove(_recursive), register_trace_<event>,
+ * tracepoint_probe_(un)register, for_each_kernel_tracepoint,
+ * tracepoint_synchronize_unregister, kmem_cache_size/create/destroy,
+ * si_mem_available, copy_from_kernel_nofault, and the mm_page_alloc
+ * and mm_page_free signatures.
  */
 #ifndef KMT_COMPAT_H
 #define KMT_COMPAT_H
