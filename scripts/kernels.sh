@@ -106,3 +106,15 @@ kmt_matrix() {
 		fi
 	done <<<"$KMT_MATRIX"
 }
+
+# kmt_unshare COMMAND...: run COMMAND in a private mount namespace, so that what it mounts
+# disappears with it. Private propagation needs / to be a mount point: inside a chroot it is
+# not, and the namespace then keeps the propagation it has (so COMMAND unmounts what it
+# mounted itself before it ends).
+kmt_unshare() {
+	if unshare -m --propagation private true 2>/dev/null; then
+		unshare -m --propagation private "$@"
+	else
+		unshare -m --propagation unchanged "$@"
+	fi
+}
