@@ -175,7 +175,9 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
  *   enabled         "0\n" or "1\n"; writing 0 stops tracing and flushes
  *                   the partial sub-buffers so a reader can drain them
  *   total_overruns  records dropped because a buffer was full, all CPUs
- *   stats           "# cpu emitted written dropped\n" then a line a CPU
+ *   stats           "# buffers ...\n" (how the buffers were sized at
+ *                   load: Documentation/trace-format.md), then
+ *                   "# cpu emitted written dropped\n", then a line a CPU
  * All files are mode 0400 or 0600 (root only).
  */
 #define KMT_DEBUGFS_DIR		"kmemtrace"
@@ -184,5 +186,12 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
 #define KMT_DEBUGFS_ENABLED	"enabled"
 #define KMT_DEBUGFS_OVERRUNS	"total_overruns"
 #define KMT_DEBUGFS_STATS	"stats"
+
+/*
+ * Limits of the module parameters subbufs and mem_share (percent of the
+ * memory available at load), for tools that suggest new values.
+ */
+#define KMT_PARAM_SUBBUFS_MAX	4096
+#define KMT_PARAM_MEM_SHARE_MAX	90
 
 #endif /* KMEMTRACE_ABI_H */

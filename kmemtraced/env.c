@@ -369,31 +369,38 @@ out:
 }
 
 /*
- * Says what the module's buffers cost, from the "# buffers" line of its
- * stats file, and what kmemtraced itself holds per CPU. Silent when the
- * module does not say (an older module, or a test's fake debugfs).
+ * The "# buffers" line of the module's stats file: how kmemtrace.ko sized
+ * its buffers at load. Returns -1, quietly, when the module does not say
+ * (an older module, or a test's fake debugfs).
  */
-void kmtd_print_buffers(const struct kmtd *d)
+int kmtd_read_buffers(const struct kmtd *d, struct kmtd_buffers *b)
 {
-	unsigned long long per_cpu, total, available, allowed;
-	unsigned int subbufs, subbuf_size, cpus, share;
-	char path[PATH_MAX + 64], buf[4096], sized[16];
+	char path[PATH_MAX + 64], buf[4096];
 	const char *line;
 
 	/* The line comes first: the start of the file is enough. */
 	snprintf(path, sizeof(path), "%s/%s", d->kdir, KMT_DEBUGFS_STATS);
 	if (kmtd_read_file(path, buf, sizeof(buf)) < 0)
-		return;
+		return -1;
 	line = strstr(buf, "# buffers ");
-	if (!line || sscanf(line, "# buffers %15s subbufs %u subbuf_size %u bytes_per_cpu %llu possible_cpus %u total %llu mem_share %u available %llu allowed %llu",
-			    sized, &subbufs, &subbuf_size, &per_cpu, &cpus, &total,
-			    &share, &available, &allowed) != 9)
+	if (!line || sscanf(line, "# buffers %15[a-z]: subbufs %u subbuf_size %u bytes_per_cpu %" SCNu64 " possible_cpus %u total %" SCNu64 " mem_share %u available %" SCNu64 " allowed %" SCNu64,
+			    b->sized, &b->subbufs, &b->subbuf_size, &b->per_cpu, &b->cpus,
+			    &b->total, &b->mem_share, &b->available, &b->allowed) != 9)
+		return -1;
+	return 0;
+}
+
+/* Says what the module's buffers cost and what kmemtraced holds per CPU. */
+void kmtd_print_buffers(const struct kmtd *d)
+{
+	struct kmtd_buffers b;
+
+	if (kmtd_read_buffers(d, &b) < 0)
 		return;
-	sized[strcspn(sized, ":")] = '\0';
 	fprintf(stderr,
-		KMTD_NAME ": module buffers (%s): %u x %u bytes per CPU, %llu KiB for %u possible CPUs, within mem_share %u%% of %llu MiB available; kmemtraced reads %u KiB at a time per CPU\n",
-		sized, subbufs, subbuf_size, total >> 10, cpus, share, available >> 20,
-		KMTD_READ_CHUNK >> 10);
+		KMTD_NAME ": module buffers (%s): %u x %u bytes per CPU, %" PRIu64 " KiB for %u possible CPUs, within mem_share %u%% of %" PRIu64 " MiB available; kmemtraced reads %u KiB at a time per CPU\n",
+		b.sized, b.subbufs, b.subbuf_size, b.total >> 10, b.cpus, b.mem_share,
+		b.available >> 20, KMTD_READ_CHUNK >> 10);
 }
 
 /* "0-3,5\n" -> set[0..3] = set[5] = true. */

@@ -397,21 +397,32 @@ static void print_summary(const struct kmtd *d, const char *dir)
 /* When records were lost: say how to give the module more buffer. */
 static void overrun_hint(const struct kmtd *d)
 {
-	char buf[64];
-	uint64_t lost, subbufs;
+	struct kmtd_buffers b;
+	uint64_t lost, more, need, share;
+	char extra[64] = "";
 
 	if (!d->have_overruns_start || !d->have_overruns_end ||
 	    d->overruns_end == d->overruns_start)
 		return;
 	lost = d->overruns_end - d->overruns_start;
-	if (kmtd_read_file(KMTD_SYSMOD "/parameters/subbufs", buf, sizeof(buf)) > 0 &&
-	    kmtd_read_u64(buf, &subbufs) == 0)
-		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the module with more sub-buffers than now (subbufs=%" PRIu64 "), e.g. rmmod kmemtrace; modprobe kmemtrace subbufs=%" PRIu64,
-			 lost, subbufs,
-			 subbufs ? subbufs * 4 : 32);
-	else
+	if (kmtd_read_buffers(d, &b) < 0) {
 		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the module with a bigger subbufs= parameter",
 			 lost);
+		return;
+	}
+	more = (uint64_t)b.subbufs * 4 < KMT_PARAM_SUBBUFS_MAX ? (uint64_t)b.subbufs * 4 :
+		KMT_PARAM_SUBBUFS_MAX;
+	/* The module refuses buffers beyond mem_share of what is available. */
+	need = b.total / b.subbufs * more;
+	if (need > b.allowed && b.available) {
+		share = need * 100 / b.available + 1;
+		if (share <= KMT_PARAM_MEM_SHARE_MAX)
+			snprintf(extra, sizeof(extra), " mem_share=%" PRIu64, share);
+		else
+			snprintf(extra, sizeof(extra), " (more than this machine's memory allows)");
+	}
+	kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the module with more sub-buffers than now (subbufs=%u), e.g. rmmod kmemtrace; modprobe kmemtrace subbufs=%" PRIu64 "%s",
+		 lost, b.subbufs, more, extra);
 }
 
 static int run(struct kmtd *d)

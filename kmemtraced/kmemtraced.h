@@ -90,6 +90,13 @@ struct kmtd {
 	char error[PATH_MAX + 256];	/* first fatal error, for the metadata */
 };
 
+/* How kmemtrace.ko sized its buffers: the "# buffers" line of its stats. */
+struct kmtd_buffers {
+	char sized[16];			/* given, default or fitted */
+	unsigned int subbufs, subbuf_size, cpus, mem_share;
+	uint64_t per_cpu, total, available, allowed;	/* bytes */
+};
+
 /* Set by the signal handler, read by the main loop. */
 extern volatile sig_atomic_t kmtd_signal;
 
@@ -109,6 +116,7 @@ int kmtd_get_enabled(const struct kmtd *d, int *enabled);
 int kmtd_set_enabled(const struct kmtd *d, int on);
 int kmtd_read_overruns(const struct kmtd *d, uint64_t *val);
 int kmtd_read_stats(const struct kmtd *d, struct kmtd_stat *st);
+int kmtd_read_buffers(const struct kmtd *d, struct kmtd_buffers *b);
 void kmtd_print_buffers(const struct kmtd *d);
 int kmtd_parse_cpulist(const char *text, bool *set, unsigned int max);
 unsigned int kmtd_word_bits(const char *machine);

@@ -50,7 +50,7 @@
  * what relay's page array is meant for.
  */
 #define KMT_SUBBUFS_MIN		2U
-#define KMT_SUBBUFS_MAX		4096U
+#define KMT_SUBBUFS_MAX		((unsigned int)KMT_PARAM_SUBBUFS_MAX)
 #define KMT_SUBBUF_SIZE_MIN	(4U * KMT_RECORD_SIZE)
 #define KMT_SUBBUF_SIZE_MAX	SZ_64M
 #define KMT_BUF_SIZE_MAX	((u64)SZ_1G)
@@ -61,7 +61,7 @@
 /* Fitting the default halves the count down to this, then the size. */
 #define KMT_FIT_SUBBUFS_FLOOR	8U
 
-#define KMT_MEM_SHARE_MAX	90U
+#define KMT_MEM_SHARE_MAX	((unsigned int)KMT_PARAM_MEM_SHARE_MAX)
 
 /* 0 means "not given": kmt_size_buffers() picks, and stores, the value. */
 static unsigned int subbufs;

@@ -33,7 +33,8 @@ is() {	# is GOT WANT DESCRIPTION
 }
 
 like() {	# like TEXT FIXED-STRING DESCRIPTION
-	if printf '%s' "$1" | grep -qF -- "$2"; then
+	# A substring test, not grep -F: a pattern with a newline must match as a whole.
+	if [[ $1 == *"$2"* ]]; then
 		_result 1 "$3"
 	else
 		_result 0 "$3"
@@ -217,6 +218,37 @@ ok "summary: cpu1 records, bytes and the module's dropped delta" \
 	grep -Eq "^ +1 +$((bytes1 / 64)) +$bytes1 +0$" "$T/stderr"
 ok "summary: total" grep -Eq "^ +total +$(((bytes0 + bytes1) / 64)) +$((bytes0 + bytes1)) +0$" "$T/stderr"
 like "$ERR" "total_overruns: 0 during this trace (5 since kmemtrace.ko was loaded)" "summary: total_overruns"
+
+# The overrun hint: from the module's "# buffers" stats line, four times the sub-buffers, and the
+# mem_share they would need when that is more than the module allows now. total_overruns grows
+# during the trace.
+hint_run() {	# SUBBUFS TOTAL AVAILABLE ALLOWED
+	printf '# buffers given: subbufs %s subbuf_size 65536 bytes_per_cpu %s possible_cpus 2 total %s mem_share 10 available %s allowed %s\n# cpu emitted written dropped\n0 10 10 0\n1 20 18 2\n' \
+		"$1" "$(($2 / 2))" "$2" "$3" "$4" >"$K/stats"
+	printf '5\n' >"$K/total_overruns"
+	(sleep 0.3; printf '9\n' >"$K/total_overruns") &
+	run "$D" -f -r "$FAKE" -o "$T/hint" -t 1
+	wait
+}
+hint_run 512 67117056 1000000000 100000000
+like "$ERR" "4 records were lost because a buffer was full: reload the module with more sub-buffers than now (subbufs=512), e.g. rmmod kmemtrace; modprobe kmemtrace subbufs=2048 mem_share=$((67117056 / 512 * 2048 * 100 / 1000000000 + 1))" \
+	"overrun hint: four times the sub-buffers, with the mem_share they need"
+hint_run 64 8437760 1000000000 100000000
+like "$ERR" "modprobe kmemtrace subbufs=256" "overrun hint: four times the sub-buffers"
+ok "overrun hint: no mem_share when the share allows it" bash -c '! grep -q "mem_share=" "$1"' _ "$T/stderr"
+hint_run 2048 4295000000 1000000000 100000000
+like "$ERR" "modprobe kmemtrace subbufs=4096 (more than this machine's memory allows)" \
+	"overrun hint: at most 4096 sub-buffers, and says when no share allows them"
+printf '# cpu emitted written dropped\n0 10 10 0\n1 20 18 2\n' >"$K/stats"
+hint_run_old() {
+	printf '5\n' >"$K/total_overruns"
+	(sleep 0.3; printf '9\n' >"$K/total_overruns") &
+	run "$D" -f -r "$FAKE" -o "$T/hint" -t 1
+	wait
+}
+hint_run_old
+like "$ERR" "reload the module with a bigger subbufs= parameter" "overrun hint: a module without a buffers line"
+printf '5\n' >"$K/total_overruns"
 
 run "$D" -r "$FAKE" -o "$O" -t 1
 is "$ST" 1 "an existing trace without -f: exit 1"
