@@ -26,7 +26,7 @@ typedef int32_t __s32;
  * types or gives meaning to bytes that were reserved (zero) before.
  */
 #define KMT_ABI_MAJOR		1
-#define KMT_ABI_MINOR		0
+#define KMT_ABI_MINOR		1	/* 1.1: KMT_F_PROBED */
 
 /* "KMTR" when read as a little-endian u32; its byte-swap marks a BE file. */
 #define KMT_MAGIC		0x52544d4bU
@@ -86,6 +86,13 @@ enum kmt_record_type {
 #define KMT_F_SOFTIRQ		0x02	/* emitted in softirq context */
 #define KMT_F_CLAMPED		0x04	/* a byte count exceeded U32_MAX */
 #define KMT_F_NAME_TRUNC	0x08	/* cache name longer than the field */
+/*
+ * (1.1) Seen by a kprobe on an entry point the slab tracepoints miss:
+ * kmem_cache_alloc_bulk, kmem_cache_free_bulk (kfree_bulk, kfree_rcu's
+ * batches), kmalloc_nolock, kfree_nolock. <debugfs>/kmemtrace/coverage
+ * says which paths a kernel has and how each is recorded.
+ */
+#define KMT_F_PROBED		0x10
 
 /* Node value meaning "no node requested". */
 #define KMT_NODE_ANY		(-1)
@@ -175,6 +182,7 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
  *   enabled         "0\n" or "1\n"; writing 0 stops tracing and flushes
  *                   the partial sub-buffers so a reader can drain them
  *   total_overruns  records dropped because a buffer was full, all CPUs
+ *   coverage        "PATH HOW [DETAIL]\n" per allocation path (1.1)
  *   stats           "# buffers ...\n" (how the buffers were sized at
  *                   load: Documentation/trace-format.md), then
  *                   "# cpu emitted written dropped\n", then a line a CPU
@@ -186,6 +194,7 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
 #define KMT_DEBUGFS_ENABLED	"enabled"
 #define KMT_DEBUGFS_OVERRUNS	"total_overruns"
 #define KMT_DEBUGFS_STATS	"stats"
+#define KMT_DEBUGFS_COVERAGE	"coverage"
 
 /*
  * Limits of the module parameters subbufs and mem_share (percent of the
