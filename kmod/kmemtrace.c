@@ -1058,4 +1058,4 @@ module_exit(kmt_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("kmemtrace developers");
 MODULE_DESCRIPTION("Slab allocation tracer writing per-CPU relay buffers");
-MODULE_VERSION("1.0");
+MODULE_VERSION(KMT_VERSION);
