@@ -43,8 +43,11 @@ endif
 CC      ?= cc
 AR      ?= ar
 CFLAGS  ?= -O2 -g
+# The one version (VERSION) reaches the tools' --version as KMT_VERSION (kmod/Kbuild: modinfo).
+KMT_VERSION := $(shell cat VERSION)
+KMT_VERSION_FLAG := -DKMT_VERSION='"$(KMT_VERSION)"'
 KMT_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror \
-	-Wshadow -Wformat=2 -Wvla -Iabi -Ireport/lib $(SAN_FLAGS) $(CFLAGS)
+	-Wshadow -Wformat=2 -Wvla -Iabi -Ireport/lib $(KMT_VERSION_FLAG) $(SAN_FLAGS) $(CFLAGS)
 KMT_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 OBJDIR := $(BUILD)/obj
 
@@ -60,6 +63,10 @@ all: tools module
 # Every *.mk in these directories adds programs (TOOLS) or unit tests (UNIT_TESTS);
 # tests/fuzz/*.mk also defines the fuzz target.
 include $(sort $(wildcard report/*.mk kmemtraced/*.mk tests/*/*.mk))
+# The files that print the version are rebuilt when it changes; the fuzz build gets it too.
+$(addprefix $(OBJDIR)/,kmemtraced/kmemtraced.o report/kmemtrace-report.o report/kmemtrace_check.o \
+	tests/unit/kmemtrace-gen.o): VERSION
+FUZZ_CFLAGS += $(KMT_VERSION_FLAG)
 
 tools: $(TOOLS)
 unit-tests: $(UNIT_TESTS)

@@ -32,7 +32,7 @@
 /* Undocumented hook for the host tests: accept a -r directory that is not debugfs. */
 #define FAKE_ENV	"KMEMTRACED_TEST_FAKE_DEBUGFS"
 
-const char *argp_program_version = "kmemtraced 1.0 (trace format 1.x)";
+const char *argp_program_version = "kmemtraced " KMT_VERSION " (trace format 1.x)";
 error_t argp_err_exit_status = KMT_EXIT_USAGE;
 
 volatile sig_atomic_t kmtd_signal;

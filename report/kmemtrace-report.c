@@ -25,7 +25,7 @@
 
 #define PROG "kmemtrace-report"
 
-const char *argp_program_version = PROG " 1.0 (trace format 1.x)";
+const char *argp_program_version = PROG " " KMT_VERSION " (trace format 1.x)";
 
 static const char doc[] =
 	"Summarize a kmemtrace trace: allocations per call site, per cache or per object, "

@@ -14,7 +14,7 @@
 #include "kmt_exit.h"
 #include "kmt_reader.h"
 
-const char *argp_program_version = "kmemtrace_check 1.0 (trace format 1.x)";
+const char *argp_program_version = "kmemtrace_check " KMT_VERSION " (trace format 1.x)";
 
 static const char doc[] =
 	"Verify kmemtrace trace files (cpuN.out): header, record types, per-CPU sequence\n"

@@ -15,7 +15,7 @@
 #include "gen.h"
 #include "kmt_exit.h"
 
-const char *argp_program_version = "kmemtrace-gen 1.0";
+const char *argp_program_version = "kmemtrace-gen " KMT_VERSION;
 
 static const char doc[] =
 	"Write a synthetic kmemtrace trace into DIR/cpuN.out and print what it holds."
