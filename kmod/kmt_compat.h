@@ -44,6 +44,8 @@
 #include <linux/version.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <trace/events/kmem.h>
@@ -351,6 +353,46 @@ static void kmt_tp_cache_free(void *data, unsigned long call_site,
 #else
 #define KMT_HAVE_NODE_EVENTS	1
 #endif
+
+/*
+ * Entry points that hand out or take back slab objects without firing a
+ * slab tracepoint; kmemtrace.c hooks them with kprobes. NULL: the path
+ * does not exist in this kernel. kmem_cache_alloc_bulk is a macro over
+ * the _noprof function from 6.10 (memory allocation profiling);
+ * kmalloc_nolock, kfree_nolock and the percpu sheaves that kfree_rcu
+ * fills directly came in 6.18.
+ */
+#ifdef kmem_cache_alloc_bulk
+#define KMT_SYM_ALLOC_BULK	"kmem_cache_alloc_bulk_noprof"
+#else
+#define KMT_SYM_ALLOC_BULK	"kmem_cache_alloc_bulk"
+#endif
+#define KMT_SYM_FREE_BULK	"kmem_cache_free_bulk"
+#ifdef kmalloc_nolock_noprof
+#define KMT_SYM_KMALLOC_NOLOCK	"_kmalloc_nolock_noprof"
+#define KMT_SYM_KFREE_NOLOCK	"kfree_nolock"
+#else
+#define KMT_SYM_KMALLOC_NOLOCK	NULL
+#define KMT_SYM_KFREE_NOLOCK	NULL
+#endif
+#if KMT_KERNEL_AT_LEAST(6, 18)
+#define KMT_SYM_KFREE_RCU_SHEAF	"__kfree_rcu_sheaf"
+#else
+#define KMT_SYM_KFREE_RCU_SHEAF	NULL
+#endif
+
+/* The gfp and node arguments of _kmalloc_nolock_noprof, after size. */
+#ifdef CONFIG_KMALLOC_PARTITION_CACHES
+#define KMT_NOLOCK_HAS_ARGS	0	/* a token argument moves them */
+#else
+#define KMT_NOLOCK_HAS_ARGS	1
+#endif
+
+/* Argument N (from 0) of the probed function, at its entry. */
+static inline unsigned long kmt_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
 
 /* Attach every slab probe, or none: on failure the attached ones go. */
 static inline int kmt_register_slab_probes(void)

@@ -90,6 +90,28 @@
  * ptr 0 (oracle_fail_alloc: one, with ptr 0 and bytes_req fail_size),
  * except oracle_kfree_null, whose "done" calls leave no record at all.
  * Readers should not depend on the order of the lines.
+ *
+ *   bulk      write 1: the paths the slab tracepoints miss, with the
+ *             same conventions (noinline functions, "done"/"failed"
+ *             counts), into bulk_expected:
+ *   oracle_bulk_alloc        kmem_cache_alloc_bulk() of n objects from
+ *                            kmt_oracle_cache
+ *   oracle_bulk_free         kmem_cache_free_bulk() of the first half
+ *   oracle_bulk_single_free  kmem_cache_free() of the other half, one by
+ *                            one
+ *   oracle_single_alloc      n x kmem_cache_alloc() from kmt_oracle_cache
+ *   oracle_single_bulk_free  kmem_cache_free_bulk() of all of those
+ *   oracle_kbulk_alloc       n x kmalloc(kbulk_size)
+ *   oracle_kfree_bulk        kfree_bulk() of those
+ *   oracle_merged_alloc      n x kmem_cache_alloc() from
+ *                            "kmt_oracle_merged" (object size
+ *                            merged_size, no constructor: SLUB may merge
+ *                            it into another cache of that size)
+ *   oracle_merged_free       kmem_cache_free() of those
+ *   bulk_expected read: "bulk_runs N", "n N", "cache_name NAME",
+ *             "merged_cache_name NAME", "merged_size N", "kbulk_size N",
+ *             then "done FUNC N" and "failed FUNC N" as above. A failed
+ *             bulk allocation counts n failed and leaves no record.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -120,6 +142,7 @@
 #define ORACLE_MAX_SIZES	8
 #define ORACLE_MAX_BATCH	64
 #define ORACLE_CACHE_NAME	"kmt_oracle_cache"
+#define ORACLE_MERGED_NAME	"kmt_oracle_merged"
 
 static unsigned int n = 16;
 module_param(n, uint, 0444);
@@ -130,6 +153,16 @@ static unsigned int nr_sizes = 5;
 module_param_array(sizes, uint, &nr_sizes, 0444);
 MODULE_PARM_DESC(sizes,
 		 "kmalloc sizes of oracle_kmalloc_sizes, up to 8, each 1..8192 (default 100,200,300,1000,3000)");
+
+static unsigned int merged_size = 96;
+module_param(merged_size, uint, 0444);
+MODULE_PARM_DESC(merged_size,
+		 "Object size of the mergeable kmt_oracle_merged cache, 8..4096 (default 96)");
+
+static unsigned int kbulk_size = 64;
+module_param(kbulk_size, uint, 0444);
+MODULE_PARM_DESC(kbulk_size,
+		 "kmalloc size of the objects freed with kfree_bulk(), 1..4096 (default 64)");
 
 static unsigned int obj_size = 200;
 module_param(obj_size, uint, 0444);
@@ -181,8 +214,14 @@ static struct dentry *oracle_dir;
 
 /* Serializes runs, load changes and the expected text. */
 static DEFINE_MUTEX(oracle_lock);
-static char oracle_expected[4096];
-static size_t oracle_expected_len;
+/* The text of an "expected" file; oracle_say() appends to oracle_out. */
+struct oracle_text {
+	char buf[4096];
+	size_t len;
+};
+
+static struct oracle_text oracle_expected, oracle_bulk_expected;
+static struct oracle_text *oracle_out = &oracle_expected;
 static unsigned int oracle_runs;
 
 /* Results of one run, turned into the expected text. */
@@ -564,9 +603,9 @@ static __printf(1, 2) void oracle_say(const char *fmt, ...)
 	va_list args;
 
 	va_start(args, fmt);
-	oracle_expected_len += vscnprintf(oracle_expected + oracle_expected_len,
-					  sizeof(oracle_expected) -
-					  oracle_expected_len, fmt, args);
+	oracle_out->len += vscnprintf(oracle_out->buf + oracle_out->len,
+				      sizeof(oracle_out->buf) - oracle_out->len,
+				      fmt, args);
 	va_end(args);
 }
 
@@ -582,7 +621,8 @@ static void oracle_describe(unsigned int leak_freed)
 {
 	unsigned int i;
 
-	oracle_expected_len = 0;
+	oracle_out = &oracle_expected;
+	oracle_out->len = 0;
 	oracle_say("runs %u\n", oracle_runs);
 	oracle_say("n %u\n", n);
 	oracle_say("sizes ");
@@ -685,6 +725,225 @@ static void oracle_run(void)
 	oracle_describe(leak_freed);
 }
 
+/* The bulk pattern: what the slab tracepoints miss. */
+enum oracle_bulk_func {
+	OB_BULK_ALLOC,
+	OB_BULK_FREE,
+	OB_BULK_SINGLE_FREE,
+	OB_SINGLE_ALLOC,
+	OB_SINGLE_BULK_FREE,
+	OB_KBULK_ALLOC,
+	OB_KFREE_BULK,
+	OB_MERGED_ALLOC,
+	OB_MERGED_FREE,
+	OB_COUNT
+};
+
+static const char * const oracle_bulk_names[OB_COUNT] = {
+	[OB_BULK_ALLOC] = "oracle_bulk_alloc",
+	[OB_BULK_FREE] = "oracle_bulk_free",
+	[OB_BULK_SINGLE_FREE] = "oracle_bulk_single_free",
+	[OB_SINGLE_ALLOC] = "oracle_single_alloc",
+	[OB_SINGLE_BULK_FREE] = "oracle_single_bulk_free",
+	[OB_KBULK_ALLOC] = "oracle_kbulk_alloc",
+	[OB_KFREE_BULK] = "oracle_kfree_bulk",
+	[OB_MERGED_ALLOC] = "oracle_merged_alloc",
+	[OB_MERGED_FREE] = "oracle_merged_free",
+};
+
+static struct oracle_result oracle_bulk_res[OB_COUNT];
+static struct kmem_cache *oracle_merged;
+static void *oracle_bulk_objs[ORACLE_MAX_N];
+static void *oracle_singles[ORACLE_MAX_N];
+static void *oracle_kbulk[ORACLE_MAX_N];
+static void *oracle_merged_objs[ORACLE_MAX_N];
+static unsigned int oracle_bulk_n;	/* objects oracle_bulk_alloc got */
+static unsigned int oracle_singles_n;
+static unsigned int oracle_kbulk_n;
+static unsigned int oracle_bulk_runs;
+
+static noinline __noclone unsigned int oracle_bulk_alloc(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_BULK_ALLOC];
+
+	oracle_bulk_n = kmem_cache_alloc_bulk(oracle_cache, GFP_KERNEL, n,
+					      oracle_bulk_objs) ? n : 0;
+	r->done += oracle_bulk_n;
+	r->failed += n - oracle_bulk_n;
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_bulk_free(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_BULK_FREE];
+	unsigned int half = oracle_bulk_n / 2;
+
+	if (half) {
+		kmem_cache_free_bulk(oracle_cache, half, oracle_bulk_objs);
+		r->done += half;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_bulk_single_free(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_BULK_SINGLE_FREE];
+	unsigned int j;
+
+	for (j = oracle_bulk_n / 2; j < oracle_bulk_n; j++) {
+		kmem_cache_free(oracle_cache, oracle_bulk_objs[j]);
+		r->done++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_single_alloc(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_SINGLE_ALLOC];
+	unsigned int j;
+
+	oracle_singles_n = 0;
+	for (j = 0; j < n; j++) {
+		void *obj = kmem_cache_alloc(oracle_cache, GFP_KERNEL);
+
+		if (!obj) {
+			r->failed++;
+			continue;
+		}
+		oracle_singles[oracle_singles_n++] = obj;
+		r->done++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_single_bulk_free(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_SINGLE_BULK_FREE];
+
+	if (oracle_singles_n) {
+		kmem_cache_free_bulk(oracle_cache, oracle_singles_n,
+				     oracle_singles);
+		r->done += oracle_singles_n;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_kbulk_alloc(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_KBULK_ALLOC];
+	unsigned int j;
+
+	oracle_kbulk_n = 0;
+	for (j = 0; j < n; j++) {
+		void *obj = kmalloc(kbulk_size, GFP_KERNEL);
+
+		if (!obj) {
+			r->failed++;
+			continue;
+		}
+		oracle_kbulk[oracle_kbulk_n++] = obj;
+		r->done++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_kfree_bulk(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_KFREE_BULK];
+
+	if (oracle_kbulk_n) {
+		kfree_bulk(oracle_kbulk_n, oracle_kbulk);
+		r->done += oracle_kbulk_n;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_merged_alloc(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_MERGED_ALLOC];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		oracle_merged_objs[j] = kmem_cache_alloc(oracle_merged,
+							 GFP_KERNEL);
+		if (oracle_merged_objs[j])
+			r->done++;
+		else
+			r->failed++;
+	}
+	return r->done;
+}
+
+static noinline __noclone unsigned int oracle_merged_free(void)
+{
+	struct oracle_result *r = &oracle_bulk_res[OB_MERGED_FREE];
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		if (!oracle_merged_objs[j])
+			continue;
+		kmem_cache_free(oracle_merged, oracle_merged_objs[j]);
+		oracle_merged_objs[j] = NULL;
+		r->done++;
+	}
+	return r->done;
+}
+
+static void oracle_bulk_run(void)
+{
+	unsigned int i;
+
+	memset(oracle_bulk_res, 0, sizeof(oracle_bulk_res));
+	oracle_bulk_alloc();
+	oracle_bulk_free();
+	oracle_bulk_single_free();
+	oracle_single_alloc();
+	oracle_single_bulk_free();
+	oracle_kbulk_alloc();
+	oracle_kfree_bulk();
+	oracle_merged_alloc();
+	oracle_merged_free();
+	oracle_bulk_runs++;
+
+	oracle_out = &oracle_bulk_expected;
+	oracle_out->len = 0;
+	oracle_say("bulk_runs %u\n", oracle_bulk_runs);
+	oracle_say("n %u\n", n);
+	oracle_say("cache_name %s\n", ORACLE_CACHE_NAME);
+	oracle_say("merged_cache_name %s\n", ORACLE_MERGED_NAME);
+	oracle_say("merged_size %u\n", merged_size);
+	oracle_say("kbulk_size %u\n", kbulk_size);
+	for (i = 0; i < OB_COUNT; i++) {
+		oracle_say("done %s %u\n", oracle_bulk_names[i],
+			   oracle_bulk_res[i].done);
+		oracle_say("failed %s %u\n", oracle_bulk_names[i],
+			   oracle_bulk_res[i].failed);
+	}
+}
+
+static ssize_t oracle_bulk_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &v);
+	if (ret)
+		return ret;
+	if (v != 1)
+		return -EINVAL;
+	mutex_lock(&oracle_lock);
+	oracle_bulk_run();
+	mutex_unlock(&oracle_lock);
+	return count;
+}
+
+static const struct file_operations oracle_bulk_fops = {
+	.owner = THIS_MODULE,
+	.write = oracle_bulk_write,
+	.llseek = noop_llseek,
+};
+
 static ssize_t oracle_run_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
@@ -708,14 +967,15 @@ static const struct file_operations oracle_run_fops = {
 	.llseek = noop_llseek,
 };
 
+/* Either expected file: its oracle_text is the inode's private data. */
 static ssize_t oracle_expected_read(struct file *file, char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {
+	const struct oracle_text *t = file_inode(file)->i_private;
 	ssize_t ret;
 
 	mutex_lock(&oracle_lock);
-	ret = simple_read_from_buffer(ubuf, count, ppos, oracle_expected,
-				      oracle_expected_len);
+	ret = simple_read_from_buffer(ubuf, count, ppos, t->buf, t->len);
 	mutex_unlock(&oracle_lock);
 	return ret;
 }
@@ -867,6 +1127,8 @@ static int oracle_check_params(void)
 
 	ok = oracle_size_ok("n", n, 1, ORACLE_MAX_N) &&
 	     oracle_size_ok("obj_size", obj_size, 8, SZ_8K) &&
+	     oracle_size_ok("merged_size", merged_size, 8, SZ_4K) &&
+	     oracle_size_ok("kbulk_size", kbulk_size, 1, SZ_4K) &&
 	     oracle_size_ok("xcpu_size", xcpu_size, 1, SZ_8K) &&
 	     oracle_size_ok("node_size", node_size, 1, SZ_8K) &&
 	     oracle_size_ok("leak_size", leak_size, 1, SZ_8K) &&
@@ -892,18 +1154,30 @@ static int __init oracle_init(void)
 					 oracle_obj_ctor);
 	if (!oracle_cache)
 		return -ENOMEM;
+	/* No constructor, no flags: SLUB may merge it with another cache. */
+	oracle_merged = kmem_cache_create(ORACLE_MERGED_NAME, merged_size, 0, 0,
+					  NULL);
+	if (!oracle_merged) {
+		ret = -ENOMEM;
+		goto destroy_cache;
+	}
 	oracle_dir = debugfs_create_dir("kmemtrace_oracle", NULL);
 	if (IS_ERR(oracle_dir)) {
 		ret = PTR_ERR(oracle_dir);
-		goto destroy_cache;
+		goto destroy_merged;
 	}
 	debugfs_create_file("run", 0200, oracle_dir, NULL, &oracle_run_fops);
-	debugfs_create_file("expected", 0400, oracle_dir, NULL,
+	debugfs_create_file("expected", 0400, oracle_dir, &oracle_expected,
 			    &oracle_expected_fops);
+	debugfs_create_file("bulk", 0200, oracle_dir, NULL, &oracle_bulk_fops);
+	debugfs_create_file("bulk_expected", 0400, oracle_dir,
+			    &oracle_bulk_expected, &oracle_expected_fops);
 	debugfs_create_file("load", 0600, oracle_dir, NULL, &oracle_load_fops);
 	oracle_describe(0);
 	return 0;
 
+destroy_merged:
+	kmem_cache_destroy(oracle_merged);
 destroy_cache:
 	kmem_cache_destroy(oracle_cache);
 	return ret;
@@ -916,6 +1190,7 @@ static void __exit oracle_exit(void)
 	oracle_load_stop();
 	oracle_leak_free();
 	mutex_unlock(&oracle_lock);
+	kmem_cache_destroy(oracle_merged);
 	kmem_cache_destroy(oracle_cache);
 }
 
