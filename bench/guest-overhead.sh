@@ -18,11 +18,13 @@
 #               perf-all: perf record -a -e 'kmem:*' (page events and more)
 #               (default: all of them)
 # Writes $KMT_OUT/overhead.tsv, one line per run:
-#   round method workload ns events recorded lost bytes
+#   round method workload ns events recorded lost bytes status
 # ns: CPU time the workload took, summed over CPUs (each CPU's loop times itself);
 # events: slab events the workload itself caused (module: 2 * PAIRS * CPUs; user: what
 # kmemtrace recorded in its run of the same round, filled in on the host); recorded/lost:
-# what the tracer kept and dropped or overwrote; bytes: the tracer's output size.
+# what the tracer kept and dropped or overwrote; bytes: the tracer's output size; status: the
+# exit status of kmemtraced or perf record (0 for the other methods). Also writes
+# $KMT_OUT/kernel.txt (uname -r) and, for perf, the first round's perf.data and its messages.
 
 set -u
 # Under kmemtraced and perf the workload is their COMMAND: this script again, as
@@ -81,6 +83,7 @@ fi
 [ -d "$T/events/kmem" ] || { say "no tracefs kmem events at $T"; exit 3; }
 mkdir -p "$work"
 : >"$tsv"
+uname -r >"$out/kernel.txt"
 
 # Sum of a column of kmemtrace's stats file.
 kmt_stat() {
@@ -96,7 +99,7 @@ ftrace_set() {
 # run_method METHOD WORKLOAD ROUND: one timed run; appends its line to the TSV.
 run_method() {
 	m=$1 w=$2 r=$3
-	rec=0 lost=0 bytes=0
+	rec=0 lost=0 bytes=0 st=0
 	rm -f "$work/ns"
 	case $m in
 	none)
@@ -107,7 +110,7 @@ run_method() {
 		w0=$(kmt_stat 3)
 		d0=$(kmt_stat 4)
 		kmemtraced -q -f -o "$work/kt" -- sh -c "$(command -v "$0") --workload $w $pairs $iters" ||
-			say "kmemtraced failed"
+			{ st=$?; say "kmemtraced failed (status $st)"; }
 		rec=$(($(kmt_stat 3) - w0))
 		lost=$(($(kmt_stat 4) - d0))
 		bytes=$(cat "$work"/kt/cpu*.out | wc -c)
@@ -150,10 +153,11 @@ run_method() {
 		# shellcheck disable=SC2086
 		perf record -B -a $ev -o "$work/perf.data" -- \
 			sh -c "$(command -v "$0") --workload $w $pairs $iters" >"$work/perf.out" 2>&1 ||
-			say "perf record failed: $(tail -n 3 "$work/perf.out")"
-		bytes=$(wc -c <"$work/perf.data")
+			{ st=$?; say "perf record failed (status $st): $(tail -n 3 "$work/perf.out")"; }
+		bytes=$(wc -c <"$work/perf.data" 2>/dev/null || echo 0)
+		[ "$r" = 1 ] && cp "$work/perf.out" "$out/$m-$w.out"
 		# perf report --stats counts its samples on the host.
-		if [ "$r" = 1 ]; then
+		if [ "$r" = 1 ] && [ -e "$work/perf.data" ]; then
 			mv "$work/perf.data" "$out/$m-$w.data"
 		else
 			rm -f "$work/perf.data"
@@ -163,9 +167,9 @@ run_method() {
 	ns=$(cat "$work/ns" 2>/dev/null)
 	[ -n "$ns" ] || { say "$m $w: the workload did not report its time"; ns=0; }
 	if [ "$w" = module ]; then ev=$((2 * pairs * ncpus)); else ev=0; fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$m" "$w" "$ns" "$ev" "${rec:-0}" \
-		"${lost:-0}" "${bytes:-0}" >>"$tsv"
-	say "round $r $m $w: ns $ns recorded ${rec:-0} lost ${lost:-0} bytes ${bytes:-0}"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$m" "$w" "$ns" "$ev" "${rec:-0}" \
+		"${lost:-0}" "${bytes:-0}" "$st" >>"$tsv"
+	say "round $r $m $w: ns $ns recorded ${rec:-0} lost ${lost:-0} bytes ${bytes:-0} status $st"
 }
 
 r=1
