@@ -143,13 +143,75 @@ stress: deps
 	$(MAKE) all test-modules unit-tests
 	prove --exec '' --timer tests/stress/*.t
 
+# --- Installing (README.md, "Installing"); PREFIX and DESTDIR as usual --------------------------
+# install         install-tools and install-module
+# install-tools   the tools, their man pages and bash completion (kmemtrace-tools in debian/)
+# install-module  kmemtrace.ko for $(KVER) in /lib/modules/KVER/extra, then depmod (no DESTDIR)
+# install-dkms    the module's sources and dkms.conf in $(DKMSDIR), for dkms (kmemtrace-dkms)
+# uninstall       removes what they installed: the module from every kernel's extra/, and the
+#                 DKMS tree once dkms no longer holds it (dkms remove kmemtrace/VERSION --all)
 # kmemtrace-vm stays in the source tree (it builds the module for its guest): not installed.
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DKMSDIR     ?= /usr/src/kmemtrace-$(KMT_VERSION)
+KMT_TOOLNAMES = $(notdir $(TOOLS))
+KMT_DKMS_FILES = VERSION abi/kmemtrace_abi.h kmod/Kbuild kmod/kmt-slab-layout.sh \
+	$(filter-out %.mod.c kmod/kmt_slab_layout.h,$(wildcard kmod/*.c kmod/*.h))
+.PHONY: install-tools install-module install-dkms uninstall deb check-packaging
+
+install: install-tools install-module
+
+# One completion file for all tools: the first tool's name, the others link to it.
+install-tools: tools
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)
-	+$(KMAKE) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
-	for t in $(notdir $(TOOLS)); do for m in Documentation/$$t.[18]; do \
+	for t in $(KMT_TOOLNAMES); do for m in Documentation/$$t.[18]; do \
 		if [ -e "$$m" ]; then install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man$${m##*.}/; fi; done; done
+	set -- $(KMT_TOOLNAMES); first=$$1; shift; \
+	install -m 0644 scripts/kmemtrace.bash-completion $(DESTDIR)$(BASHCOMPDIR)/$$first; \
+	for t; do ln -sfn $$first $(DESTDIR)$(BASHCOMPDIR)/$$t; done
+
+install-module: module
+	+$(KMAKE) M=$(CURDIR)/kmod INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
+	if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$(KVER)/kernel ]; then depmod -a $(KVER); fi
+
+install-dkms:
+	install -d $(DESTDIR)$(DKMSDIR)/abi $(DESTDIR)$(DKMSDIR)/kmod
+	for f in $(KMT_DKMS_FILES); do install -m 0644 $$f $(DESTDIR)$(DKMSDIR)/$$f; done
+	sed 's/#MODULE_VERSION#/$(KMT_VERSION)/' dkms.conf >$(DESTDIR)$(DKMSDIR)/dkms.conf
+
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -d /var/lib/dkms/kmemtrace/$(KMT_VERSION) ]; then \
+		echo "uninstall: dkms still builds kmemtrace $(KMT_VERSION): run" \
+			"dkms remove kmemtrace/$(KMT_VERSION) --all first" >&2; exit 1; fi
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(KMT_TOOLNAMES)) \
+		$(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(KMT_TOOLNAMES)) \
+		$(foreach t,$(KMT_TOOLNAMES),$(DESTDIR)$(MANDIR)/man1/$(t).1 $(DESTDIR)$(MANDIR)/man8/$(t).8)
+	rm -rf $(DESTDIR)$(DKMSDIR)
+	for f in $(DESTDIR)/lib/modules/*/extra/kmemtrace.ko*; do \
+		[ -e "$$f" ] || continue; rm -f "$$f"; k=$${f#$(DESTDIR)/lib/modules/}; \
+		if [ -z "$(DESTDIR)" ]; then depmod -a "$${k%%/*}"; fi; done
+
+# Debian packages (debian/): dpkg-buildpackage -us -uc in a copy of the source tree, of the files
+# git knows (committed or not; all but build/ and out/ outside git), in $(DEB_OUT)/kmemtrace-VERSION.
+# The .debs, .dsc and .changes land in $(DEB_OUT). DEB_BUILD_OPTIONS=nocheck skips the unit tests.
+DEB_OUT ?= $(BUILD)/deb
+deb:
+	rm -rf $(DEB_OUT)
+	mkdir -p $(DEB_OUT)/kmemtrace-$(KMT_VERSION)
+	{ git ls-files -z -co --exclude-standard 2>/dev/null || find . \( -path ./build -o -path ./out \
+		-o -path ./.git \) -prune -o ! -type d -print0; } | grep -zv '__pycache__/' | \
+		tar --null -T - --ignore-failed-read -cf - 2>/dev/null | \
+		tar -xf - -C $(DEB_OUT)/kmemtrace-$(KMT_VERSION)
+	cd $(DEB_OUT)/kmemtrace-$(KMT_VERSION) && dpkg-buildpackage -us -uc $(DEB_FLAGS)
+
+# The packaging in full (make check runs the faster part of the same tests): the package built
+# with its unit tests, lintian, kmemtrace-tools installed and used, DKMS for every installed
+# kernel of the matrix (7.3 in the trixie root), and the DKMS-built module loaded by modprobe
+# in the guest.
+check-packaging: deps
+	$(MAKE) tools
+	KMT_PACKAGING_FULL=1 prove --exec '' --timer tests/host/60-packaging.t tests/guest/60-dkms.t
 
 clean:
 	rm -rf build out
