@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 60-packaging.t - the Debian packages (dpkg-buildpackage -us -uc through make deb) and lintian on
+# them, one version everywhere, make install / uninstall with PREFIX and DESTDIR, the packages
+# holding what make install-tools and install-dkms install, and the bash completion.
+# (tests/guest/60-dkms.t installs the packages and uses them.) Under make check-packaging
+# (KMT_PACKAGING_FULL=1) the package build also runs the unit tests.
+set -u
+
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$(dirname "$0")/../.." || exit 1
+top=$PWD
+
+for c in dpkg-buildpackage dh dh_dkms lintian; do
+	if ! command -v "$c" >/dev/null; then
+		echo "1..0 # SKIP $c not installed (scripts/install-deps)"
+		exit 0
+	fi
+done
+
+V=$(cat VERSION)
+W=$top/build/packaging-test
+rm -rf "$W"
+mkdir -p "$W"
+# make runs that touch build/ wait for kmemtrace-vm's builds (and it for them).
+lock=$top/build/.kmemtrace-vm.lock
+lmake() {
+	flock "$lock" make -C "$top" --no-print-directory "$@"
+}
+
+# --- The packages ----------------------------------------------------------------------------
+opts=nocheck
+[ "${KMT_PACKAGING_FULL:-0}" = 1 ] && opts=
+rc=0
+DEB_BUILD_OPTIONS=$opts make --no-print-directory deb DEB_OUT="$W/deb" >"$W/deb.log" 2>&1 || rc=$?
+ok $rc "dpkg-buildpackage -us -uc (make deb${opts:+, DEB_BUILD_OPTIONS=$opts})"
+[ $rc = 0 ] || tail -n 30 "$W/deb.log" | sed 's/^/# /'
+arch=$(dpkg --print-architecture)
+for f in kmemtrace_$V.dsc kmemtrace_$V.tar.xz kmemtrace_${V}_$arch.changes \
+	kmemtrace-dkms_${V}_all.deb kmemtrace-tools_${V}_$arch.deb; do
+	ok "$([ -s "$W/deb/$f" ]; echo $?)" "built $f"
+done
+dkms_deb=$W/deb/kmemtrace-dkms_${V}_all.deb
+tools_deb=$W/deb/kmemtrace-tools_${V}_$arch.deb
+if [ "$opts" = "" ]; then
+	like "$(cat "$W/deb.log")" "All tests successful." "the package build ran the unit tests"
+fi
+
+rc=0
+lint=$(lintian --fail-on error,warning,info,pedantic -I --pedantic "$W/deb/kmemtrace_${V}_$arch.changes" 2>&1) ||
+	rc=$?
+ok $rc "lintian: no error, warning, info or pedantic tag (overrides give their reasons)"
+printf '%s\n' "$lint" | grep -v 'root privileges' | sed 's/^/# /'
+
+# --- One version -------------------------------------------------------------------------------
+is "$(dpkg-parsechangelog -l debian/changelog -S Version)" "$V" "debian/changelog's version is VERSION's"
+is "$(dpkg-deb -f "$tools_deb" Version)" "$V" "kmemtrace-tools is version $V"
+is "$(dpkg-deb -f "$dkms_deb" Version)" "$V" "kmemtrace-dkms is version $V"
+dpkg-deb -x "$tools_deb" "$W/tools-pkg"
+dpkg-deb -x "$dkms_deb" "$W/dkms-pkg"
+for t in kmemtraced kmemtrace-report kmemtrace_check; do
+	like "$("$W/tools-pkg/usr/bin/$t" --version 2>&1)" "$t $V " "packaged $t --version says $V"
+done
+like "$(cat "$W/dkms-pkg/usr/src/kmemtrace-$V/dkms.conf")" "PACKAGE_VERSION=\"$V\"" \
+	"packaged dkms.conf: PACKAGE_VERSION=\"$V\""
+like "$(dpkg-deb -f "$dkms_deb" Depends)" "dkms" "kmemtrace-dkms depends on dkms"
+like "$(dpkg-deb -I "$dkms_deb" postinst)" "common.postinst" "kmemtrace-dkms's postinst runs dkms (dh_dkms)"
+like "$(dpkg-deb -I "$dkms_deb" prerm)" "dkms remove" "and its prerm removes it from dkms"
+
+# --- make install / uninstall -------------------------------------------------------------------
+# files DIR: the files and symbolic links under DIR, sorted, relative to it.
+files() {
+	(cd "$1" && find . ! -type d | sed 's|^\./||' | sort)
+}
+
+D=$W/destdir
+rc=0
+lmake install-tools install-dkms DESTDIR="$D" PREFIX=/opt/kmt DKMSDIR=/opt/kmt/src/kmemtrace \
+	>"$W/install.log" 2>&1 || rc=$?
+ok $rc "make install-tools install-dkms DESTDIR=... PREFIX=/opt/kmt"
+want="opt/kmt/bin/kmemtrace-report
+opt/kmt/bin/kmemtrace_check
+opt/kmt/bin/kmemtraced
+opt/kmt/share/bash-completion/completions/kmemtrace-report
+opt/kmt/share/bash-completion/completions/kmemtrace_check
+opt/kmt/share/bash-completion/completions/kmemtraced
+opt/kmt/share/man/man1/kmemtrace-report.1
+opt/kmt/share/man/man1/kmemtrace_check.1
+opt/kmt/share/man/man8/kmemtraced.8"
+is "$(files "$D" | grep -v '^opt/kmt/src/')" "$want" "the tools, man pages and completions under DESTDIR/PREFIX"
+like "$(files "$D/opt/kmt/src/kmemtrace")" "abi/kmemtrace_abi.h
+dkms.conf
+kmod/Kbuild" "install-dkms: abi/, kmod/ and dkms.conf in DKMSDIR"
+ok "$([ "$(readlink "$D/opt/kmt/share/bash-completion/completions/kmemtrace_check")" = kmemtraced ]; echo $?)" \
+	"one completion file; the other tools' names link to it"
+
+# The packages hold what make installs in /usr and /usr/src.
+lmake install-tools DESTDIR="$W/usr-tools" PREFIX=/usr >>"$W/install.log" 2>&1
+lmake install-dkms DESTDIR="$W/usr-dkms" >>"$W/install.log" 2>&1
+is "$(files "$W/tools-pkg" | grep -v '^usr/share/doc/' | sed 's/\.gz$//')" "$(files "$W/usr-tools")" \
+	"kmemtrace-tools holds what make install-tools PREFIX=/usr installs (man pages compressed)"
+rc=0
+diff -r "$W/dkms-pkg/usr/src" "$W/usr-dkms/usr/src" >"$W/dkms.diff" 2>&1 || rc=$?
+ok $rc "kmemtrace-dkms's /usr/src/kmemtrace-$V is make install-dkms's"
+if [ $rc != 0 ]; then sed 's/^/# /' "$W/dkms.diff"; fi
+ok "$([ -f "$W/usr-dkms/usr/src/kmemtrace-$V/kmod/kmemtrace.c" ]; echo $?)" \
+	"make install-dkms puts the module's sources in /usr/src/kmemtrace-$V"
+
+# make install with the module, for the guest's default kernel; then uninstall all of it.
+kver=$(scripts/kernel-version --guest 2>/dev/null)
+rc=0
+lmake install DESTDIR="$D" PREFIX=/opt/kmt KVER="$kver" >>"$W/install.log" 2>&1 || rc=$?
+ok $rc "make install DESTDIR=... PREFIX=/opt/kmt KVER=$kver"
+ko=$(ls "$D/lib/modules/$kver/extra/"kmemtrace.ko* 2>/dev/null | head -n 1)
+is "$(modinfo -F version "$ko" 2>/dev/null)" "$V" "make install: DESTDIR/lib/modules/$kver/extra/kmemtrace.ko, version $V"
+rc=0
+lmake uninstall DESTDIR="$D" PREFIX=/opt/kmt DKMSDIR=/opt/kmt/src/kmemtrace >>"$W/install.log" 2>&1 || rc=$?
+ok $rc "make uninstall DESTDIR=... PREFIX=/opt/kmt"
+is "$(files "$D")" "" "make uninstall leaves no file behind"
+[ -z "$(files "$D")" ] || tail -n 20 "$W/install.log" | sed 's/^/# /'
+
+# --- Bash completion, as bash-completion loads it from the packaged files --------------------------
+comp=$(PATH="$W/tools-pkg/usr/bin:$PATH" \
+	BASH_COMPLETION_USER_DIR="$W/tools-pkg/usr/share/bash-completion" bash -c '
+	. /usr/share/bash-completion/bash_completion
+	for c in kmemtraced kmemtrace-report kmemtrace_check; do
+		_completion_loader "$c"; complete -p "$c"
+	done
+	c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		COMPREPLY=(); _kmemtrace "$1" "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
+		echo "$*: ${COMPREPLY[*]}"; }
+	c kmemtrace-report --so
+	c kmemtrace-report --sort=frag,xn
+	c kmemtrace-report --resolver ""
+	c kmemtraced --ou
+	c kmemtrace_check --st' 2>/dev/null)
+for c in kmemtraced kmemtrace-report kmemtrace_check; do
+	like "$comp" "complete -F _kmemtrace $c
+" "bash-completion loads the completion of $c"
+done
+like "$comp" "kmemtrace-report --so: --sort=" "completes kmemtrace-report's long options from its --help"
+like "$comp" "--sort=frag,xn: frag,xnode" "completes the sort keys after a comma"
+like "$comp" "--resolver : dw bfd" "completes an option's choices"
+like "$comp" "kmemtraced --ou: --output=" "completes kmemtraced's options"
+like "$comp" "kmemtrace_check --st: --strict" "completes kmemtrace_check's options"
+
+done_testing
