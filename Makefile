@@ -189,7 +189,8 @@ uninstall:
 		$(foreach t,$(KMT_TOOLNAMES),$(DESTDIR)$(MANDIR)/man1/$(t).1 $(DESTDIR)$(MANDIR)/man8/$(t).8)
 	rm -rf $(DESTDIR)$(DKMSDIR)
 	for f in $(DESTDIR)/lib/modules/*/extra/kmemtrace.ko*; do \
-		[ -e "$$f" ] || continue; rm -f "$$f"; k=$${f#$(DESTDIR)/lib/modules/}; \
+		[ -e "$$f" ] || continue; rm -f "$$f"; rmdir "$${f%/*}" 2>/dev/null; \
+		k=$${f#$(DESTDIR)/lib/modules/}; \
 		if [ -z "$(DESTDIR)" ]; then depmod -a "$${k%%/*}"; fi; done
 
 # Debian packages (debian/): dpkg-buildpackage -us -uc in a copy of the source tree, of the files
