@@ -414,12 +414,12 @@ is "$(command_status)" 0 "guest script ran to the end"
 dmesg_clean
 
 # Files and modes.
-for f in abi_version total_overruns stats cpu0 cpu1; do
+for f in abi_version total_overruns stats coverage cpu0 cpu1; do
 	is "$(awk -v f="/sys/kernel/debug/kmemtrace/$f" '$1 == f { print $2, $3, $4 }' "$o/modes")" \
 		"400 0 0" "$f is mode 0400, owned by root"
 done
 is "$(awk '$1 ~ /\/enabled$/ { print $2, $3, $4 }' "$o/modes")" "600 0 0" "enabled is mode 0600, owned by root"
-is "$(wc -l <"$o/modes")" 6 "debugfs dir holds exactly the 4 control files and 2 cpu files"
+is "$(wc -l <"$o/modes")" 7 "debugfs dir holds exactly the 5 control files and 2 cpu files"
 major=$(sed -n 's/^#define KMT_ABI_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 minor=$(sed -n 's/^#define KMT_ABI_MINOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 is "$(cat "$o/abi_version")" "$major.$minor" "abi_version matches the header"
@@ -430,7 +430,7 @@ done
 
 # Root only.
 is "$(grep -c ' denied$' "$o/nonroot")" "$(wc -l <"$o/nonroot")" "uid 1000 can neither read nor write any kmemtrace file"
-ok "the non-root check saw every file" test "$(wc -l <"$o/nonroot")" -eq 7
+ok "the non-root check saw every file" test "$(wc -l <"$o/nonroot")" -eq 8
 is "$(cat "$o/enabled_after_nonroot")" 1 "a refused non-root write changed nothing"
 
 # rmmod while a buffer is open.
