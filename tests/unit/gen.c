@@ -118,6 +118,8 @@ struct gen *gen_open(const char *dir, unsigned int ncpus, const struct gen_opts 
 		c->seq = g->opts.first_seq;
 		kmt_header_init(&h, i, g->opts.word_bits, g->opts.page_size,
 				g->opts.start_mono_ns, g->opts.start_real_ns);
+		if (g->opts.set_minor)
+			h.version_minor = g->opts.abi_minor;
 		kmt_header_encode(raw, &h, g->opts.big_endian);
 		if (fwrite(raw, sizeof(raw), 1, c->fp) != 1) {
 			fprintf(stderr, "gen: cannot write %s: %s\n", c->path, strerror(errno));
@@ -385,6 +387,8 @@ static int tally_alloc(struct gen *g, unsigned int cpu, const struct kmt_event *
 	if (!s)
 		return oom(g);
 	g->tot.allocs++;
+	if (!page && (ev->flags & KMT_F_PROBED))
+		g->tot.probed_allocs++;
 	s->hits++;
 	if (ev->node != KMT_NODE_ANY && ev->node != ev->cpu_node)
 		g->tot.cross_node_allocs++;
@@ -426,6 +430,8 @@ static void tally_free(struct gen *g, unsigned int cpu, const struct kmt_event *
 	struct gen_callsite *s;
 
 	g->tot.frees++;
+	if (!page && (ev->flags & KMT_F_PROBED))
+		g->tot.probed_frees++;
 	if (!e) {
 		g->tot.untracked_frees++;
 		return;

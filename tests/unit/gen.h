@@ -19,6 +19,8 @@ struct gen_opts {
 	uint64_t start_mono_ns;		/* header fields, default 0 */
 	uint64_t start_real_ns;
 	uint32_t first_seq;		/* seq of every CPU's first record, default 0 */
+	int set_minor;			/* write abi_minor as the header's version_minor */
+	uint16_t abi_minor;		/* (default: KMT_ABI_MINOR) */
 };
 
 /*
@@ -45,6 +47,8 @@ struct gen_totals {
 	uint64_t outstanding;		/* objects allocated and never freed (so far) */
 	uint64_t outstanding_bytes;	/* their bytes_alloc */
 	uint64_t cache_descs;
+	uint64_t probed_allocs;		/* slab allocation events with KMT_F_PROBED */
+	uint64_t probed_frees;		/* slab free events with KMT_F_PROBED */
 };
 
 /* Per allocation call site (frees are counted at the site that allocated). */

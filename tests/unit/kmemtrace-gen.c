@@ -3,11 +3,14 @@
  * kmemtrace-gen.c - writes realistic synthetic traces (alloc/free pairs
  * with lifetimes, cross-CPU frees, many call sites, objects left
  * outstanding) for benchmarks and fuzz seeds, streaming whatever the
- * length, and prints the totals it wrote for tests to compare against.
+ * length, or exactly the events a script lists, and prints the totals it
+ * wrote for tests to compare against.
  */
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +30,26 @@ static const char doc[] =
 	"  kmemtrace-gen -o /tmp/t --cpus 4 --events 1000000 --seed 1\n"
 	"  kmemtrace-gen -o /tmp/be --cpus 2 --events 1000 --big-endian --word-bits 32\n"
 	"  kmemtrace-gen -o /tmp/l --events 100000 --lost-every 5000 --first-seq 4294967000\n"
+	"  kmemtrace-gen -o /tmp/p --probed-every 10 --abi-minor 1\n"
+	"  printf 'kmalloc 0 0xffffffff81000100 0xffff888000001000 24 32\\n' |\n"
+	"    kmemtrace-gen -o /tmp/s --cpus 1 --script -\n"
+	"\n"
+	"A script (--script) has one record a line, written in that order, 1000 ns\n"
+	"apart. Numbers are decimal or 0x-hexadecimal, '#' starts a comment, and\n"
+	"\"probed\" at the end of an event line sets KMT_F_PROBED:\n"
+	"  kmalloc CPU CALL_SITE PTR BYTES_REQ BYTES_ALLOC [probed]\n"
+	"  kfree CPU CALL_SITE PTR [probed]\n"
+	"  cache_alloc CPU CALL_SITE PTR CACHE_ID BYTES_REQ BYTES_ALLOC [probed]\n"
+	"  cache_free CPU CALL_SITE PTR CACHE_ID [probed]\n"
+	"  cache_desc CPU CACHE_ID OBJECT_SIZE SIZE NAME\n"
+	"  lost CPU COUNT\n"
 	"\n"
 	"Exit status: 0 written, 1 usage error, 3 I/O error, 4 out of memory.";
 
 enum {
 	OPT_CPUS = 256, OPT_EVENTS, OPT_CALLSITES, OPT_SEED, OPT_BE, OPT_WORD_BITS,
 	OPT_LOST_EVERY, OPT_PAGES, OPT_NODES, OPT_FIRST_SEQ, OPT_LIVE, OPT_PAGE_SIZE,
-	OPT_FRESH,
+	OPT_FRESH, OPT_ABI_MINOR, OPT_PROBED_EVERY, OPT_SCRIPT,
 };
 
 static const struct argp_option options[] = {
@@ -52,14 +68,19 @@ static const struct argp_option options[] = {
 	{ "live", OPT_LIVE, "N", 0, "At most N objects live at once (default 4096)", 0 },
 	{ "fresh-addresses", OPT_FRESH, NULL, 0,
 	  "Never reuse a freed slab object's address (default: last freed, first reused, per cache, as SLUB's freelists do)", 0 },
+	{ "abi-minor", OPT_ABI_MINOR, "N", 0, "version_minor of the file headers (default: this build's)", 0 },
+	{ "probed-every", OPT_PROBED_EVERY, "N", 0,
+	  "Every Nth slab event carries KMT_F_PROBED, as the module's kprobes mark theirs (default never)", 0 },
+	{ "script", OPT_SCRIPT, "FILE", 0, "Write the records FILE lists ('-': standard input), nothing else", 0 },
 	{ 0 }
 };
 
 struct args {
 	const char *dir;
 	uint64_t cpus, events, callsites, seed, word_bits, lost_every, nodes, first_seq, live;
-	uint64_t page_size;
-	int big_endian, pages, fresh;
+	uint64_t page_size, abi_minor, probed_every;
+	int big_endian, pages, fresh, set_minor;
+	const char *script;
 };
 
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -117,6 +138,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_LIVE:
 		name = "--live", dst = &a->live, min = 1, max = 1u << 24;
 		break;
+	case OPT_ABI_MINOR:
+		name = "--abi-minor", dst = &a->abi_minor, max = UINT16_MAX;
+		a->set_minor = 1;
+		break;
+	case OPT_PROBED_EVERY:
+		name = "--probed-every", dst = &a->probed_every, min = 1;
+		break;
+	case OPT_SCRIPT:
+		a->script = arg;
+		return 0;
 	case OPT_BE:
 		a->big_endian = 1;
 		return 0;
@@ -250,6 +281,128 @@ static int describe(struct gen *g, uint8_t *described, unsigned int cpu, unsigne
 	return gen_cache_desc(g, cpu, t, cache_base + cache * 0x100, osz, osz + 16, name);
 }
 
+/* A number of a script line: decimal or 0x-hexadecimal, at most max. */
+static int script_num(const char *w, uint64_t max, uint64_t *v, unsigned int lineno)
+{
+	char *end;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*w))
+		goto bad;
+	*v = strtoull(w, &end, 0);
+	if (errno || *end || *v > max)
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "kmemtrace-gen: script line %u: '%s' is not a number from 0 to %" PRIu64
+		"\n", lineno, w, max);
+	return -1;
+}
+
+/*
+ * --script: the records a file lists, in its order, 1000 ns apart from t.
+ * KMT_EXIT_OK, KMT_EXIT_USAGE for a bad line, KMT_EXIT_IO.
+ */
+static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint64_t t)
+{
+	/* The numbers after the kind: c the CPU, 8 a 64-bit field, 4 a 32-bit one. */
+	static const struct {
+		const char *kind, *nums;
+	} kinds[] = {
+		{ "kmalloc", "c8844" }, { "kfree", "c88" }, { "cache_alloc", "c88844" },
+		{ "cache_free", "c888" }, { "cache_desc", "c844" }, { "lost", "c8" },
+	};
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	unsigned int lineno = 0;
+	int ret = KMT_EXIT_OK;
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!in) {
+		fprintf(stderr, "kmemtrace-gen: %s: %s\n", path, strerror(errno));
+		return KMT_EXIT_IO;
+	}
+	while (ret == KMT_EXIT_OK && getline(&line, &cap, in) > 0) {
+		char *w[12], *p, *save = NULL;
+		uint64_t v[8];
+		size_t nw = 0, nnum, k, i;
+		unsigned int cpu;
+		bool probed;
+		int r = 0;
+
+		lineno++;
+		line[strcspn(line, "#\n")] = '\0';
+		for (p = strtok_r(line, " \t\r", &save); p && nw < 12; p = strtok_r(NULL, " \t\r", &save))
+			w[nw++] = p;
+		if (!nw)
+			continue;
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (strcmp(w[0], kinds[k].kind) == 0)
+				break;
+		ret = KMT_EXIT_USAGE;
+		if (k == sizeof(kinds) / sizeof(kinds[0])) {
+			fprintf(stderr, "kmemtrace-gen: script line %u: unknown record '%s'\n", lineno,
+				w[0]);
+			break;
+		}
+		/* The numbers, then a name (cache_desc) or maybe "probed" (events, k < 4). */
+		nnum = strlen(kinds[k].nums);
+		probed = k < 4 && nw == 2 + nnum && strcmp(w[nw - 1], "probed") == 0;
+		if (nw != 1 + nnum + (k == 4 || probed)) {
+			fprintf(stderr, "kmemtrace-gen: script line %u: %s takes %zu numbers%s\n",
+				lineno, w[0], nnum, k == 4 ? " and a name" : k < 4 ?
+				" and maybe \"probed\"" : "");
+			break;
+		}
+		for (i = 0; i < nnum; i++) {
+			char c = kinds[k].nums[i];
+
+			if (script_num(w[1 + i], c == 'c' ? ncpus - 1 : c == '4' ? UINT32_MAX :
+				       UINT64_MAX, &v[i], lineno) < 0)
+				break;
+		}
+		if (i < nnum)
+			break;
+		ret = KMT_EXIT_OK;
+		cpu = (unsigned int)v[0];
+		t += 1000;
+		gen_set_flags(g, cpu, probed ? KMT_F_PROBED : 0);
+		switch (k) {
+		case 0:
+			r = gen_kmalloc(g, cpu, t, v[1], v[2], (uint32_t)v[3], (uint32_t)v[4],
+					KMT_NODE_ANY, 1);
+			break;
+		case 1:
+			r = gen_kfree(g, cpu, t, v[1], v[2], 1);
+			break;
+		case 2:
+			r = gen_cache_alloc(g, cpu, t, v[1], v[2], v[3], (uint32_t)v[4],
+					    (uint32_t)v[5], KMT_NODE_ANY, 1);
+			break;
+		case 3:
+			r = gen_cache_free(g, cpu, t, v[1], v[2], v[3], 1);
+			break;
+		case 4:
+			r = gen_cache_desc(g, cpu, t, v[1], (uint32_t)v[2], (uint32_t)v[3], w[5]);
+			break;
+		default:
+			r = gen_lost(g, cpu, t, v[1]);
+			break;
+		}
+		gen_set_flags(g, cpu, 0);
+		if (r < 0)
+			ret = KMT_EXIT_IO;
+	}
+	if (ret == KMT_EXIT_OK && ferror(in)) {
+		fprintf(stderr, "kmemtrace-gen: %s: read error\n", path);
+		ret = KMT_EXIT_IO;
+	}
+	free(line);
+	if (in != stdin)
+		fclose(in);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
@@ -263,6 +416,7 @@ int main(int argc, char **argv)
 	struct freelist fl[NFREELISTS] = { { 0 } };
 	struct obj *live = NULL;
 	size_t nlive = 0;
+	bool probed;
 	struct gen *g = NULL;
 	int ret = KMT_EXIT_INTERNAL;
 
@@ -302,6 +456,8 @@ int main(int argc, char **argv)
 	opts.first_seq = (uint32_t)a.first_seq;
 	opts.start_mono_ns = t;
 	opts.start_real_ns = 1700000000ULL * 1000000000ULL;
+	opts.set_minor = a.set_minor;
+	opts.abi_minor = (uint16_t)a.abi_minor;
 	g = gen_open(a.dir, (unsigned int)a.cpus, &opts);
 	if (!g) {
 		ret = KMT_EXIT_IO;
@@ -309,12 +465,20 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < a.cpus; i++)
 		gen_set_cpu_node(g, (unsigned int)i, (int)(i % a.nodes));
+	if (a.script) {
+		ret = run_script(g, a.script, (unsigned int)a.cpus, t);
+		if (ret != KMT_EXIT_OK)
+			goto out;
+		a.events = 0;
+	}
 
 	for (i = 0; i < a.events; i++) {
 		unsigned int cpu = (unsigned int)below(a.cpus);
 		uint32_t pid = 100 + (uint32_t)below(50);
 		int r = 0;
 
+		/* Marks slab events only: the probes are on slab entry points. */
+		probed = a.probed_every && (i + 1) % a.probed_every == 0;
 		t += 1 + below(2000);
 		if (a.lost_every && i && i % a.lost_every == 0) {
 			if (gen_lost(g, cpu, t, 1 + below(64)) < 0)
@@ -334,6 +498,7 @@ int main(int argc, char **argv)
 			/* Mostly freed where allocated: other CPUs a quarter of the time. */
 			if (below(4))
 				cpu = o.cpu;
+			gen_set_flags(g, cpu, probed && o.kind != 2 ? KMT_F_PROBED : 0);
 			if (o.kind == 0) {
 				r = gen_kfree(g, cpu, t, o.site_addr + 0x100000, o.ptr, pid);
 			} else if (o.kind == 1) {
@@ -349,6 +514,7 @@ int main(int argc, char **argv)
 			}
 		} else if (below(1000) == 0) {
 			/* A free of an object allocated before the trace began. */
+			gen_set_flags(g, cpu, probed ? KMT_F_PROBED : 0);
 			r = gen_kfree(g, cpu, t, text + 0x200000, heap - 0x10000 + below(0x1000) * 8,
 				      pid);
 		} else {
@@ -361,6 +527,7 @@ int main(int argc, char **argv)
 
 			if (req == 0)
 				req = 1;
+			gen_set_flags(g, cpu, probed && s->kind != 2 ? KMT_F_PROBED : 0);
 			o.freelist = (uint32_t)freelist_of(s, req);
 			f = &fl[o.freelist];
 			/* New addresses are unique: a 32-bit space wraps only after 2^28 objects. */
@@ -389,6 +556,7 @@ int main(int argc, char **argv)
 			if (!fail)
 				live[nlive++] = o;
 		}
+		gen_set_flags(g, cpu, 0);
 		if (r < 0)
 			goto io_err;
 	}
@@ -412,6 +580,8 @@ int main(int argc, char **argv)
 	printf("outstanding %" PRIu64 "\n", tot->outstanding);
 	printf("outstanding_bytes %" PRIu64 "\n", tot->outstanding_bytes);
 	printf("cache_descs %" PRIu64 "\n", tot->cache_descs);
+	printf("probed_allocs %" PRIu64 "\n", tot->probed_allocs);
+	printf("probed_frees %" PRIu64 "\n", tot->probed_frees);
 	printf("lost_markers %" PRIu64 "\n", tot->lost_markers);
 	printf("lost %" PRIu64 "\n", tot->lost);
 	printf("callsites %zu\n", gen_ncallsites(g));
