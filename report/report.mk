@@ -8,7 +8,7 @@ TOOLS += $(KMT_REPORT)
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
 REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/sym_kallsyms.o \
 	$(OBJDIR)/report/sym_path.o \
-	$(OBJDIR)/report/report_meta.o
+	$(OBJDIR)/report/report_meta.o $(OBJDIR)/report/report_slab.o
 REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_CORE_OBJS) \
 	$(OBJDIR)/report/report_out.o $(OBJDIR)/report/sym_srcline.o \
 	$(OBJDIR)/report/sym_dw.o

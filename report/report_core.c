@@ -466,10 +466,16 @@ static struct rpt_cache *cache_new(struct rpt *r, uint32_t *idx)
 	return &r->caches[r->ncaches++];
 }
 
-static void cache_name_set(struct rpt *r, struct rpt_cache *c, const char *name)
+/*
+ * Names a cache and decides whether --cache-name selects it: by its name,
+ * and a cache a CACHE_DESC named also by the names SLUB merged into it.
+ */
+static void cache_name_set(struct rpt *r, struct rpt_cache *c, const char *name, bool described)
 {
 	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->selected = !r->f.cache_name || strcmp(r->f.cache_name, c->name) == 0;
+	c->selected = !r->f.cache_name || strcmp(r->f.cache_name, c->name) == 0 ||
+		      (described && r->f.slab &&
+		       slab_names_cache(r->f.slab, r->f.cache_name, c->name));
 }
 
 /* A real cache by identity; one that no CACHE_DESC named yet gets its address. */
@@ -484,7 +490,7 @@ static struct rpt_cache *cache_new_undescribed(struct rpt *r, uint64_t id, uint3
 		return NULL;
 	c->id = id;
 	snprintf(name, sizeof(name), "cache@0x%llx", (unsigned long long)id);
-	cache_name_set(r, c, name);
+	cache_name_set(r, c, name, false);
 	*idx = i;
 	return c;
 }
@@ -518,7 +524,7 @@ static struct rpt_cache *kmalloc_cache_new(struct rpt *r, uint32_t bytes, uint32
 		snprintf(name, sizeof(name), "kmalloc-%uk", bytes / 1024);
 	else
 		snprintf(name, sizeof(name), "kmalloc-%u", bytes);
-	cache_name_set(r, c, name);
+	cache_name_set(r, c, name, false);
 	*idx = i;
 	return c;
 }
@@ -549,7 +555,7 @@ fill:
 	c->described = true;
 	c->object_size = d->object_size;
 	c->size = d->size;
-	cache_name_set(r, c, name);
+	cache_name_set(r, c, name, true);
 	return 0;
 }
 
@@ -696,6 +702,7 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 		s->kinds |= 1u << ev->type;
 		if (c)
 			c->allocs++;
+		r->t.probed_allocs += (ev->flags & KMT_F_PROBED) != 0;
 		if (__builtin_expect(ev->flags & KMT_F_CLAMPED, 0))
 			r->t.clamped_allocs++;
 		/* One branch, rarely taken: node is KMT_NODE_ANY at random. */
@@ -734,6 +741,17 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	return 0;
 }
 
+/*
+ * A second free with no allocation in between is a double free for sure
+ * only if every path that hands out such objects is in the trace.
+ */
+static bool double_free_uncertain(const struct rpt *r, const struct obj *o)
+{
+	if (o->kind == KMT_REC_CACHE_ALLOC)
+		return !(r->flags & RPT_CACHE_ALLOCS_SEEN);
+	return (r->flags & RPT_KMALLOC_ALLOCS_MISSED) != 0;
+}
+
 /* A free of an address with no live object: a double free, or untracked. */
 static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
 {
@@ -746,8 +764,9 @@ static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct 
 			return 0;
 		/* Freed before within the trace, not allocated since. */
 		r->t.double_frees++;
+		r->t.probed_frees += (ev->flags & KMT_F_PROBED) != 0;
 		return error_add(r, RPT_ERR_DOUBLE_FREE, r->sites[o->site].addr, ev->call_site,
-				 o->kind == KMT_REC_CACHE_ALLOC);
+				 double_free_uncertain(r, o));
 	}
 	/* Allocated before the trace (or its allocation was lost). */
 	if (!cpu_pid_ok(r, ev) || r->f.min_size)
@@ -760,6 +779,7 @@ static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct 
 	if (r->f.cache_name && !(c && c->selected))
 		return 0;
 	r->t.untracked_frees++;
+	r->t.probed_frees += (ev->flags & KMT_F_PROBED) != 0;
 	if (c)
 		c->untracked_frees++;
 	return 0;
@@ -779,6 +799,15 @@ static int free_extra(struct rpt *r, const struct kmt_event *ev, const struct ob
 		if (o->cpu != ev->cpu)
 			p->cross_cpu_frees++;
 	}
+	/*
+	 * The frees the module's probes see are legitimate whatever the kind of
+	 * the object: kfree_bulk() (a probed KFREE; kfree_rcu()'s batches) takes
+	 * objects of any cache, and kfree_rcu()'s sheaves (a probed CACHE_FREE)
+	 * name the cache an object lives in, a kmalloc-N one for kmalloc().
+	 */
+	if ((ev->flags & KMT_F_PROBED) &&
+	    (o->kind == KMT_REC_CACHE_ALLOC) != (ev->type == KMT_REC_CACHE_FREE))
+		return 0;
 	if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_KFREE)
 		return error_add(r, RPT_ERR_KFREE_OF_CACHE_OBJ, site, ev->call_site, false);
 	if (o->kind == KMT_REC_KMALLOC && ev->type == KMT_REC_CACHE_FREE)
@@ -807,6 +836,7 @@ static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
 	s = &r->sites[o->site];
 	s->frees++;
 	s->bytes_freed += o->bytes;
+	r->t.probed_frees += (ev->flags & KMT_F_PROBED) != 0;
 	/* Without a branch: which CPU frees is as good as random. */
 	s->cross_cpu_frees += o->cpu != ev->cpu;
 	/* A kmalloc()ed object goes to kfree(), a cache's to kmem_cache_free() of its cache. */

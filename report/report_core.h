@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "kmt_reader.h"
+#include "report_slab.h"
 
 /* Which allocations count. A free counts when its object's allocation did. */
 struct rpt_filter {
@@ -21,6 +22,11 @@ struct rpt_filter {
 	bool has_pid;
 	uint32_t pid;
 	const char *cache_name;	/* cache name, "kmalloc-N" for kmalloc; NULL: all */
+	/*
+	 * The names SLUB merged (report_slab.h): cache_name also selects a
+	 * cache it names by another of its names. NULL: by its own name only.
+	 */
+	const struct rpt_slab *slab;
 	uint64_t min_size;	/* bytes_req at least this; 0: all */
 	bool has_time;		/* only records in [start, end] ns after the first */
 	uint64_t t_start, t_end;
@@ -28,6 +34,19 @@ struct rpt_filter {
 
 /* Feature switches. */
 #define RPT_PTR_VIEW	0x1u	/* keep per-address tallies (memory: distinct addresses) */
+/*
+ * What the module recorded (its coverage, report_slab.h), for the certainty
+ * of a double free: an allocation between the two frees through a path
+ * the trace misses would make the second free a legitimate one.
+ * RPT_CACHE_ALLOCS_SEEN: every path handing out kmem_cache objects is in
+ * the trace (kmem_cache_alloc_bulk() too), so a double free of a cache
+ * object is certain; without it, it is uncertain, as traces of modules
+ * before ABI 1.1 are. RPT_KMALLOC_ALLOCS_MISSED: a path handing out
+ * kmalloc objects (kmalloc_nolock()) is not, so a double free of a
+ * kmalloc object is uncertain.
+ */
+#define RPT_CACHE_ALLOCS_SEEN	0x2u
+#define RPT_KMALLOC_ALLOCS_MISSED 0x4u
 
 enum rpt_err_kind {
 	RPT_ERR_KFREE_OF_CACHE_OBJ,	/* kfree() of a kmem_cache_alloc() object */
@@ -84,8 +103,9 @@ struct rpt_error {
 	uint64_t free_site;	/* call site of the free, 0 for short_allocation */
 	uint64_t count;
 	/*
-	 * A double free of a kmem_cache object: kmem_cache_alloc_bulk() is not
-	 * traced, so an allocation may have come between the two frees.
+	 * A double free of an object of a kind some allocation path of which
+	 * the trace misses (RPT_CACHE_ALLOCS_SEEN, RPT_KMALLOC_ALLOCS_MISSED):
+	 * an allocation may have come between the two frees.
 	 */
 	bool uncertain;
 };
@@ -111,6 +131,8 @@ struct rpt_totals {
 	uint64_t double_frees;
 	uint64_t implicit_frees;	/* address allocated again while live: free not traced */
 	uint64_t clamped_allocs;	/* byte counts saturated at U32_MAX (KMT_F_CLAMPED) */
+	/* Of allocs and frees, events recorded by the module's probes (KMT_F_PROBED). */
+	uint64_t probed_allocs, probed_frees;
 	uint64_t outstanding, outstanding_bytes;	/* at the end (rpt_finish) */
 	uint64_t lost, lost_markers;
 	uint64_t cache_descs;

@@ -108,6 +108,16 @@ const char *meta_get(const struct rpt_meta *m, const char *key)
 	return NULL;
 }
 
+const char *meta_next(const struct rpt_meta *m, const char *key, size_t *pos)
+{
+	if (!m)
+		return NULL;
+	for (; *pos < m->n; (*pos)++)
+		if (strcmp(m->kv[*pos].key, key) == 0)
+			return m->kv[(*pos)++].val;
+	return NULL;
+}
+
 int meta_get_u64(const struct rpt_meta *m, const char *key, uint64_t *v)
 {
 	const char *s = meta_get(m, key);

@@ -20,6 +20,11 @@ void meta_free(struct rpt_meta *m);
 
 /* Value of the first line with this key, or NULL. */
 const char *meta_get(const struct rpt_meta *m, const char *key);
+/*
+ * Values of every line with this key, in file order (repeated keys such as
+ * cpu_node, coverage, slab_alias): *pos starts at 0; NULL after the last.
+ */
+const char *meta_next(const struct rpt_meta *m, const char *key, size_t *pos);
 /* Numeric value: 1 with *v, 0 if absent or not a number. */
 int meta_get_u64(const struct rpt_meta *m, const char *key, uint64_t *v);
 
