@@ -44,6 +44,11 @@ static const char doc[] =
 	"--time keeps only the records in the window, as if the trace had been taken then; "
 	"times are NUMBER[ns|us|ms|s] after the first record.\n"
 	"\n"
+	"A cache SLUB merged others into is shown with their names too (from kmemtrace.meta), "
+	"and --cache-name selects it by any of them. The header says which allocation paths "
+	"the trace did not see; a double free is marked uncertain (double_free?) when an "
+	"allocation path of its object's kind is among them.\n"
+	"\n"
 	"Sort keys: frag, hit, bytes, req, callsite, ptr, pingpong (= xcpu), frees, age, "
 	"outstanding, failed, xnode, name, live. Default: frag,hit,bytes (as perf kmem); "
 	"with --cache: bytes,hit.\n"
@@ -83,7 +88,8 @@ static const struct argp_option options[] = {
 	{ "cpu", OPT_CPU, "LIST", 0, "Allocations on these CPUs (0,2-3)", 3 },
 	{ "pid", OPT_PID, "PID", 0, "Allocations by this pid", 3 },
 	{ "cache-name", OPT_CACHE_NAME, "NAME", 0,
-	  "Allocations from this cache (kmalloc-N: kmalloc() of that size)", 3 },
+	  "Allocations from this cache, by any name SLUB merged into it (kmalloc-N: kmalloc() "
+	  "of that size)", 3 },
 	{ "min-size", OPT_MIN_SIZE, "BYTES", 0, "Allocations requesting at least BYTES", 3 },
 	{ "time", OPT_TIME, "START,END", 0, "Records in this window (either may be empty)", 3 },
 	{ NULL, 0, NULL, 0, "Symbols:", 4 },
@@ -282,7 +288,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		add_filter_text(a, "pid", arg);
 		break;
 	case OPT_CACHE_NAME:
-		if (!*arg || strlen(arg) >= KMT_CACHE_NAME_LEN + 8)
+		/* Longer than a CACHE_DESC holds: an alias may be (sysfs has whole names). */
+		if (!*arg || strlen(arg) > 255)
 			argp_error(st, "--cache-name: '%s' is not a cache name", arg);
 		a->f.cache_name = arg;
 		add_filter_text(a, "cache", arg);
@@ -428,6 +435,7 @@ int main(int argc, char **argv)
 	struct kmt_merge *m = NULL;
 	struct rpt *r = NULL;
 	struct rpt_meta *meta = NULL;
+	struct rpt_slab *slab = NULL;
 	struct ksyms *ks = NULL;
 	struct srcline *sl = NULL;
 	char **paths = NULL, *dir = NULL, msg[1024];
@@ -536,7 +544,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!a.raw) {
-		r = rpt_new(&a.f, a.out.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0);
+		unsigned int flags = a.out.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0;
+
+		/* Coverage decides which double frees are certain; aliases name caches. */
+		slab = slab_info_new(meta);
+		if (!slab)
+			goto nomem;
+		if (slab_cache_allocs_seen(slab))
+			flags |= RPT_CACHE_ALLOCS_SEEN;
+		if (slab_kmalloc_allocs_missed(slab))
+			flags |= RPT_KMALLOC_ALLOCS_MISSED;
+		a.f.slab = slab;
+		r = rpt_new(&a.f, flags);
 		if (!r)
 			goto nomem;
 	} else {
@@ -629,6 +648,14 @@ int main(int argc, char **argv)
 	if (a.out.fmt != FMT_TEXT && rpt_totals(r)->lost + a.out.lost_unmarked)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every number is a "
 			"lower bound\n", rpt_totals(r)->lost + a.out.lost_unmarked);
+	/* CSV has no header to say it in (JSON has its "coverage"). */
+	if (a.out.fmt == FMT_CSV && slab_nmissed(slab)) {
+		fputs(PROG ": note: not seen by this trace:", stderr);
+		for (i = 0; i < slab_ncov(slab); i++)
+			if (slab_cov(slab, i)->missed)
+				fprintf(stderr, " %s", slab_cov(slab, i)->path);
+		fputs(" (see the text report)\n", stderr);
+	}
 	if (report_print(stdout, r, &a.out))
 		goto nomem;
 	if (sl && *srcline_warnings(sl))
@@ -646,6 +673,7 @@ nomem:
 out:
 	kmt_merge_close(m);
 	rpt_free(r);
+	slab_info_free(slab);
 	srcline_close(sl);
 	ksyms_free(ks);
 	meta_free(meta);

@@ -525,8 +525,47 @@ static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
 	return rpt_totals(r)->lost + o->lost_unmarked;
 }
 
+/*
+ * The other names of a cache (report_slab.h), malloc'ed; *n of them.
+ * Only a cache a CACHE_DESC named has any. 0, or -1 out of memory.
+ */
+static int cache_aliases(const struct rpt_slab *slab, const struct rpt_cache *c,
+			 const char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (c->pseudo || !c->described)
+		return 0;
+	*n = slab_aliases(slab, c->name, NULL, 0);
+	if (!*n)
+		return 0;
+	*out = calloc(*n, sizeof(**out));
+	if (!*out)
+		return -1;
+	slab_aliases(slab, c->name, *out, *n);
+	return 0;
+}
+
+/* names[0] SEP names[1] ...: malloc'ed, NULL when out of memory. */
+static char *join_names(const char *const *names, size_t n, const char *sep)
+{
+	size_t len = 1, i;
+	char *s, *p;
+
+	for (i = 0; i < n; i++)
+		len += strlen(names[i]) + strlen(sep);
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	*p = '\0';
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%s", i ? sep : "", names[i]);
+	return s;
+}
+
 static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
-		      const struct symtab *st)
+		      const struct symtab *st, const struct rpt_slab *slab)
 {
 	const struct rpt_totals *t = rpt_totals(r);
 	const struct rpt_error **errs;
@@ -564,6 +603,23 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	fputs(lost_total(r, o) ? "true" : "false", fp);
 	fputs("}", fp);
 
+	/* What the module recorded: only a trace whose metadata says so. */
+	if (slab_ncov(slab)) {
+		json_key(fp, "coverage", &first);
+		fputs("[", fp);
+		for (i = 0; i < slab_ncov(slab); i++) {
+			const struct slab_cov *c = slab_cov(slab, i);
+
+			f2 = true;
+			fputs(i ? ",{" : "{", fp);
+			json_str(fp, "path", c->path, &f2);
+			json_str(fp, "how", c->how, &f2);
+			json_str(fp, "detail", c->detail, &f2);
+			fputs("}", fp);
+		}
+		fputs("]", fp);
+	}
+
 	json_key(fp, "totals", &first);
 	f2 = true;
 	fputs("{", fp);
@@ -580,6 +636,8 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	json_u64(fp, "double_frees", t->double_frees, &f2);
 	json_u64(fp, "implicit_frees", t->implicit_frees, &f2);
 	json_u64(fp, "clamped_allocs", t->clamped_allocs, &f2);
+	json_u64(fp, "probed_allocs", t->probed_allocs, &f2);
+	json_u64(fp, "probed_frees", t->probed_frees, &f2);
 	json_u64(fp, "outstanding", t->outstanding, &f2);
 	json_u64(fp, "outstanding_bytes", t->outstanding_bytes, &f2);
 	json_key(fp, "net_bytes", &f2);
@@ -667,10 +725,25 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	for (i = 0; i < nc; i++) {
 		const struct row *w = &rows[i];
 		const struct rpt_cache *c = w->cache;
+		const char **al;
+		size_t nal, k;
 
+		if (cache_aliases(slab, c, &al, &nal)) {
+			free(rows);
+			free(cs);
+			return -1;
+		}
 		f2 = true;
 		fputs(i ? ",{" : "{", fp);
 		json_str(fp, "name", c->name, &f2);
+		json_key(fp, "aliases", &f2);
+		fputs("[", fp);
+		for (k = 0; k < nal; k++) {
+			fputs(k ? "," : "", fp);
+			json_string(fp, al[k]);
+		}
+		fputs("]", fp);
+		free(al);
 		json_str(fp, "kind", c->pseudo ? "kmalloc" : "cache", &f2);
 		if (!c->pseudo) {
 			json_addr(fp, "id", c->id, &f2);
@@ -809,7 +882,7 @@ static void csv_field(FILE *fp, const char *s)
 }
 
 static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
-		     const struct symtab *st)
+		     const struct symtab *st, const struct rpt_slab *slab)
 {
 	size_t n, i, lim;
 	struct row *rows = view_rows(r, o, st, &n);
@@ -826,22 +899,42 @@ static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		      "frees,cross_cpu_frees\n", fp);
 	else
 		fputs("name,kind,id,object_size,size,allocs,failed,frees,untracked_frees,"
-		      "bytes_req,bytes_alloc,bytes_freed,frag_pct,live,live_bytes\n", fp);
+		      "bytes_req,bytes_alloc,bytes_freed,frag_pct,live,live_bytes,aliases\n", fp);
 	for (i = 0; i < lim; i++) {
 		const struct row *w = &rows[i];
 
 		if (o->view == VIEW_CACHE) {
 			const struct rpt_cache *c = w->cache;
+			const char **al;
+			size_t nal;
 
+			if (cache_aliases(slab, c, &al, &nal)) {
+				free(rows);
+				return -1;
+			}
 			csv_field(fp, c->name);
 			fprintf(fp, ",%s,", c->pseudo ? "kmalloc" : "cache");
 			if (!c->pseudo)
 				fprintf(fp, "0x%" PRIx64, c->id);
 			fprintf(fp, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 "\n",
+				",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",",
 				c->object_size, c->size, c->allocs, c->failed, c->frees,
 				c->untracked_frees, c->bytes_req, c->bytes_alloc, c->bytes_freed,
 				w->frag, c->live, c->live_bytes);
+			/* One field, the names separated by spaces (sysfs names have none). */
+			if (nal) {
+				char *field = join_names(al, nal, " ");
+
+				if (!field) {
+					free(al);
+					free(rows);
+					return -1;
+				}
+				csv_field(fp, field);
+				free(field);
+			}
+			fputc('\n', fp);
+			free(al);
 			continue;
 		}
 		if (o->view == VIEW_ALLOC)
@@ -909,8 +1002,147 @@ static void more(FILE *fp, size_t shown, size_t n)
 		fprintf(fp, "  ... %zu more (-l 0 shows all)\n", n - shown);
 }
 
+/*
+ * text wrapped at spaces to fit 78 columns, continuation lines indented
+ * by two (a word longer than a line stays whole).
+ */
+static void text_para(FILE *fp, const char *text)
+{
+	const char *p = text;
+	int col = 0, indent = 0;
+
+	for (;;) {
+		size_t wl;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		wl = strcspn(p, " ");
+		if (col > indent && col + 1 + (int)wl > 78) {
+			fputs("\n  ", fp);
+			col = indent = 2;
+		} else if (col > indent) {
+			fputc(' ', fp);
+			col++;
+		}
+		fwrite(p, 1, wl, fp);
+		col += (int)wl;
+		p += wl;
+	}
+	fputc('\n', fp);
+}
+
+/* Writes what open_memstream() collected as a paragraph. 0, or -1 out of memory. */
+static int para_close(FILE *fp, FILE *m, char **buf)
+{
+	if (fclose(m)) {
+		free(*buf);
+		return -1;
+	}
+	text_para(fp, *buf);
+	free(*buf);
+	return 0;
+}
+
+static bool how_seen(const char *how)
+{
+	return strcmp(how, "tracepoint") == 0 || strcmp(how, "kprobe") == 0 ||
+	       strcmp(how, "kretprobe") == 0;
+}
+
+/*
+ * The header's word on coverage: the paths whose events are not in the
+ * trace and what missing them does to the numbers, or that the trace does
+ * not say what it recorded. Nothing when every path was recorded.
+ */
+static int text_coverage(FILE *fp, const struct rpt_slab *slab)
+{
+	char *buf = NULL;
+	size_t len = 0, i, n = 0;
+	FILE *m;
+
+	if (slab_ncov(slab) && !slab_nmissed(slab))
+		return 0;
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -1;
+	if (!slab_ncov(slab)) {
+		fputs("Not covered by this trace: the bulk and lock-free paths"
+		      " (kmem_cache_alloc_bulk, kmem_cache_free_bulk with kfree_bulk and kfree_rcu's"
+		      " batches, kfree_rcu's sheaves, kmalloc_nolock, kfree_nolock): its metadata does"
+		      " not list what was recorded (kmemtrace.ko before trace format 1.1, or no"
+		      " kmemtrace.meta).", m);
+		return para_close(fp, m, &buf);
+	}
+	fputs("Not seen by this trace:", m);
+	for (i = 0; i < slab_ncov(slab); i++) {
+		const struct slab_cov *c = slab_cov(slab, i);
+
+		if (!c->missed)
+			continue;
+		fprintf(m, "%s %s", n++ ? "." : "", c->path);
+		if (how_seen(c->how))
+			/* Hooked, but its probe let calls pass: some objects are missing. */
+			fprintf(m, " (its %s missed %" PRIu64 " calls since the module was loaded);"
+				" some", c->how, c->calls_missed);
+		else if (*c->detail)
+			fprintf(m, " (%s);", c->detail);
+		else if (strcmp(c->how, "unseen") != 0)
+			fprintf(m, " (%s);", *c->how ? c->how : "no HOW given");
+		else
+			fputc(';', m);
+		fputs(c->kind == SLAB_PATH_FREE ? " objects it frees look outstanding" :
+		      " objects it hands out look allocated before the trace", m);
+	}
+	fputc('.', m);
+	return para_close(fp, m, &buf);
+}
+
+/*
+ * A cache's name in text, with the names SLUB merged into it:
+ * "kmalloc-96 (also kmt_oracle_merged, foo)", and "+N more" where the
+ * list would not fit 78 columns (--wide: all of them). NULL out of memory.
+ */
+static char *cache_label(const struct rpt_slab *slab, const struct rpt_cache *c, bool wide)
+{
+	const char **al;
+	char *buf = NULL;
+	size_t nal, len = 0, k, col;
+	FILE *m;
+
+	if (cache_aliases(slab, c, &al, &nal))
+		return NULL;
+	if (!nal)
+		return strdup(c->name);
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		free(al);
+		return NULL;
+	}
+	fprintf(m, "%s (also ", c->name);
+	col = strlen(c->name) + 7;
+	for (k = 0; k < nal; k++) {
+		/* Room for this name and what may follow it: ", +N more)" or ")". */
+		size_t need = (k ? 2 : 0) + strlen(al[k]) + (k + 1 < nal ? 16 : 1);
+
+		if (k && !wide && col + need > 78) {
+			fprintf(m, ", +%zu more", nal - k);
+			break;
+		}
+		col += (size_t)fprintf(m, "%s%s", k ? ", " : "", al[k]);
+	}
+	fputc(')', m);
+	free(al);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
-		     const struct symtab *st)
+		     const struct symtab *st, const struct rpt_slab *slab)
 {
 	char b1[40], b2[40];
 	size_t n, i, lim;
@@ -961,8 +1193,14 @@ static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
 			"------------------------------------------");
 		for (i = 0; i < lim; i++) {
 			const struct row *w = &rows[i];
+			char *label = cache_label(slab, w->cache, o->wide);
 
-			name_col(fp, w->name, 22, o->wide);
+			if (!label) {
+				free(rows);
+				return -1;
+			}
+			name_col(fp, label, 22, o->wide);
+			free(label);
 			fprintf(fp, " %10" PRIu64 " %10" PRIu64 " %14" PRIu64 " %9" PRIu64
 				" %5.1f%%\n", w->hits, w->frees, w->bytes_alloc, w->live, w->frag);
 		}
@@ -972,7 +1210,51 @@ static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	return 0;
 }
 
-static int text_errors(FILE *fp, const struct rpt *r, const struct symtab *st)
+/*
+ * Why a double free marked ? may be none: the allocation paths of its
+ * objects the trace misses. And what still makes any double free doubtful:
+ * lost records. 0, or -1 out of memory.
+ */
+static int text_uncertain(FILE *fp, const struct rpt *r, const struct out_opts *o,
+			  const struct rpt_slab *slab, bool uncertain)
+{
+	char *buf = NULL;
+	size_t len = 0, i, n = 0;
+	FILE *m;
+
+	for (i = 0; i < slab_ncov(slab); i++)
+		n += slab_cov(slab, i)->missed && slab_cov(slab, i)->kind != SLAB_PATH_FREE;
+	if (uncertain) {
+		m = open_memstream(&buf, &len);
+		if (!m)
+			return -1;
+		if (!n) {
+			fputs("? of kmem_cache objects: the trace does not say it recorded"
+			      " kmem_cache_alloc_bulk() (see above), so an allocation may have come"
+			      " between the two frees (the maple tree does this).", m);
+		} else {
+			fputs("? the trace misses", m);
+			for (i = 0, n = 0; i < slab_ncov(slab); i++) {
+				const struct slab_cov *c = slab_cov(slab, i);
+
+				if (c->missed && c->kind != SLAB_PATH_FREE)
+					fprintf(m, "%s %s()", n++ ? "," : "", c->path);
+			}
+			fputs(" (see above), which hands out such objects: an allocation may have"
+			      " come between the two frees (the maple tree's bulk allocations do"
+			      " this).", m);
+		}
+		if (para_close(fp, m, &buf))
+			return -1;
+	}
+	if (lost_total(r, o) && rpt_totals(r)->double_frees)
+		text_para(fp, "Records were lost: a lost allocation between two frees would make"
+			  " the second one legitimate.");
+	return 0;
+}
+
+static int text_errors(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		       const struct symtab *st, const struct rpt_slab *slab)
 {
 	size_t n, i;
 	const struct rpt_error **errs = sorted_errors(r, &n);
@@ -1004,12 +1286,8 @@ static int text_errors(FILE *fp, const struct rpt *r, const struct symtab *st)
 			text_srcline(fp, f, "             ");
 		}
 	}
-	if (uncertain)
-		fputs("? of kmem_cache objects: kmem_cache_alloc_bulk() is not traced, so an\n"
-		      "  allocation may have come between the two frees (the maple tree does this).\n",
-		      fp);
 	free(errs);
-	return 0;
+	return text_uncertain(fp, r, o, slab, uncertain);
 }
 
 static int text_outstanding(FILE *fp, const struct rpt *r, const struct out_opts *o,
@@ -1064,6 +1342,9 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 	if (t->implicit_frees)
 		fprintf(fp, "Addresses reused unfreed: %" PRIu64 " (their free was not traced)\n",
 			t->implicit_frees);
+	if (t->probed_allocs || t->probed_frees)
+		fprintf(fp, "Seen by probes         : %" PRIu64 " allocations, %" PRIu64
+			" frees (bulk and lock-free paths)\n", t->probed_allocs, t->probed_frees);
 	if (t->page_allocs || t->page_frees)
 		fprintf(fp, "Page allocations       : %" PRIu64 " (failed %" PRIu64 "), %" PRIu64
 			" bytes; frees %" PRIu64 " (untracked %" PRIu64 "); outstanding %" PRIu64
@@ -1079,7 +1360,7 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 }
 
 static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
-		      const struct symtab *st)
+		      const struct symtab *st, const struct rpt_slab *slab)
 {
 	const struct rpt_totals *t = rpt_totals(r);
 	uint64_t lost = lost_total(r, o);
@@ -1130,10 +1411,13 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	if (o->truncated_bytes)
 		fprintf(fp, "Ignored a partial record at the end: %" PRIu64 " bytes\n",
 			o->truncated_bytes);
+	if (text_coverage(fp, slab))
+		return -1;
 	if (!t->seen_any)
 		fputs("The trace holds no records.\n", fp);
 	fputc('\n', fp);
-	if (text_view(fp, r, o, st) || text_errors(fp, r, st) || text_outstanding(fp, r, o, st))
+	if (text_view(fp, r, o, st, slab) || text_errors(fp, r, o, st, slab) ||
+	    text_outstanding(fp, r, o, st))
 		return -1;
 	text_summary(fp, r, o);
 	return 0;
@@ -1141,9 +1425,13 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o)
 {
+	struct rpt_slab *slab = slab_info_new(o->meta);
 	struct symtab st = { 0 };
 	size_t i;
 	int ret = -1;
+
+	if (!slab)
+		goto out;
 
 	for (i = 0; i < rpt_nsites(r); i++)
 		if (symtab_add(&st, rpt_site(r, i)->addr))
@@ -1158,15 +1446,16 @@ int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o)
 	if (symtab_resolve(&st, o))
 		goto out;
 	if (o->fmt == FMT_JSON)
-		ret = print_json(fp, r, o, &st);
+		ret = print_json(fp, r, o, &st, slab);
 	else if (o->fmt == FMT_CSV)
-		ret = print_csv(fp, r, o, &st);
+		ret = print_csv(fp, r, o, &st, slab);
 	else
-		ret = print_text(fp, r, o, &st);
+		ret = print_text(fp, r, o, &st, slab);
 out:
 	if (ret)
 		errno = ENOMEM;
 	symtab_free(&st);
+	slab_info_free(slab);
 	return ret;
 }
 
