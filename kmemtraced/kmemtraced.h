@@ -23,6 +23,10 @@
 #define KMTD_META		"kmemtrace.meta"
 #define KMTD_KALLSYMS		"kallsyms"
 #define KMTD_MODULES		"modules"
+/* SLUB's caches and the names merged into them (sysfs, CONFIG_SLUB_DEBUG). */
+#define KMTD_SLAB_DIR		"/sys/kernel/slab"
+/* With KMEMTRACED_TEST_FAKE_DEBUGFS=1 only: a directory read instead of it. */
+#define KMTD_TEST_SLAB_ENV	"KMEMTRACED_TEST_SLAB_DIR"
 /*
  * Bytes each drain thread reads from relay at a time, a whole number of
  * records: with the thread's stack, the memory a CPU costs kmemtraced,
@@ -47,6 +51,12 @@ struct kmtd_cpu {
 	bool err_relay;		/* err came from the relay file, not the output */
 	char out_path[PATH_MAX + 32];
 	char relay_path[PATH_MAX + 32];
+};
+
+/* A name in /sys/kernel/slab and the cache directory it is or links to. */
+struct kmtd_slab_name {
+	char *name;
+	char *target;
 };
 
 /* Per-CPU counters of the module's stats file. */
@@ -88,6 +98,11 @@ struct kmtd {
 	bool command_done;
 	const char *stop_reason;
 	char error[PATH_MAX + 256];	/* first fatal error, for the metadata */
+
+	/* For kmemtrace.meta (meta.c), gathered when tracing starts. */
+	char *coverage;			/* the module's coverage file, NULL: it has none */
+	struct kmtd_slab_name *slab;	/* SLUB's names, sorted, at start and at end */
+	size_t nslab, slab_cap;
 };
 
 /* How kmemtrace.ko sized its buffers: the "# buffers" line of its stats. */
@@ -122,10 +137,17 @@ int kmtd_parse_cpulist(const char *text, bool *set, unsigned int max);
 unsigned int kmtd_word_bits(const char *machine);
 int kmtd_write_all(int fd, const void *buf, size_t len);
 
-/* meta.c: kallsyms, modules and kmemtrace.meta. */
+/*
+ * meta.c: kallsyms, modules and kmemtrace.meta. kmtd_write_meta() also
+ * reads the module's coverage file (at the end with the calls its probes
+ * missed) and takes a kmtd_slab_snapshot(), which adds the names
+ * /sys/kernel/slab shows then (a cache created during the trace is there
+ * at its end; one destroyed, at its start); the final call frees both.
+ */
 int kmtd_write_kallsyms(const struct kmtd *d);
 int kmtd_write_modules(const struct kmtd *d);
-int kmtd_write_meta(const struct kmtd *d, bool final);
+int kmtd_write_meta(struct kmtd *d, bool final);
+int kmtd_slab_snapshot(struct kmtd *d);
 int kmtd_create_file(const struct kmtd *d, const char *path);
 
 /* drain.c: the per-CPU threads. */

@@ -2,7 +2,7 @@
 /*
  * meta.c - the files beside the traces that let another machine make sense
  * of them: kallsyms, modules and kmemtrace.meta (Documentation/trace-format.md,
- * section 6).
+ * section 6), with what the module covers and the cache names SLUB merged.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -296,6 +296,161 @@ static int no_dots(const struct dirent *de)
 	return de->d_name[0] != '.';
 }
 
+/*
+ * The module's coverage file, one "PATH HOW DETAIL" line per allocation
+ * path (trace format 1.1). A module without one (1.0) leaves d->coverage
+ * NULL: the metadata then says nothing, and readers know it is unknown.
+ * Read again at the end, when DETAIL also counts the calls a probe missed;
+ * should that fail, the copy from the start stays.
+ */
+static void read_coverage(struct kmtd *d, bool final)
+{
+	char path[PATH_MAX + 64];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/%s", d->kdir, KMT_DEBUGFS_COVERAGE);
+	text = slurp(path);
+	if (!text && errno != ENOENT && !final)
+		kmtd_err("warning: %s: %s; the trace will not say which allocation paths it covers",
+			 path, strerror(errno));
+	if (text || !final) {
+		free(d->coverage);
+		d->coverage = text;
+	}
+}
+
+/* "coverage PATH HOW DETAIL" per line of the coverage file, in its order. */
+static void put_coverage(FILE *f, const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+
+		/* '#' lines are comments; a line is printed without control characters. */
+		while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (len && p[0] != '#') {
+			fputs("coverage ", f);
+			for (size_t i = 0; i < len; i++)
+				fputc((unsigned char)p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i], f);
+			fputc('\n', f);
+		}
+		p += strcspn(p, "\n");
+		if (*p)
+			p++;
+	}
+}
+
+static int cmp_slab_name(const void *a, const void *b)
+{
+	return strcmp(((const struct kmtd_slab_name *)a)->name,
+		      ((const struct kmtd_slab_name *)b)->name);
+}
+
+static const char *slab_dir(void)
+{
+	const char *fake = getenv("KMEMTRACED_TEST_FAKE_DEBUGFS");
+	const char *dir = getenv(KMTD_TEST_SLAB_ENV);
+
+	return fake && strcmp(fake, "1") == 0 && dir ? dir : KMTD_SLAB_DIR;
+}
+
+/*
+ * Adds the names /sys/kernel/slab shows now: a directory is a cache, a
+ * symlink the name of a cache merged into the one it points to. A name
+ * already known keeps its target. No such directory (SLUB without sysfs,
+ * another allocator) is no error: nothing is added.
+ */
+int kmtd_slab_snapshot(struct kmtd *d)
+{
+	const char *dir = slab_dir();
+	struct dirent **names;
+	size_t had = d->nslab;
+	int n, ret = 0;
+
+	n = scandir(dir, &names, no_dots, cmp_names);
+	if (n < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	for (int i = 0; i < n; i++) {
+		struct kmtd_slab_name key = { .name = names[i]->d_name }, *e;
+		char path[PATH_MAX], link[PATH_MAX];
+		const char *target;
+		struct stat st;
+		ssize_t len;
+
+		e = had ? bsearch(&key, d->slab, had, sizeof(*d->slab), cmp_slab_name) : NULL;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		if (e || lstat(path, &st) < 0)
+			goto next;
+		if (S_ISLNK(st.st_mode)) {
+			len = readlink(path, link, sizeof(link) - 1);
+			if (len <= 0)
+				goto next;
+			link[len] = '\0';
+			/* Relative, "../slab/:0000096" or ":0000096": the directory's name. */
+			target = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+			if (!*target)
+				goto next;
+		} else if (S_ISDIR(st.st_mode)) {
+			target = names[i]->d_name;
+		} else {
+			goto next;
+		}
+		if (d->nslab == d->slab_cap) {
+			size_t cap = d->slab_cap ? 2 * d->slab_cap : 256;
+			struct kmtd_slab_name *p = realloc(d->slab, cap * sizeof(*p));
+
+			if (!p) {
+				ret = -1;
+				goto next;
+			}
+			d->slab = p;
+			d->slab_cap = cap;
+		}
+		e = &d->slab[d->nslab];
+		e->name = strdup(names[i]->d_name);
+		e->target = strdup(target);
+		if (!e->name || !e->target) {
+			free(e->name);
+			free(e->target);
+			ret = -1;
+			goto next;
+		}
+		d->nslab++;
+next:
+		free(names[i]);
+	}
+	free(names);
+	if (d->nslab > had)
+		qsort(d->slab, d->nslab, sizeof(*d->slab), cmp_slab_name);
+	if (ret < 0)
+		errno = ENOMEM;
+	return ret;
+}
+
+/* A name with every blank, control byte and backslash written as \xHH. */
+static void put_slab_word(FILE *f, const char *w)
+{
+	for (const unsigned char *p = (const unsigned char *)w; *p; p++) {
+		if (*p <= 0x20 || *p == 0x7f || *p == '\\')
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static void free_slab(struct kmtd *d)
+{
+	for (size_t i = 0; i < d->nslab; i++) {
+		free(d->slab[i].name);
+		free(d->slab[i].target);
+	}
+	free(d->slab);
+	d->slab = NULL;
+	d->nslab = d->slab_cap = 0;
+}
+
 static void put_params(FILE *f)
 {
 	struct dirent **names;
@@ -356,6 +511,14 @@ static char *meta_text(const struct kmtd *d, bool final, size_t *len)
 				fprintf(f, "cpu_node %u %d\n", cpu, cpu_node(cpu));
 	}
 	put_params(f);
+	put_coverage(f, d->coverage);
+	for (size_t i = 0; i < d->nslab; i++) {
+		fputs("slab_alias ", f);
+		put_slab_word(f, d->slab[i].name);
+		fputc(' ', f);
+		put_slab_word(f, d->slab[i].target);
+		fputc('\n', f);
+	}
 	fprintf(f, "start_mono_ns %" PRIu64 "\n", d->start_mono_ns);
 	fprintf(f, "start_real_ns %" PRIu64 "\n", d->start_real_ns);
 	if (d->have_overruns_start)
@@ -428,15 +591,24 @@ static int rewrite_in_place(const char *path, const char *text, size_t len)
 	return close(fd);
 }
 
-int kmtd_write_meta(const struct kmtd *d, bool final)
+int kmtd_write_meta(struct kmtd *d, bool final)
 {
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
 	size_t len = 0;
 	char *text;
 	int fd, err;
 
+	read_coverage(d, final);
+	if (kmtd_slab_snapshot(d) < 0)
+		kmtd_err("warning: %s: %s; some merged cache names are not recorded", slab_dir(),
+			 strerror(errno));
 	dir_path(d, KMTD_META, path, sizeof(path));
 	text = meta_text(d, final, &len);
+	if (final) {
+		free(d->coverage);
+		d->coverage = NULL;
+		free_slab(d);
+	}
 	if (!text) {
 		kmtd_err("out of memory");
 		return -1;
