@@ -46,20 +46,22 @@ like "$(cat "$src/kmemtrace-$V/dkms.conf" 2>/dev/null)" "PACKAGE_VERSION=\"$V\""
 	"kmemtrace-dkms: /usr/src/kmemtrace-$V/dkms.conf is for version $V"
 
 # --- DKMS, for every kernel of the matrix ----------------------------------------------------
-# in_ns ROOT COMMAND...: COMMAND in a private mount namespace with a tmpfs on /var/lib/dkms (where
-# dkms makes its signing key), chrooted into ROOT (with /proc and /dev) unless ROOT is /.
+# in_ns ROOT COMMAND...: COMMAND in a private mount namespace, chrooted into ROOT (with /proc
+# and /dev) unless ROOT is /. With KMT_DKMS_TMPFS=1 a tmpfs covers /var/lib/dkms, where dkms
+# makes its signing key, so that the machine's (or the root's) keeps none.
 in_ns() {
 	local root=$1
 	shift
 	# shellcheck disable=SC2016 # the inner shell's $1 and $@
-	kmt_unshare sh -c 'r=$1; shift
-		if [ "$r" = / ]; then mount -t tmpfs tmpfs /var/lib/dkms && exec "$@"; fi
-		mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" &&
-			mount -t tmpfs tmpfs "$r/var/lib/dkms" || exit 1
+	kmt_unshare sh -c 'r=$1; shift; t=${r%/}/var/lib/dkms
+		if [ "$KMT_DKMS_TMPFS" = 1 ]; then mkdir -p "$t" && mount -t tmpfs tmpfs "$t" || exit 1; fi
+		[ "$r" = / ] && exec "$@"
+		mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" || exit 1
 		chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
 			DEBIAN_FRONTEND=noninteractive "$@"
 		st=$?
-		umount "$r/var/lib/dkms"; umount -R "$r/dev" 2>/dev/null; umount "$r/proc"
+		[ "$KMT_DKMS_TMPFS" = 1 ] && umount "$t"
+		umount -R "$r/dev" 2>/dev/null; umount "$r/proc"
 		exit $st' sh "$root" "$@"
 }
 
@@ -82,8 +84,9 @@ dkms_install() {
 	d=(--sourcetree "$t/src" --dkmstree "$t/tree" --installtree "$t/stage/lib/modules")
 	local r=${root%/}
 	mkdir -p "$r$t/tree" "$r$t/stage/lib/modules/$rel"
-	[ -d "$r$t/tree/kmemtrace/$V" ] || in_ns "$root" dkms add "${d[@]}" -m kmemtrace -v "$V" >>"$log" 2>&1
-	in_ns "$root" dkms install "${d[@]}" --no-depmod -m kmemtrace -v "$V" -k "$rel" \
+	[ -d "$r$t/tree/kmemtrace/$V" ] ||
+		KMT_DKMS_TMPFS=1 in_ns "$root" dkms add "${d[@]}" -m kmemtrace -v "$V" >>"$log" 2>&1
+	KMT_DKMS_TMPFS=1 in_ns "$root" dkms install "${d[@]}" --no-depmod -m kmemtrace -v "$V" -k "$rel" \
 		--kernelsourcedir "/lib/modules/$rel/build" >>"$log" 2>&1
 }
 
@@ -109,9 +112,14 @@ for rel in $(printf '%s\n' "${!rootdir[@]}" | sort -V); do
 				ok "dkms builds kmemtrace.ko for $rel # SKIP no dkms in $root (make check-packaging installs it)" true
 				continue
 			fi
-			diag "installing dkms in $root"
-			in_ns "$root" apt-get install -y -q --no-install-recommends dkms >"$W/root-dkms.log" 2>&1 ||
-				{ note_file "$W/root-dkms.log"; }
+			st=0
+			KMT_DKMS_TMPFS=0 in_ns "$root" apt-get install -y -q --no-install-recommends dkms \
+				>"$W/root-dkms.log" 2>&1 || st=$?
+			if ! is "$st" 0 "apt-get install dkms in $root"; then
+				note_file "$W/root-dkms.log"
+				need_root_dkms=0	# the other kernels of the root: skipped
+				continue
+			fi
 		fi
 		if [ -z "$root_tmp" ]; then
 			root_tmp=$(mktemp -d "$root/tmp/kmt-dkms.XXXXXX")
