@@ -512,10 +512,13 @@ static void kmt_tp_page_free(void *data, struct page *page,
  * tracepoint: the bulk API (kfree_bulk and kfree_rcu's batches end in
  * kmem_cache_free_bulk), 6.18's lock-free kmalloc/kfree and kfree_rcu's
  * percpu sheaves. Each is hooked with a kprobe (entry) or a kretprobe
- * (entry and return) registered, disarmed, at load; attaching arms
- * them. Their handlers allocate nothing (a kretprobe's instances are
- * preallocated, maxactive of them) and end in kmt_record(), like the
- * tracepoint probes; their records carry KMT_F_PROBED.
+ * (entry and return), registered at load and unregistered at unload:
+ * arming an ftrace-based kprobe waits for tasks-RCU, seconds under load,
+ * too slow for every write to "enabled", so between attach and detach
+ * the handlers only follow kmt_probes_on. They allocate nothing (a
+ * kretprobe's instances are preallocated, maxactive of them) and end in
+ * kmt_record(), like the tracepoint probes; their records carry
+ * KMT_F_PROBED.
  */
 enum kmt_how {
 	KMT_HOW_ABSENT,		/* no such path in this kernel */
@@ -542,7 +545,11 @@ struct kmt_call {
 	int node;
 };
 
-/* Cleared before the probes are disarmed: late returns record nothing. */
+/*
+ * Set on attach, cleared on detach before the wait for running probes:
+ * a handler that sees it clear records nothing, so none runs after
+ * detach (kretprobe returns of calls made while attached included).
+ */
 static bool kmt_probes_on;
 
 /* Where the bulk allocator's code lies (see kmt_free_bulk_pre()). */
@@ -770,8 +777,8 @@ static void kmt_function_bounds(unsigned long addr, unsigned long *start,
 }
 
 /*
- * Registers every path's probe, disarmed. A path that cannot be hooked
- * is only reported (coverage file, dmesg): tracing goes on without it.
+ * Registers every path's probe. A path that cannot be hooked is only
+ * reported (coverage file, dmesg): tracing goes on without it.
  */
 static void kmt_register_paths(void)
 {
@@ -786,7 +793,6 @@ static void kmt_register_paths(void)
 			continue;
 		}
 		kp->symbol_name = path->symbol;
-		kp->flags = KPROBE_FLAG_DISABLED;
 		if (path->ret) {
 			path->rp.data_size = sizeof(struct kmt_call);
 			/* Bulk allocations may sleep: instances outlive CPUs. */
@@ -821,25 +827,6 @@ static void kmt_unregister_paths(void)
 	}
 }
 
-/* Arms or disarms the hooked paths; returns the first error. */
-static int kmt_arm_paths(bool on)
-{
-	unsigned int i;
-	int ret = 0, err;
-
-	WRITE_ONCE(kmt_probes_on, on);
-	for (i = 0; i < ARRAY_SIZE(kmt_paths); i++) {
-		struct kprobe *kp = &kmt_paths[i].rp.kp;
-
-		if (kmt_paths[i].how != KMT_HOW_HOOKED)
-			continue;
-		err = on ? enable_kprobe(kp) : disable_kprobe(kp);
-		if (err && !ret)
-			ret = err;
-	}
-	return ret;
-}
-
 /* The page tracepoints are not exported: look them up by name. */
 static void kmt_match_tracepoint(struct tracepoint *tp, void *priv)
 {
@@ -863,15 +850,13 @@ static int kmt_attach(void)
 	ret = kmt_register_slab_probes();
 	if (ret)
 		goto out;
-	ret = kmt_arm_paths(true);
-	if (ret)
-		goto disarm_paths;
+	WRITE_ONCE(kmt_probes_on, true);
 	if (!pages)
 		return 0;
 	ret = tracepoint_probe_register(kmt_page_alloc_tp, kmt_tp_page_alloc,
 					NULL);
 	if (ret)
-		goto disarm_paths;
+		goto stop_probes;
 	ret = tracepoint_probe_register(kmt_page_free_tp, kmt_tp_page_free,
 					NULL);
 	if (ret)
@@ -880,8 +865,8 @@ static int kmt_attach(void)
 
 unregister_page_alloc:
 	tracepoint_probe_unregister(kmt_page_alloc_tp, kmt_tp_page_alloc, NULL);
-disarm_paths:
-	kmt_arm_paths(false);
+stop_probes:
+	WRITE_ONCE(kmt_probes_on, false);
 	kmt_unregister_slab_probes();
 	/* Also waits for the kprobe handlers: they run non-preemptible. */
 	tracepoint_synchronize_unregister();
@@ -899,7 +884,7 @@ static void kmt_detach(void)
 		tracepoint_probe_unregister(kmt_page_alloc_tp,
 					    kmt_tp_page_alloc, NULL);
 	}
-	kmt_arm_paths(false);
+	WRITE_ONCE(kmt_probes_on, false);
 	kmt_unregister_slab_probes();
 	/* Also waits for the kprobe handlers: they run non-preemptible. */
 	tracepoint_synchronize_unregister();
