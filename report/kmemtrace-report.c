@@ -554,6 +554,8 @@ int main(int argc, char **argv)
 			flags |= RPT_CACHE_ALLOCS_SEEN;
 		if (slab_kmalloc_allocs_missed(slab))
 			flags |= RPT_KMALLOC_ALLOCS_MISSED;
+		if (meta_kernel_at_least(meta, 6, 4) == 1)
+			flags |= RPT_KFREE_TAKES_CACHE_OBJS;
 		a.f.slab = slab;
 		r = rpt_new(&a.f, flags);
 		if (!r)

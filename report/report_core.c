@@ -808,8 +808,12 @@ static int free_extra(struct rpt *r, const struct kmt_event *ev, const struct ob
 	if ((ev->flags & KMT_F_PROBED) &&
 	    (o->kind == KMT_REC_CACHE_ALLOC) != (ev->type == KMT_REC_CACHE_FREE))
 		return 0;
-	if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_KFREE)
+	if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_KFREE) {
+		r->t.kfree_cache_objects++;
+		if (r->flags & RPT_KFREE_TAKES_CACHE_OBJS)
+			return 0;
 		return error_add(r, RPT_ERR_KFREE_OF_CACHE_OBJ, site, ev->call_site, false);
+	}
 	if (o->kind == KMT_REC_KMALLOC && ev->type == KMT_REC_CACHE_FREE)
 		return error_add(r, RPT_ERR_CACHE_FREE_OF_KMALLOC, site, ev->call_site, false);
 	if (o->kind == KMT_REC_CACHE_ALLOC && ev->type == KMT_REC_CACHE_FREE &&
@@ -1075,6 +1079,11 @@ int rpt_finish(struct rpt *r)
 		}
 	}
 	return 0;
+}
+
+unsigned int rpt_flags(const struct rpt *r)
+{
+	return r->flags;
 }
 
 const struct rpt_totals *rpt_totals(const struct rpt *r)

@@ -47,6 +47,13 @@ struct rpt_filter {
  */
 #define RPT_CACHE_ALLOCS_SEEN	0x2u
 #define RPT_KMALLOC_ALLOCS_MISSED 0x4u
+/*
+ * The traced kernel's kfree() takes kmem_cache_alloc() objects: its
+ * kernel-doc says so from 6.4 (Debian's 6.12 and 7.3 do; 6.1 says "don't
+ * free memory not originally allocated by kmalloc()"). Such frees are then
+ * counted (kfree_cache_objects) but are no error.
+ */
+#define RPT_KFREE_TAKES_CACHE_OBJS 0x8u
 
 enum rpt_err_kind {
 	RPT_ERR_KFREE_OF_CACHE_OBJ,	/* kfree() of a kmem_cache_alloc() object */
@@ -129,6 +136,7 @@ struct rpt_totals {
 	uint64_t cross_node_allocs;
 	uint64_t untracked_frees;	/* frees of objects not allocated in the trace */
 	uint64_t double_frees;
+	uint64_t kfree_cache_objects;	/* kfree() of kmem_cache objects, error or not */
 	uint64_t implicit_frees;	/* address allocated again while live: free not traced */
 	uint64_t clamped_allocs;	/* byte counts saturated at U32_MAX (KMT_F_CLAMPED) */
 	/* Of allocs and frees, events recorded by the module's probes (KMT_F_PROBED). */
@@ -161,6 +169,8 @@ int rpt_feed_refs(struct rpt *r, const union kmt_rec *const *recs, size_t n);
 /* Computes the end-of-trace figures (outstanding, live). 0 or -1 (memory). */
 int rpt_finish(struct rpt *r);
 
+/* The RPT_* switches the report was made with. */
+unsigned int rpt_flags(const struct rpt *r);
 const struct rpt_totals *rpt_totals(const struct rpt *r);
 size_t rpt_nsites(const struct rpt *r);
 const struct rpt_site *rpt_site(const struct rpt *r, size_t i);

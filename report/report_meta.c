@@ -118,6 +118,16 @@ const char *meta_next(const struct rpt_meta *m, const char *key, size_t *pos)
 	return NULL;
 }
 
+int meta_kernel_at_least(const struct rpt_meta *m, unsigned int major, unsigned int minor)
+{
+	const char *rel = meta_get(m, "kernel_release");
+	unsigned int ma, mi;
+
+	if (!rel || sscanf(rel, "%u.%u", &ma, &mi) != 2)
+		return -1;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 int meta_get_u64(const struct rpt_meta *m, const char *key, uint64_t *v)
 {
 	const char *s = meta_get(m, key);

@@ -27,5 +27,10 @@ const char *meta_get(const struct rpt_meta *m, const char *key);
 const char *meta_next(const struct rpt_meta *m, const char *key, size_t *pos);
 /* Numeric value: 1 with *v, 0 if absent or not a number. */
 int meta_get_u64(const struct rpt_meta *m, const char *key, uint64_t *v);
+/*
+ * Is the traced kernel (kernel_release, "MAJOR.MINOR...") at least
+ * MAJOR.MINOR? 1 or 0; -1 when the metadata does not say.
+ */
+int meta_kernel_at_least(const struct rpt_meta *m, unsigned int major, unsigned int minor);
 
 #endif /* REPORT_META_H */

@@ -638,6 +638,7 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	json_u64(fp, "clamped_allocs", t->clamped_allocs, &f2);
 	json_u64(fp, "probed_allocs", t->probed_allocs, &f2);
 	json_u64(fp, "probed_frees", t->probed_frees, &f2);
+	json_u64(fp, "kfree_cache_objects", t->kfree_cache_objects, &f2);
 	json_u64(fp, "outstanding", t->outstanding, &f2);
 	json_u64(fp, "outstanding_bytes", t->outstanding_bytes, &f2);
 	json_key(fp, "net_bytes", &f2);
@@ -1345,6 +1346,9 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 	if (t->probed_allocs || t->probed_frees)
 		fprintf(fp, "Seen by probes         : %" PRIu64 " allocations, %" PRIu64
 			" frees (bulk and lock-free paths)\n", t->probed_allocs, t->probed_frees);
+	if (t->kfree_cache_objects && (rpt_flags(r) & RPT_KFREE_TAKES_CACHE_OBJS))
+		fprintf(fp, "kfree() of cache objects: %" PRIu64 " (this kernel's kfree() takes them)\n",
+			t->kfree_cache_objects);
 	if (t->page_allocs || t->page_frees)
 		fprintf(fp, "Page allocations       : %" PRIu64 " (failed %" PRIu64 "), %" PRIu64
 			" bytes; frees %" PRIu64 " (untracked %" PRIu64 "); outstanding %" PRIu64

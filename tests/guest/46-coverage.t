@@ -135,6 +135,9 @@ is "$(awk '$1 == "kfree_nolock" { print $2 }' "$cov" 2>/dev/null)" "$want_nolock
 is "$(awk '$1 == "kfree_rcu_sheaf" { print $2 }' "$cov" 2>/dev/null)" "$want_sheaf" \
 	"coverage ($series): kfree_rcu_sheaf $want_sheaf"
 is "$(grep -c ' unseen ' "$cov" 2>/dev/null)" 0 "coverage: no path left unseen"
+# Cache names and slot sizes: struct kmem_cache is public before 6.8, read through BTF after.
+if printf '%s\n6.8\n' "$series" | sort -V -C; then want_layout='<linux/slub_def.h>'; else want_layout='vmlinux BTF'; fi
+ok "cache layout ($series) from $want_layout" grep -qF "cache layout from $want_layout" "$R/dmesg.txt"
 is "$(grep -c 'missed' "$R/coverage.end" 2>/dev/null)" 0 "coverage: no probe call missed"
 
 ok "every file passes kmemtrace_check --strict" all_strict "$R/t"

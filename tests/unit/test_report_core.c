@@ -362,7 +362,20 @@ static void test_errors(void)
 	       "errors: the kfree()s on CPU 1 are cross-CPU frees");
 	is_u64(rpt_site_find(r, S_A)->cross_cpu_frees, n_kfree_cache,
 	       "errors: ... counted at the allocating site");
+	is_u64(rpt_totals(r)->kfree_cache_objects, n_kfree_cache,
+	       "errors: kfree() of cache objects counted");
 	rpt_free(r);
+
+	/* A kernel whose kfree() takes kmem_cache objects (6.4+): counted, no error. */
+	r = analyse(tdir("errors"), NULL, RPT_KFREE_TAKES_CACHE_OBJS);
+	if (ok(r != NULL, "errors, kfree() taking cache objects: analysed")) {
+		ok(!find_error(r, RPT_ERR_KFREE_OF_CACHE_OBJ),
+		   "errors, kfree() taking cache objects: no kfree_of_cache_object");
+		is_u64(rpt_totals(r)->kfree_cache_objects, n_kfree_cache,
+		       "errors, kfree() taking cache objects: still counted");
+		is_u64(rpt_nerrors(r), 5, "errors, kfree() taking cache objects: the other five");
+		rpt_free(r);
+	}
 	gen_close(g);
 }
 
