@@ -145,7 +145,7 @@ stress: deps
 
 # --- Installing (README.md, "Installing"); PREFIX and DESTDIR as usual --------------------------
 # install         install-tools and install-module
-# install-tools   the tools, their man pages and bash completion (kmemtrace-tools in debian/)
+# install-tools   the tools, their man pages (with VERSION in .TH) and bash completion
 # install-module  kmemtrace.ko for $(KVER) in /lib/modules/KVER/extra, then depmod (no DESTDIR)
 # install-dkms    the module's sources and dkms.conf in $(DKMSDIR), for dkms (kmemtrace-dkms)
 # uninstall       removes what they installed: the module from every kernel's extra/, and the
@@ -165,8 +165,10 @@ install-tools: tools
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(TOOLS) $(DESTDIR)$(BINDIR)
-	for t in $(KMT_TOOLNAMES); do for m in Documentation/$$t.[18]; do \
-		if [ -e "$$m" ]; then install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man$${m##*.}/; fi; done; done
+	for t in $(KMT_TOOLNAMES); do for m in Documentation/$$t.[18]; do [ -e "$$m" ] || continue; \
+		d=$(DESTDIR)$(MANDIR)/man$${m##*.}/$$t.$${m##*.}; \
+		sed '/^\.TH /s/"kmemtrace [^"]*"/"kmemtrace $(KMT_VERSION)"/' "$$m" >"$$d"; \
+		chmod 0644 "$$d"; done; done
 	set -- $(KMT_TOOLNAMES); first=$$1; shift; \
 	install -m 0644 scripts/kmemtrace.bash-completion $(DESTDIR)$(BASHCOMPDIR)/$$first; \
 	for t; do ln -sfn $$first $(DESTDIR)$(BASHCOMPDIR)/$$t; done

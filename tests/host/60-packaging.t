@@ -62,6 +62,10 @@ dpkg-deb -x "$dkms_deb" "$W/dkms-pkg"
 for t in kmemtraced kmemtrace-report kmemtrace_check; do
 	like "$("$W/tools-pkg/usr/bin/$t" --version 2>&1)" "$t $V " "packaged $t --version says $V"
 done
+for m in man1/kmemtrace-report.1 man1/kmemtrace_check.1 man8/kmemtraced.8; do
+	like "$(zcat "$W/tools-pkg/usr/share/man/$m.gz" 2>/dev/null | grep '^\.TH ')" "\"kmemtrace $V\"" \
+		"packaged ${m#*/}: its .TH says kmemtrace $V"
+done
 like "$(cat "$W/dkms-pkg/usr/src/kmemtrace-$V/dkms.conf")" "PACKAGE_VERSION=\"$V\"" \
 	"packaged dkms.conf: PACKAGE_VERSION=\"$V\""
 like "$(dpkg-deb -f "$dkms_deb" Depends)" "dkms" "kmemtrace-dkms depends on dkms"
@@ -108,7 +112,7 @@ ok "$([ -f "$W/usr-dkms/usr/src/kmemtrace-$V/kmod/kmemtrace.c" ]; echo $?)" \
 	"make install-dkms puts the module's sources in /usr/src/kmemtrace-$V"
 
 # make install with the module, for the guest's default kernel; then uninstall all of it.
-kver=$(scripts/kernel-version --guest 2>/dev/null)
+kver=$(scripts/kernel-version 2>/dev/null)	# what make builds the module for
 rc=0
 lmake install DESTDIR="$D" PREFIX=/opt/kmt KVER="$kver" >>"$W/install.log" 2>&1 || rc=$?
 ok $rc "make install DESTDIR=... PREFIX=/opt/kmt KVER=$kver"
