@@ -197,7 +197,8 @@ uninstall:
 
 # Debian packages (debian/): dpkg-buildpackage -us -uc in a copy of the source tree, of the files
 # git knows (committed or not; all but build/ and out/ outside git), in $(DEB_OUT)/kmemtrace-VERSION.
-# The .debs, .dsc and .changes land in $(DEB_OUT). DEB_BUILD_OPTIONS=nocheck skips the unit tests.
+# The .debs, .dsc and .changes land in $(DEB_OUT). DEB_BUILD_OPTIONS=nocheck skips the unit tests;
+# DEB_FLAGS adds options to dpkg-buildpackage (-b: no source package).
 DEB_OUT ?= $(BUILD)/deb
 deb:
 	rm -rf $(DEB_OUT)

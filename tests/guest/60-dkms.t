@@ -255,6 +255,8 @@ else
 	st=0
 	/usr/bin/kmemtrace-report "$T" >"$W/report.installed" 2>"$W/report.err" || st=$?
 	is "$st" 0 "the installed kmemtrace-report reads the guest's trace" || note_file "$W/report.err"
+	[ -x "$KMT_TOP/build/kmemtrace-report" ] ||
+		flock "$KMT_TOP/build/.kmemtrace-vm.lock" make -C "$KMT_TOP" -s tools >/dev/null 2>&1
 	"$KMT_TOP/build/kmemtrace-report" "$T" >"$W/report.tree" 2>/dev/null
 	ok "its report is the one the tree's kmemtrace-report gives" cmp -s "$W/report.installed" "$W/report.tree"
 	ok "the report is not empty" [ -s "$W/report.installed" ]
