@@ -152,5 +152,28 @@ errors=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(
 is "$errors" 0 "the report lists no error (bulk pattern, maple tree loop, demo workload)" ||
 	diag "$("$REPORT" "$R/t" 2>&1 | sed -n '/^Errors/,$p' | head -n 20)"
 
+# The oracle's mergeable cache, found by the name it was created with whatever SLUB merged it into.
+"$REPORT" --json --cache --cache-name kmt_oracle_merged "$R/t" >"$R/merged.json" 2>"$R/merged.err"
+is "$?" 0 "kmemtrace-report --cache-name kmt_oracle_merged: exit 0" || note_file "$R/merged.err"
+cat >"$KMT_TEST_DIR/merged.py" <<'EOF'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+done = {}
+for line in open(sys.argv[2]):
+    k, _, v = line.strip().partition(" ")
+    if k == "done":
+        f, c = v.split()
+        done[f] = int(c)
+caches = rep["caches"]
+print("INFO\tselected: %s" % ["%s %s" % (c["name"], c.get("aliases")) for c in caches])
+print("CHECK\tone cache selected by the name kmt_oracle_merged\t%d\t1" % len(caches))
+named = [c for c in caches if c["name"] == "kmt_oracle_merged" or "kmt_oracle_merged" in c["aliases"]]
+print("CHECK\tit carries the name, as its own or an alias\t%d\t1" % len(named))
+sites = [s for s in rep["callsites"] if (s.get("symbol") or "").startswith("oracle_merged_alloc+")]
+print("CHECK\toracle_merged_alloc's allocations are in it\t%d\t%d" %
+      (sum(s["hits"] for s in sites), done.get("oracle_merged_alloc", -1)))
+EOF
+tap_checks python3 "$KMT_TEST_DIR/merged.py" "$R/merged.json" "$R/bulk_expected"
+
 [ "$_tap_failed" = 0 ] && rm -f "$R"/t/cpu*.out
 done_testing
