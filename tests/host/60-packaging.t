@@ -55,6 +55,12 @@ printf '%s\n' "$lint" | grep -v 'root privileges' | sed 's/^/# /'
 
 # --- One version -------------------------------------------------------------------------------
 is "$(dpkg-parsechangelog -l debian/changelog -S Version)" "$V" "debian/changelog's version is VERSION's"
+# The package build refuses a VERSION that debian/changelog does not repeat (in make deb's copy).
+copy=$W/deb/kmemtrace-$V
+echo "$V.1" >"$copy/VERSION"
+out=$(cd "$copy" && debian/rules clean 2>&1)
+like "$out" "debian/changelog says $V but VERSION says $V.1" "debian/rules refuses a VERSION debian/changelog does not have"
+echo "$V" >"$copy/VERSION"
 is "$(dpkg-deb -f "$tools_deb" Version)" "$V" "kmemtrace-tools is version $V"
 is "$(dpkg-deb -f "$dkms_deb" Version)" "$V" "kmemtrace-dkms is version $V"
 dpkg-deb -x "$tools_deb" "$W/tools-pkg"
