@@ -8,7 +8,9 @@
 # and kmemtrace_bench.ko loaded): guest-overhead.sh PAIRS ITERATIONS ROUNDS [METHOD...]
 #   PAIRS       kmalloc/kfree pairs per CPU of the module workload (kmemtrace_bench run)
 #   ITERATIONS  iterations of kmt-alloc-load per CPU (one copy pinned to each CPU)
-#   ROUNDS      every method runs every workload once per round, methods taking turns
+#   ROUNDS      every method runs every workload once per round, methods taking turns, after
+#               one warm-up round (a kernel's first runs fill its slab caches, and more):
+#               the warm-up's lines go to $KMT_OUT/warmup.tsv instead, round 0
 #   METHOD      none: untraced
 #               kmemtrace: kmemtraced -- WORKLOAD, draining to a file in tmpfs
 #               kmemtrace-probe: tracing on, no daemon: the probes' cost alone (the buffers
@@ -83,6 +85,7 @@ fi
 [ -d "$T/events/kmem" ] || { say "no tracefs kmem events at $T"; exit 3; }
 mkdir -p "$work"
 : >"$tsv"
+: >"$out/warmup.tsv"
 uname -r >"$out/kernel.txt"
 
 # Sum of a column of kmemtrace's stats file.
@@ -172,8 +175,10 @@ run_method() {
 	say "round $r $m $w: ns $ns recorded ${rec:-0} lost ${lost:-0} bytes ${bytes:-0} status $st"
 }
 
-r=1
+timed=$tsv
+r=0
 while [ "$r" -le "$rounds" ]; do
+	if [ "$r" = 0 ]; then tsv=$out/warmup.tsv; else tsv=$timed; fi
 	for w in module user; do
 		for m in $methods; do
 			run_method "$m" "$w" "$r"
