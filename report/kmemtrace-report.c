@@ -22,6 +22,7 @@
 #include "report_out.h"
 #include "sym_kallsyms.h"
 #include "sym_srcline.h"
+#include "view_interval.h"
 
 #define PROG "kmemtrace-report"
 
@@ -61,14 +62,16 @@ static const char doc[] =
 	"  kmemtrace-report --cache-name kmalloc-64 --cpu 0-1 --time 1s,2.5s out/\n"
 	"  kmemtrace-report --json out/ | python3 -m json.tool\n"
 	"  kmemtrace-report --ko foo.ko --vmlinux vmlinux out/   with file:line\n"
-	"  kmemtrace-report --raw out/ | grep kfree\n";
+	"  kmemtrace-report --raw out/ | grep kfree\n"
+	"  kmemtrace-report --interval 1s out/      per cache, second by second\n"
+	"  kmemtrace-report --interval 100ms --caller -s allocs --csv out/\n";
 
 static const char args_doc[] = "[DIR | FILE...]";
 
 enum {
 	OPT_CALLER = 256, OPT_ALLOC, OPT_CACHE, OPT_CPU, OPT_PID, OPT_CACHE_NAME, OPT_MIN_SIZE,
 	OPT_TIME, OPT_JSON, OPT_CSV, OPT_RAW, OPT_RAW_IP, OPT_VMLINUX, OPT_KO, OPT_MODDIR,
-	OPT_RESOLVER, OPT_ALLOW_TRUNC, OPT_NO_PROGRESS,
+	OPT_RESOLVER, OPT_ALLOW_TRUNC, OPT_NO_PROGRESS, OPT_INTERVAL,
 };
 
 static const struct argp_option options[] = {
@@ -77,6 +80,9 @@ static const struct argp_option options[] = {
 	{ "alloc", OPT_ALLOC, NULL, 0, "Per object address (memory grows with addresses)", 1 },
 	{ "cache", OPT_CACHE, NULL, 0, "Per cache; kmalloc() by size class (kmalloc-N)", 1 },
 	{ "raw", OPT_RAW, NULL, 0, "Every record in time order, one line each, no summary", 1 },
+	{ "interval", OPT_INTERVAL, "T", 0,
+	  "A table per interval of T (like 1s, 100ms): per cache, or per call site with "
+	  "--caller; sort keys bytes, allocs, frees, net, frag, name", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "sort", 's', "KEY[,KEY...]", 0, "Sort the view's rows (see below)", 2 },
 	{ "lines", 'l', "N", 0, "Rows per table (text default 20, 0 = all)", 2 },
@@ -116,6 +122,9 @@ struct args {
 	size_t nkos;
 	enum srcline_resolver resolver;
 	char filters[512];
+	uint64_t interval_ns;
+	const char *sort_arg;
+	enum ivl_key ivl_sort;
 };
 
 /* Unsigned decimal with a range check. 0, or -1. */
@@ -255,8 +264,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		a->raw = true;
 		break;
 	case 's':
-		if (sort_parse(arg, a->out.sort, &a->out.nsort, err, sizeof(err)))
-			argp_error(st, "%s", err);
+		a->sort_arg = arg;
 		break;
 	case 'l':
 		if (parse_u64(arg, 1000000000, &v))
@@ -355,7 +363,28 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		a->ninputs = (size_t)(st->argc - st->next + 1);
 		st->next = st->argc;
 		break;
+	case OPT_INTERVAL:
+		if (parse_time(arg, &a->interval_ns) || !a->interval_ns)
+			argp_error(st, "--interval: '%s' is not a duration like 1s or 250ms", arg);
+		break;
 	case ARGP_KEY_END:
+		if (a->interval_ns) {
+			char *c = a->sort_arg ? strchr(a->sort_arg, ',') : NULL;
+
+			if (c)
+				*c = '\0';
+			if (a->sort_arg && ivl_key_parse(a->sort_arg, &a->ivl_sort))
+				argp_error(st, "--sort: '%s' is not a key of --interval (%s)",
+					   a->sort_arg, ivl_keys_help);
+			if (a->raw || (a->view_set && a->out.view == VIEW_ALLOC))
+				argp_error(st, "--interval takes --cache or --caller, not --alloc "
+					   "or --raw");
+			if (!a->view_set)
+				a->out.view = VIEW_CACHE;
+		} else if (a->sort_arg &&
+			   sort_parse(a->sort_arg, a->out.sort, &a->out.nsort, err, sizeof(err))) {
+			argp_error(st, "%s", err);
+		}
 		if (a->json && a->csv)
 			argp_error(st, "--json and --csv are exclusive");
 		if (a->raw && (a->json || a->csv || a->view_set))
@@ -418,6 +447,28 @@ static int input_paths(struct args *a, char ***paths, size_t *n, char **dir, boo
 	return 0;
 }
 
+/* --interval: each table as it closes, in the chosen format. */
+struct ivl_emit {
+	FILE *fp;
+	enum out_fmt fmt;
+	struct ivl_out o;
+	bool first;
+};
+
+static int ivl_emit(const struct ivl_table *t, void *arg)
+{
+	struct ivl_emit *e = arg;
+
+	if (e->fmt == FMT_JSON)
+		ivl_json_table(e->fp, t, &e->o, e->first);
+	else if (e->fmt == FMT_CSV)
+		ivl_csv_table(e->fp, t, &e->o);
+	else
+		ivl_text_table(e->fp, t, &e->o);
+	e->first = false;
+	return 0;
+}
+
 static char *join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;
@@ -438,6 +489,8 @@ int main(int argc, char **argv)
 	struct rpt_slab *slab = NULL;
 	struct ksyms *ks = NULL;
 	struct srcline *sl = NULL;
+	struct ivl *iv = NULL;
+	struct ivl_emit ie = { 0 };
 	char **paths = NULL, *dir = NULL, msg[1024];
 	bool owned = false, progress, shown = false;
 	size_t npaths = 0, i;
@@ -560,6 +613,27 @@ int main(int argc, char **argv)
 		r = rpt_new(&a.f, flags);
 		if (!r)
 			goto nomem;
+		if (a.interval_ns) {
+			struct ivl_opts vo = { 0 };
+
+			vo.interval_ns = a.interval_ns;
+			vo.sites = a.out.view == VIEW_CALLER;
+			vo.sort = a.ivl_sort;
+			vo.rows = a.out.lines < 0 ? (a.out.fmt == FMT_TEXT ? 20 : 0) :
+						    (size_t)a.out.lines;
+			iv = ivl_new(r, &vo);
+			if (!iv)
+				goto nomem;
+			ie.fp = stdout;
+			ie.fmt = a.out.fmt;
+			ie.o.sites = vo.sites;
+			ie.o.ks = a.out.raw_ip ? NULL : ks;
+			ie.first = true;
+			if (ie.fmt == FMT_JSON)
+				ivl_json_begin(stdout, &vo, owned ? dir : paths[0]);
+			else if (ie.fmt == FMT_CSV)
+				ivl_csv_header(stdout, &ie.o);
+		}
 	} else {
 		raw_print_legend(stdout);
 	}
@@ -581,6 +655,9 @@ int main(int argc, char **argv)
 				first = false;
 				for (i = 0; i < (size_t)n; i++)
 					raw_print(stdout, batch[i], t0, a.out.raw_ip ? NULL : ks);
+			} else if (iv) {
+				if (ivl_feed(iv, batch, (size_t)n, ivl_emit, &ie))
+					goto nomem;
 			} else if (rpt_feed_refs(r, batch, (size_t)n)) {
 				goto nomem;
 			}
@@ -618,6 +695,18 @@ int main(int argc, char **argv)
 				fs->truncated_bytes);
 	}
 	if (a.raw) {
+		ret = KMT_EXIT_OK;
+		goto flush;
+	}
+	if (iv) {
+		/* The last interval ends with the trace: it is as long as the others. */
+		if (ivl_flush(iv, ivl_emit, &ie))
+			goto nomem;
+		if (ie.fmt == FMT_JSON)
+			ivl_json_end(stdout);
+		if (rpt_totals(r)->lost)
+			fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every "
+				"number is a lower bound\n", rpt_totals(r)->lost);
 		ret = KMT_EXIT_OK;
 		goto flush;
 	}
@@ -674,6 +763,7 @@ nomem:
 	ret = KMT_EXIT_INTERNAL;
 out:
 	kmt_merge_close(m);
+	ivl_free(iv);
 	rpt_free(r);
 	slab_info_free(slab);
 	srcline_close(sl);

@@ -9,17 +9,20 @@ TOOLS += $(KMT_REPORT)
 REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/sym_kallsyms.o \
 	$(OBJDIR)/report/sym_path.o \
 	$(OBJDIR)/report/report_meta.o $(OBJDIR)/report/report_slab.o
-REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_CORE_OBJS) \
-	$(OBJDIR)/report/report_out.o $(OBJDIR)/report/sym_srcline.o \
+# What kmemtrace-report and kmemtrace-top share beyond the core: output, views, file:line.
+REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(OBJDIR)/report/report_out.o \
+	$(OBJDIR)/report/view_interval.o $(OBJDIR)/report/sym_srcline.o \
 	$(OBJDIR)/report/sym_dw.o
+REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_VIEW_OBJS)
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
 HAVE_LIBBFD := $(shell printf '\#define PACKAGE "x"\n\#include <bfd.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 REPORT_LIBS := -ldw -lelf
 ifeq ($(HAVE_LIBBFD),1)
+REPORT_VIEW_OBJS += $(OBJDIR)/report/sym_bfd.o
 REPORT_OBJS += $(OBJDIR)/report/sym_bfd.o
-$(REPORT_OBJS): KMT_CFLAGS += -DHAVE_LIBBFD
+$(REPORT_VIEW_OBJS) $(OBJDIR)/report/kmemtrace-report.o: KMT_CFLAGS += -DHAVE_LIBBFD
 REPORT_LIBS += -lbfd
 endif
 
