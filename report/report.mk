@@ -29,3 +29,12 @@ endif
 $(KMT_REPORT): $(REPORT_OBJS) $(LIBKMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_LDFLAGS) -o $@ $^ $(REPORT_LIBS)
+
+# kmemtrace-top: the live screen over the same views.
+KMT_TOP := $(BUILD)/kmemtrace-top
+TOOLS += $(KMT_TOP)
+TOP_OBJS := $(OBJDIR)/report/kmemtrace-top.o $(REPORT_VIEW_OBJS)
+
+$(KMT_TOP): $(TOP_OBJS) $(LIBKMT)
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_LDFLAGS) -o $@ $^ $(REPORT_LIBS)

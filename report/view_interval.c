@@ -96,7 +96,7 @@ static void start(struct ivl *v, uint64_t first_ts)
 {
 	v->started = true;
 	v->origin = v->o.has_origin ? v->o.origin : first_ts;
-	v->open_end = v->origin + v->o.interval_ns;
+	v->open_end = v->o.manual ? UINT64_MAX : v->origin + v->o.interval_ns;
 }
 
 static size_t nentries(const struct ivl *v)
@@ -234,7 +234,8 @@ static int close_one(struct ivl *v, ivl_emit_fn fn, void *arg)
 	v->lost0 = t->lost;
 	v->late = 0;
 	v->index++;
-	v->open_end += v->o.interval_ns;
+	if (!v->o.manual)
+		v->open_end += v->o.interval_ns;
 	v->dirty = false;
 	ret = fn ? fn(&tab, arg) : 0;
 	return ret;
@@ -255,6 +256,13 @@ int ivl_close_until(struct ivl *v, uint64_t ts, ivl_emit_fn fn, void *arg)
 	return 0;
 }
 
+int ivl_close_now(struct ivl *v, ivl_emit_fn fn, void *arg)
+{
+	if (!v->started)
+		start(v, 0);
+	return close_one(v, fn, arg);
+}
+
 int ivl_flush(struct ivl *v, ivl_emit_fn fn, void *arg)
 {
 	if (!v->started || !v->dirty)
@@ -272,6 +280,10 @@ int ivl_feed(struct ivl *v, const union kmt_rec *const *recs, size_t n, ivl_emit
 		return 0;
 	if (!v->started)
 		start(v, recs[0]->c.timestamp);
+	if (v->o.manual) {
+		v->dirty = true;
+		return rpt_feed_refs(v->r, recs, n) ? -1 : 0;
+	}
 	while (i < n) {
 		uint64_t open_start = v->open_end - v->o.interval_ns;
 

@@ -29,6 +29,11 @@ struct ivl_opts {
 	size_t rows;		/* rows kept per table; 0: all */
 	bool has_origin;	/* intervals start at origin; else at the first record */
 	uint64_t origin;	/* CLOCK_MONOTONIC ns */
+	/*
+	 * Intervals close only by ivl_close_now(), whatever the timestamps
+	 * (kmemtrace-top following a trace: what arrived in each refresh).
+	 */
+	bool manual;
 };
 
 /* One row: a cache or a call site over one interval. */
@@ -78,6 +83,8 @@ int ivl_feed(struct ivl *v, const union kmt_rec *const *recs, size_t n, ivl_emit
 	     void *arg);
 /* Closes every interval that ends at or before ts (absolute ns). Same returns. */
 int ivl_close_until(struct ivl *v, uint64_t ts, ivl_emit_fn fn, void *arg);
+/* Closes the open interval now (opts.manual). Same returns. */
+int ivl_close_now(struct ivl *v, ivl_emit_fn fn, void *arg);
 /* Closes the open interval if anything was fed since the last one closed (trace end). */
 int ivl_flush(struct ivl *v, ivl_emit_fn fn, void *arg);
 /* Absolute ns at which the open interval ends; UINT64_MAX before the origin is known. */

@@ -1,0 +1,956 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmemtrace-top - slabratetop's screen for kmemtrace: the caches (or call
+ * sites) allocating most in each interval, from the running system's relay
+ * buffers, from a trace directory kmemtraced is writing, or replayed from
+ * a finished trace. Its tables are kmemtrace-report --interval's
+ * (report/view_interval.c).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kmt_exit.h"
+#include "kmt_reader.h"
+#include "kmt_writer.h"
+#include "report_core.h"
+#include "report_meta.h"
+#include "report_slab.h"
+#include "sym_kallsyms.h"
+#include "view_interval.h"
+
+#define PROG "kmemtrace-top"
+#define DEBUGFS_MAGIC 0x64626720
+
+const char *argp_program_version = PROG " " KMT_VERSION " (trace format 1.x)";
+
+static const char doc[] =
+	"Show the kernel caches allocating the most, refreshed every INTERVAL seconds (default "
+	"1) like top, COUNT times (default: until q or Ctrl-C): allocations, bytes, frees, net "
+	"change in live objects and internal fragmentation per cache, or per call site with -c.\n"
+	"\n"
+	"Without -d, reads kmemtrace.ko's relay buffers itself (as root; switches tracing on "
+	"for as long as it runs). While kmemtraced records, the buffers are its own: follow its "
+	"trace directory with -d DIR instead. With -d DIR, follows the cpuN.out files while "
+	"they grow; a finished kmemtraced trace (or --replay) is replayed interval by interval "
+	"in trace time.\n"
+	"\n"
+	"When standard output is not a terminal (or with -b), every interval is printed as a "
+	"table, without clearing.\n"
+	"\n"
+	"Exit status: 0 success, 1 usage error, 2 bad trace data, 3 system or I/O error (no "
+	"module, no debugfs, not root, buffers held by kmemtraced), 4 internal error."
+	"\v"
+	"Keys: q quits. Sort keys: bytes (size), allocs (count), frees, net, frag, name.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"  kmemtrace-top                   refresh every second, top 20 caches\n"
+	"  kmemtrace-top -C 5 10           every 5 s, 10 times, without clearing\n"
+	"  kmemtrace-top -c -s allocs      call sites with the most allocations\n"
+	"  kmemtrace-top -d out/           follow kmemtraced -o out/\n"
+	"  kmemtrace-top --replay -d out/ 0.1   replay a trace in 100 ms intervals\n"
+	"  kmemtrace-top -b 1 3 > top.txt  three one-second tables, plain text\n";
+
+static const char args_doc[] = "[INTERVAL [COUNT]]";
+
+enum { OPT_REPLAY = 256, OPT_FOLLOW, OPT_RAW_IP };
+
+static const struct argp_option options[] = {
+	{ "noclear", 'C', NULL, 0, "Do not clear the screen", 0 },
+	{ "maxrows", 'r', "ROWS", 0, "Rows to show (default 20)", 0 },
+	{ "sort", 's', "KEY", 0, "Sort by bytes (default), allocs, frees, net, frag or name", 0 },
+	{ "caller", 'c', NULL, 0, "Per call site instead of per cache", 0 },
+	{ "batch", 'b', NULL, 0, "Plain tables, no screen, even on a terminal", 0 },
+	{ "dir", 'd', "DIR", 0, "Read this trace directory (kmemtraced -o DIR)", 0 },
+	{ "follow", OPT_FOLLOW, NULL, 0, "-d: follow DIR as it grows (default unless finished)", 0 },
+	{ "replay", OPT_REPLAY, NULL, 0, "-d: replay DIR interval by interval in trace time", 0 },
+	{ "debugfs", 'D', "PATH", 0, "Where debugfs is mounted (default /sys/kernel/debug)", 0 },
+	{ "raw-ip", OPT_RAW_IP, NULL, 0, "-c: raw addresses instead of function+0xoff", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+enum mode { M_LIVE, M_FOLLOW, M_REPLAY };
+
+struct args {
+	uint64_t interval_ns;
+	uint64_t count;		/* 0: until q */
+	long maxrows;
+	bool noclear, sites, batch, raw_ip, follow, replay;
+	enum ivl_key sort;
+	const char *dir, *debugfs;
+	int nargs;
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *st)
+{
+	struct args *a = st->input;
+	char *end;
+	long v;
+
+	switch (key) {
+	case 'C':
+		a->noclear = true;
+		break;
+	case 'r':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v < 1 || v > 100000)
+			argp_error(st, "--maxrows: '%s' is not a number from 1 to 100000", arg);
+		a->maxrows = v;
+		break;
+	case 's':
+		if (ivl_key_parse(arg, &a->sort))
+			argp_error(st, "--sort: '%s' is not one of %s", arg, ivl_keys_help);
+		break;
+	case 'c':
+		a->sites = true;
+		break;
+	case 'b':
+		a->batch = true;
+		break;
+	case 'd':
+		a->dir = arg;
+		break;
+	case 'D':
+		a->debugfs = arg;
+		break;
+	case OPT_FOLLOW:
+		a->follow = true;
+		break;
+	case OPT_REPLAY:
+		a->replay = true;
+		break;
+	case OPT_RAW_IP:
+		a->raw_ip = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->nargs == 0) {
+			double d;
+
+			errno = 0;
+			d = strtod(arg, &end);
+			if (errno || end == arg || *end || !(d >= 0.001 && d <= 86400))
+				argp_error(st, "INTERVAL: '%s' is not a number of seconds from 0.001 "
+					   "to 86400", arg);
+			a->interval_ns = (uint64_t)(d * 1e9 + 0.5);
+		} else if (a->nargs == 1) {
+			unsigned long long c;
+
+			errno = 0;
+			c = strtoull(arg, &end, 10);
+			if (errno || end == arg || *end || *arg == '-' || c < 1 || c > UINT32_MAX)
+				argp_error(st, "COUNT: '%s' is not a number from 1 to %u", arg,
+					   UINT32_MAX);
+			a->count = c;
+		} else {
+			argp_error(st, "too many arguments: INTERVAL and COUNT at most");
+		}
+		a->nargs++;
+		break;
+	case ARGP_KEY_END:
+		if (a->follow && a->replay)
+			argp_error(st, "--follow and --replay are exclusive");
+		if ((a->follow || a->replay) && !a->dir)
+			argp_error(st, "--follow and --replay read a trace directory: give -d DIR");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+/* ---- signals and the terminal ------------------------------------------- */
+
+static volatile sig_atomic_t stop_flag, winch_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	winch_flag = 1;
+}
+
+static struct termios saved_tio;
+static bool tio_saved;
+
+static void tty_restore(void)
+{
+	if (tio_saved)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
+}
+
+static void tty_raw(void)
+{
+	struct termios t;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tio))
+		return;
+	tio_saved = true;
+	t = saved_tio;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 0;
+	t.c_cc[VTIME] = 0;
+	tcsetattr(STDIN_FILENO, TCSANOW, &t);
+	atexit(tty_restore);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Waits until the monotonic time until (ns), or a key: 1 when q was pressed. */
+static int wait_until(uint64_t until, bool keys)
+{
+	for (;;) {
+		uint64_t now = mono_ns();
+		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+		int ms;
+
+		if (stop_flag)
+			return 1;
+		if (now >= until || winch_flag)
+			return 0;
+		ms = (int)((until - now + 999999) / 1000000);
+		if (!keys) {
+			struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (poll(&p, 1, ms) > 0) {
+			char c;
+
+			if (read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q'))
+				return 1;
+		}
+	}
+}
+
+/* ---- record sources: the relay buffers or growing cpuN.out files ------- */
+
+struct src {
+	int fd;
+	char *path;
+	bool swap;		/* file of the other byte order */
+	uint64_t off;		/* bytes consumed */
+	uint8_t part[KMT_RECORD_SIZE];
+	size_t npart;
+};
+
+struct feed {
+	struct src *src;
+	size_t nsrc;
+	union kmt_rec *recs;	/* read, not yet fed */
+	size_t n, cap;
+	const union kmt_rec **refs;
+	size_t refs_cap;
+	char dir[PATH_MAX];	/* follow: where new cpuN.out files may appear */
+};
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+	const union kmt_rec *a = *(const union kmt_rec *const *)pa;
+	const union kmt_rec *b = *(const union kmt_rec *const *)pb;
+
+	if (a->c.timestamp != b->c.timestamp)
+		return a->c.timestamp < b->c.timestamp ? -1 : 1;
+	if (a->c.cpu != b->c.cpu)
+		return a->c.cpu < b->c.cpu ? -1 : 1;
+	return (a->c.seq > b->c.seq) - (a->c.seq < b->c.seq);
+}
+
+/* One slot: decoded, checked lightly (the full checks are the reader's, in replay). */
+static int take_slot(struct feed *fd, struct src *s, const uint8_t *slot, struct kmt_error *err)
+{
+	union kmt_rec *r;
+
+	if (fd->n == fd->cap) {
+		size_t cap = fd->cap ? fd->cap * 2 : 4096;
+		union kmt_rec *p = realloc(fd->recs, cap * sizeof(*p));
+
+		if (!p) {
+			err->cls = KMT_ERR_NOMEM;
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+			return -1;
+		}
+		fd->recs = p;
+		fd->cap = cap;
+	}
+	r = &fd->recs[fd->n];
+	memcpy(r, slot, sizeof(*r));
+	if (s->swap)
+		kmt_rec_swap(r);
+	if (r->c.type == 0) {
+		err->cls = KMT_ERR_DATA;
+		snprintf(err->msg, sizeof(err->msg), "%s: offset %" PRIu64 ": record type 0 "
+			 "(a zeroed slot): the trace is corrupt", s->path,
+			 s->off - KMT_RECORD_SIZE);
+		return -1;
+	}
+	if (r->c.type > KMT_REC_TYPE_MAX)
+		return 0;	/* a newer minor's record: skipped, as the reader does */
+	if (r->c.type == KMT_REC_CACHE_DESC)
+		r->cache.name[KMT_CACHE_NAME_LEN - 1] = '\0';
+	fd->n++;
+	return 0;
+}
+
+/* Reads what the source has now. 0, or -1 with *err. */
+static int src_drain(struct feed *fd, struct src *s, struct kmt_error *err)
+{
+	static uint8_t buf[1 << 18];
+
+	for (;;) {
+		ssize_t got = read(s->fd, buf, sizeof(buf));
+		size_t i = 0;
+
+		if (got < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		if (got < 0) {
+			err->cls = KMT_ERR_IO;
+			snprintf(err->msg, sizeof(err->msg), "%s: read: %s", s->path,
+				 strerror(errno));
+			return -1;
+		}
+		if (got == 0)
+			return 0;
+		while (i < (size_t)got) {
+			size_t take = KMT_RECORD_SIZE - s->npart;
+
+			if (take > (size_t)got - i)
+				take = (size_t)got - i;
+			memcpy(s->part + s->npart, buf + i, take);
+			s->npart += take;
+			i += take;
+			if (s->npart < KMT_RECORD_SIZE)
+				break;
+			s->npart = 0;
+			s->off += KMT_RECORD_SIZE;
+			if (take_slot(fd, s, s->part, err))
+				return -1;
+		}
+	}
+}
+
+static int src_add(struct feed *fd, const char *path, bool header, struct kmt_error *err)
+{
+	struct src *p = realloc(fd->src, (fd->nsrc + 1) * sizeof(*p));
+	struct src *s;
+
+	if (!p) {
+		err->cls = KMT_ERR_NOMEM;
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -1;
+	}
+	fd->src = p;
+	s = &p[fd->nsrc];
+	memset(s, 0, sizeof(*s));
+	s->path = strdup(path);
+	if (header) {
+		/* The reader checks the header; the records are read here as they come. */
+		struct stat st;
+		struct kmt_file *f;
+
+		if (stat(path, &st) == 0 && st.st_size < KMT_RECORD_SIZE) {
+			free(s->path);
+			return 0;	/* kmemtraced is writing it: next time */
+		}
+		f = kmt_file_open(path, KMT_OPEN_ALLOW_TRUNCATED, err);
+		if (!f) {
+			free(s->path);
+			return -1;
+		}
+		s->swap = kmt_file_big_endian(f) != kmt_host_big_endian();
+		kmt_file_close(f);
+		s->off = KMT_RECORD_SIZE;
+	}
+	s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (header && s->fd >= 0 && lseek(s->fd, KMT_RECORD_SIZE, SEEK_SET) < 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+	if (!s->path || s->fd < 0) {
+		int e = errno;
+
+		free(s->path);
+		if (s->fd >= 0)
+			close(s->fd);
+		err->cls = KMT_ERR_IO;
+		snprintf(err->msg, sizeof(err->msg), "%s: cannot open: %s%s", path, strerror(e),
+			 e == EACCES || e == EPERM ? " (run as root)" : "");
+		return -1;
+	}
+	fd->nsrc++;
+	return 0;
+}
+
+/* Follow: cpuN.out files that appeared since (kmemtraced adds CPUs that come online). */
+static int follow_scan(struct feed *fd, struct kmt_error *err)
+{
+	char **paths;
+	size_t n, i, j;
+	struct kmt_error e2;
+
+	if (kmt_find_cpu_files(fd->dir, &paths, &n, &e2))
+		return 0;	/* none yet: kmemtraced may not have started */
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < fd->nsrc; j++)
+			if (strcmp(fd->src[j].path, paths[i]) == 0)
+				break;
+		if (j == fd->nsrc && src_add(fd, paths[i], true, err)) {
+			kmt_free_paths(paths, n);
+			return -1;
+		}
+	}
+	kmt_free_paths(paths, n);
+	return 0;
+}
+
+/*
+ * Everything the sources have, sorted; records at or after upto stay for
+ * the next call. *out, *nout: the records to feed now.
+ */
+static int feed_collect(struct feed *fd, uint64_t upto, const union kmt_rec ***out, size_t *nout,
+			struct kmt_error *err)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < fd->nsrc; i++)
+		if (src_drain(fd, &fd->src[i], err))
+			return -1;
+	if (fd->n > fd->refs_cap) {
+		const union kmt_rec **p = realloc(fd->refs, fd->n * sizeof(*p));
+
+		if (!p) {
+			err->cls = KMT_ERR_NOMEM;
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+			return -1;
+		}
+		fd->refs = p;
+		fd->refs_cap = fd->n;
+	}
+	for (i = 0; i < fd->n; i++)
+		fd->refs[i] = &fd->recs[i];
+	qsort(fd->refs, fd->n, sizeof(*fd->refs), rec_cmp);
+	while (k < fd->n && fd->refs[k]->c.timestamp < upto)
+		k++;
+	*out = fd->refs;
+	*nout = k;
+	return 0;
+}
+
+/* After feeding the first k sorted records: keep the rest, in order. */
+static int feed_keep_rest(struct feed *fd, size_t k)
+{
+	size_t rest = fd->n - k, i;
+	union kmt_rec *tmp;
+
+	if (!rest) {
+		fd->n = 0;
+		return 0;
+	}
+	tmp = malloc(rest * sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	for (i = 0; i < rest; i++)
+		tmp[i] = *fd->refs[k + i];
+	memcpy(fd->recs, tmp, rest * sizeof(*tmp));
+	free(tmp);
+	fd->n = rest;
+	return 0;
+}
+
+/* ---- the live relay buffers --------------------------------------------- */
+
+struct live {
+	char kdir[PATH_MAX];
+	int lock_fd;
+	int was_enabled;	/* -1: not touched */
+};
+
+static int kfile_rw(const struct live *l, const char *name, char *buf, size_t len, bool wr)
+{
+	char p[PATH_MAX + 32];
+	int f;
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", l->kdir, name);
+	f = open(p, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = wr ? write(f, buf, len) : read(f, buf, len - 1);
+	close(f);
+	if (n < 0)
+		return -1;
+	if (!wr)
+		buf[n] = '\0';
+	return 0;
+}
+
+static void live_restore(struct live *l)
+{
+	if (l->was_enabled == 0)
+		kfile_rw(l, KMT_DEBUGFS_ENABLED, (char *)"0\n", 2, true);
+	l->was_enabled = -1;
+}
+
+/* Opens the relay buffers: one line and exit 3 when the system is not ready. */
+static int live_open(struct live *l, const char *debugfs, struct feed *fd, char *msg,
+		     size_t len)
+{
+	struct statfs sf;
+	struct stat st;
+	char buf[32], **paths = NULL;
+	unsigned int cpu;
+	int e;
+
+	l->lock_fd = -1;
+	l->was_enabled = -1;
+	if (statfs(debugfs, &sf) || sf.f_type != DEBUGFS_MAGIC) {
+		snprintf(msg, len, "debugfs is not mounted at %s (mount -t debugfs none %s, or "
+			 "-D PATH)", debugfs, debugfs);
+		return -1;
+	}
+	snprintf(l->kdir, sizeof(l->kdir), "%s/" KMT_DEBUGFS_DIR, debugfs);
+	if (stat(l->kdir, &st)) {
+		e = errno;
+		if (e == EACCES || e == EPERM)
+			snprintf(msg, len, "%s: %s: kmemtrace-top reads the relay buffers as root",
+				 l->kdir, strerror(e));
+		else
+			snprintf(msg, len, "kmemtrace.ko is not loaded (no %s): modprobe kmemtrace, "
+				 "or read a trace with -d DIR", l->kdir);
+		return -1;
+	}
+	l->lock_fd = open(l->kdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (l->lock_fd < 0) {
+		snprintf(msg, len, "%s: %s%s", l->kdir, strerror(errno),
+			 errno == EACCES ? ": kmemtrace-top reads the relay buffers as root" : "");
+		return -1;
+	}
+	/* kmemtraced's lock: a second reader would take records away from it. */
+	if (flock(l->lock_fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			snprintf(msg, len, "kmemtraced is draining %s: its buffers are its own; "
+				 "follow its trace instead: kmemtrace-top -d DIR (kmemtraced -o DIR)",
+				 l->kdir);
+		else
+			snprintf(msg, len, "%s: cannot lock: %s", l->kdir, strerror(errno));
+		return -1;
+	}
+	for (cpu = 0; cpu < 65536; cpu++) {
+		char p[PATH_MAX + 32];
+		struct kmt_error err;
+
+		snprintf(p, sizeof(p), "%s/" KMT_DEBUGFS_CPU_FMT, l->kdir, cpu);
+		if (access(p, F_OK)) {
+			if (cpu >= 1024)
+				break;
+			continue;
+		}
+		if (src_add(fd, p, false, &err)) {
+			snprintf(msg, len, "%s", err.msg);
+			return -1;
+		}
+	}
+	free(paths);
+	if (!fd->nsrc) {
+		snprintf(msg, len, "%s has no cpuN buffers", l->kdir);
+		return -1;
+	}
+	if (kfile_rw(l, KMT_DEBUGFS_ENABLED, buf, sizeof(buf), false)) {
+		snprintf(msg, len, "%s/" KMT_DEBUGFS_ENABLED ": %s", l->kdir, strerror(errno));
+		return -1;
+	}
+	l->was_enabled = buf[0] == '1';
+	/*
+	 * Switched (again) on: the module describes every cache anew in each
+	 * CPU's stream after that, so the screen has names.
+	 */
+	if (l->was_enabled)
+		kfile_rw(l, KMT_DEBUGFS_ENABLED, (char *)"0\n", 2, true);
+	{
+		struct kmt_error err;
+		size_t i;
+
+		/* What was buffered before is not this screen's: dropped. */
+		for (i = 0; i < fd->nsrc; i++)
+			if (src_drain(fd, &fd->src[i], &err))
+				break;
+		fd->n = 0;
+	}
+	if (kfile_rw(l, KMT_DEBUGFS_ENABLED, (char *)"1\n", 2, true)) {
+		snprintf(msg, len, "%s/" KMT_DEBUGFS_ENABLED ": cannot switch tracing on: %s",
+			 l->kdir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+struct screen {
+	const struct args *a;
+	enum mode mode;
+	const char *source;
+	struct ivl_out o;
+	bool tty;		/* the refreshing screen */
+	uint64_t shown;
+	uint64_t wall_start;	/* follow: mono ns of interval 0's start */
+	uint64_t tick_start;
+};
+
+static void term_size(int *rows, int *cols)
+{
+	struct winsize ws;
+
+	*rows = 24;
+	*cols = 80;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+}
+
+static void header_line(FILE *fp)
+{
+	char t[16] = "", la[128] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	FILE *f;
+
+	if (localtime_r(&now, &tm))
+		strftime(t, sizeof(t), "%H:%M:%S", &tm);
+	f = fopen("/proc/loadavg", "r");
+	if (f) {
+		if (!fgets(la, sizeof(la), f))
+			la[0] = '\0';
+		fclose(f);
+		la[strcspn(la, "\n")] = '\0';
+	}
+	fprintf(fp, "%s loadavg: %s\n", t, la);
+}
+
+static const char *mode_name(enum mode m)
+{
+	return m == M_LIVE ? "live" : m == M_FOLLOW ? "following" : "replay";
+}
+
+static int show(const struct ivl_table *t, void *arg)
+{
+	struct screen *s = arg;
+	FILE *fp = stdout;
+	struct ivl_table tab = *t;
+
+	if (s->mode == M_FOLLOW) {
+		/* Follow intervals are refresh periods: what arrived in each. */
+		tab.start_ns = s->tick_start - s->wall_start;
+		tab.end_ns = mono_ns() - s->wall_start;
+	}
+	if (!s->tty) {
+		header_line(fp);
+		ivl_text_table(fp, &tab, &s->o);
+	} else {
+		int rows, cols, w, fixed = 48, maxr;
+		size_t i, n;
+
+		term_size(&rows, &cols);
+		if (!s->a->noclear)
+			fputs("\033[H\033[2J", fp);
+		header_line(fp);
+		fprintf(fp, "%s %s  ", mode_name(s->mode), s->source);
+		ivl_text_heading(fp, &tab);
+		fputc('\n', fp);
+		w = cols - 1 - fixed;
+		if (w < 8)
+			w = 8;
+		maxr = rows - 5;
+		if (s->a->noclear)
+			maxr = (int)s->a->maxrows;
+		if (maxr > s->a->maxrows)
+			maxr = (int)s->a->maxrows;
+		if (maxr < 1)
+			maxr = 1;
+		fputs("\033[7m", fp);
+		ivl_text_columns(fp, &s->o, w);
+		fputs("\033[0m", fp);
+		/* Undo the newline inside reverse video: columns are one line. */
+		n = tab.nrows < (size_t)maxr ? tab.nrows : (size_t)maxr;
+		for (i = 0; i < n; i++)
+			ivl_text_row(fp, &tab.rows[i], &s->o, w);
+		if (s->a->noclear)
+			fputc('\n', fp);
+	}
+	fflush(fp);
+	s->shown++;
+	s->tick_start = mono_ns();
+	if (s->a->count && s->shown >= s->a->count)
+		return 1;
+	return 0;
+}
+
+/* A finished kmemtraced trace: kmemtrace.meta says how tracing ended. */
+static bool trace_finished(const char *dir)
+{
+	char p[PATH_MAX + 32], msg[256];
+	struct rpt_meta *m;
+	uint64_t v;
+	int missing;
+	bool fin;
+
+	snprintf(p, sizeof(p), "%s/kmemtrace.meta", dir);
+	m = meta_load(p, msg, sizeof(msg), &missing);
+	if (!m)
+		return false;
+	fin = meta_get_u64(m, "overruns_end", &v);
+	meta_free(m);
+	return fin;
+}
+
+static struct ksyms *load_syms(const struct args *a)
+{
+	char kp[PATH_MAX + 32], mp[PATH_MAX + 32], msg[256];
+	int missing;
+
+	if (!a->sites || a->raw_ip)
+		return NULL;
+	if (!a->dir)
+		return ksyms_load("/proc/kallsyms", NULL, msg, sizeof(msg), &missing);
+	snprintf(kp, sizeof(kp), "%s/kallsyms", a->dir);
+	snprintf(mp, sizeof(mp), "%s/modules", a->dir);
+	return ksyms_load(kp, access(mp, R_OK) ? NULL : mp, msg, sizeof(msg), &missing);
+}
+
+static int run_replay(const struct args *a, struct ivl *iv, struct screen *s)
+{
+	struct kmt_error err = { 0 };
+	struct kmt_merge *m = kmt_merge_open_dir(a->dir, KMT_OPEN_ALLOW_TRUNCATED, &err);
+	const union kmt_rec *batch[256];
+	uint64_t next = mono_ns() + a->interval_ns;
+	uint64_t before = 0;
+	int n, rc = 0, ret = KMT_EXIT_OK;
+
+	if (!m) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return kmt_error_exit(&err);
+	}
+	while (!rc && (n = kmt_merge_next_batch(m, batch, 256)) != 0) {
+		if (n < 0) {
+			const struct kmt_error *e = kmt_merge_error(m);
+
+			fprintf(stderr, PROG ": %s\n", e->msg);
+			ret = kmt_error_exit(e);
+			break;
+		}
+		rc = ivl_feed(iv, batch, (size_t)n, show, s);
+		if (rc < 0) {
+			fprintf(stderr, PROG ": out of memory\n");
+			ret = KMT_EXIT_INTERNAL;
+			break;
+		}
+		/* On the screen, one interval per refresh. */
+		if (s->tty && s->shown != before) {
+			before = s->shown;
+			if (wait_until(next, true))
+				break;
+			next = mono_ns() + a->interval_ns;
+		}
+		if (stop_flag)
+			break;
+	}
+	if (!rc && ret == KMT_EXIT_OK && !stop_flag && ivl_flush(iv, show, s) < 0)
+		ret = KMT_EXIT_INTERNAL;
+	kmt_merge_close(m);
+	return ret;
+}
+
+/* Live and follow: read at each tick what the sources have. */
+static int run_stream(const struct args *a, struct ivl *iv, struct screen *s, struct feed *fd,
+		      enum mode mode)
+{
+	struct kmt_error err = { 0 };
+	uint64_t start = mono_ns(), next = start + a->interval_ns;
+	int rc = 0;
+
+	s->wall_start = s->tick_start = start;
+	while (!rc) {
+		const union kmt_rec **recs;
+		size_t n;
+		int q = wait_until(next, s->tty);
+
+		if (q)
+			break;
+		if (winch_flag) {
+			/* Resized: the next screen is drawn for the new size, now. */
+			winch_flag = 0;
+			if (mono_ns() < next)
+				continue;
+		}
+		if (mode == M_FOLLOW && follow_scan(fd, &err))
+			goto fail;
+		/* Live: the module writes synchronously, so everything before now is there. */
+		if (feed_collect(fd, mode == M_LIVE ? next : UINT64_MAX, &recs, &n, &err))
+			goto fail;
+		rc = ivl_feed(iv, recs, n, show, s);
+		if (rc < 0 || feed_keep_rest(fd, n))
+			goto nomem;
+		if (rc)
+			break;
+		if (mode == M_LIVE)
+			rc = ivl_close_until(iv, next, show, s);
+		else
+			rc = ivl_close_now(iv, show, s);
+		if (rc < 0)
+			goto nomem;
+		next += a->interval_ns;
+	}
+	return KMT_EXIT_OK;
+fail:
+	fprintf(stderr, PROG ": %s\n", err.msg);
+	return kmt_error_exit(&err);
+nomem:
+	fprintf(stderr, PROG ": out of memory\n");
+	return KMT_EXIT_INTERNAL;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	struct screen s;
+	struct feed fd;
+	struct live l = { .lock_fd = -1, .was_enabled = -1 };
+	struct ivl_opts vo;
+	struct rpt *r = NULL;
+	struct ivl *iv = NULL;
+	struct ksyms *ks = NULL;
+	enum mode mode;
+	char msg[PATH_MAX + 256];
+	int ret = KMT_EXIT_INTERNAL;
+	size_t i;
+
+	memset(&a, 0, sizeof(a));
+	memset(&s, 0, sizeof(s));
+	memset(&fd, 0, sizeof(fd));
+	a.interval_ns = 1000000000;
+	a.maxrows = 20;
+	a.debugfs = "/sys/kernel/debug";
+	argp_err_exit_status = KMT_EXIT_USAGE;
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return KMT_EXIT_USAGE;
+
+	if (!a.dir)
+		mode = M_LIVE;
+	else if (a.replay || (!a.follow && trace_finished(a.dir)))
+		mode = M_REPLAY;
+	else
+		mode = M_FOLLOW;
+
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		sa.sa_handler = on_winch;
+		sigaction(SIGWINCH, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+	}
+
+	if (mode == M_LIVE) {
+		if (live_open(&l, a.debugfs, &fd, msg, sizeof(msg))) {
+			fprintf(stderr, PROG ": %s\n", msg);
+			ret = KMT_EXIT_IO;
+			goto out;
+		}
+	} else {
+		struct stat st;
+
+		if (stat(a.dir, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, PROG ": %s: %s\n", a.dir,
+				errno ? strerror(errno) : "not a directory");
+			ret = KMT_EXIT_IO;
+			goto out;
+		}
+		snprintf(fd.dir, sizeof(fd.dir), "%s", a.dir);
+	}
+
+	r = rpt_new(NULL, 0);
+	memset(&vo, 0, sizeof(vo));
+	vo.interval_ns = a.interval_ns;
+	vo.sites = a.sites;
+	vo.sort = a.sort;
+	vo.rows = (size_t)a.maxrows;
+	if (mode == M_LIVE) {
+		vo.has_origin = true;
+		vo.origin = mono_ns();
+	}
+	vo.manual = mode == M_FOLLOW;
+	iv = r ? ivl_new(r, &vo) : NULL;
+	if (!iv) {
+		fprintf(stderr, PROG ": out of memory\n");
+		goto out;
+	}
+	ks = load_syms(&a);
+	s.a = &a;
+	s.mode = mode;
+	s.source = mode == M_LIVE ? l.kdir : a.dir;
+	s.o.sites = a.sites;
+	s.o.ks = ks;
+	s.o.name_width = a.sites ? 40 : 24;
+	s.tty = !a.batch && isatty(STDOUT_FILENO);
+	if (s.tty)
+		tty_raw();
+	if (!s.tty)
+		s.o.name_width = 0;
+
+	if (mode == M_REPLAY)
+		ret = run_replay(&a, iv, &s);
+	else
+		ret = run_stream(&a, iv, &s, &fd, mode);
+	if (s.tty && !a.noclear)
+		fputs("\n", stdout);
+out:
+	live_restore(&l);
+	if (l.lock_fd >= 0)
+		close(l.lock_fd);
+	for (i = 0; i < fd.nsrc; i++) {
+		close(fd.src[i].fd);
+		free(fd.src[i].path);
+	}
+	free(fd.src);
+	free(fd.recs);
+	free(fd.refs);
+	ivl_free(iv);
+	rpt_free(r);
+	ksyms_free(ks);
+	if (fflush(stdout) && ret == KMT_EXIT_OK)
+		ret = KMT_EXIT_IO;
+	return ret;
+}
