@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 44-top-tmux.t - kmemtrace-top following a trace directory that grows while it runs (the test
+# appends a kmemtrace-gen trace's records in chunks, as kmemtraced would): plain tables when
+# stdout is not a terminal, adding up to exactly what the generator wrote; the screen under
+# tmux (header, columns, -r rows, sort, resize, q); replay agreeing with kmemtrace-report
+# --interval; and bad input (no debugfs, no module, corrupt trace, bad arguments) in one line.
+set -u
+
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
+TOP=$BIN/kmemtrace-top
+REPORT=$BIN/kmemtrace-report
+GEN=$BIN/kmemtrace-gen
+
+if [ ! -x "$TOP" ] || [ ! -x "$GEN" ] || [ ! -x "$REPORT" ]; then
+	echo "1..0 # SKIP $TOP, $REPORT or $GEN not built (make SAN=1 tools unit-tests)"
+	exit 0
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-top.XXXXXX")
+S=kmt-top-$$
+trap 'tmux kill-session -t "$S" 2>/dev/null; rm -rf "$T"' EXIT
+
+"$GEN" -o "$T/full" --cpus 2 --events 20000 >"$T/full.sum"
+ok $? "kmemtrace-gen wrote the trace"
+
+# grow DIR PART: the first PART quarters of every cpuN.out of the full trace in DIR.
+grow() {
+	local f n per from to
+	mkdir -p "$1"
+	for f in "$T"/full/cpu*.out; do
+		n=$(( $(stat -c %s "$f") / 64 - 1 ))
+		per=$(( (n + 3) / 4 ))
+		from=$(( 1 + (${2} - 1) * per )); to=$(( 1 + ${2} * per ))
+		[ "$2" = 1 ] && from=0
+		[ "$to" -gt $((n + 1)) ] && to=$((n + 1))
+		[ "$to" -gt "$from" ] && dd if="$f" of="$1/${f##*/}" bs=64 skip="$from" \
+			count=$((to - from)) oflag=append conv=notrunc status=none
+	done
+}
+
+# ---- plain output while the directory grows: every allocation counted once ----------------
+grow "$T/g1" 1
+"$TOP" -d "$T/g1" 0.2 8 >"$T/plain.txt" 2>"$T/plain.err" &
+pid=$!
+for p in 2 3 4; do sleep 0.25; grow "$T/g1" "$p"; done
+wait "$pid"
+is "$?" 0 "not a terminal, count 8: exit 0"
+is "$(grep -c '^interval ' "$T/plain.txt")" 8 "eight tables"
+like "$(head -2 "$T/plain.txt")" "loadavg:" "each table after a time and load average line"
+is "$(awk '/^interval / { s += $7 } END { print s }' "$T/plain.txt")" \
+	"$("$REPORT" --json "$T/full" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["allocs"])')" \
+	"following: the intervals' allocations add up to the trace's, none twice, none lost"
+! grep -q $'\033' "$T/plain.txt"
+ok $? "no escape sequences when stdout is not a terminal"
+
+# ---- replay agrees with kmemtrace-report --interval -----------------------------------------
+diff <("$TOP" --replay -d "$T/full" -r 50 0.002 | grep -v 'loadavg:') \
+	<("$REPORT" --interval 2ms -l 50 "$T/full" 2>/dev/null) >"$T/diff"
+ok $? "--replay: the same tables as kmemtrace-report --interval"
+
+# ---- the screen, under tmux ------------------------------------------------------------------
+if ! command -v tmux >/dev/null; then
+	echo "# tmux not installed (scripts/install-deps): the screen tests are skipped"
+	done_testing
+	exit
+fi
+grow "$T/g2" 1
+tmux new-session -d -s "$S" -x 100 -y 30 \
+	"$TOP -d $T/g2 -r 5 -s allocs 0.3; echo \$? >$T/rc; sleep 30"
+for p in 2 3 4; do sleep 0.4; grow "$T/g2" "$p"; done
+sleep 0.5
+screen=$(tmux capture-pane -p -t "$S")
+like "$screen" "loadavg:" "screen: the time and load average"
+like "$screen" "following $T/g2" "screen: what it reads"
+like "$(tr -s ' ' <<<"$screen")" "CACHE ALLOCS BYTES FREES NET FRAG%" "screen: the columns"
+rows=$(awk '/^CACHE / { on = 1; next } on && NF >= 6' <<<"$screen")
+n=$(grep -c . <<<"$rows")
+[ "$n" -ge 1 ] && [ "$n" -le 5 ]
+ok $? "screen: -r 5 shows at most 5 rows (got $n)"
+sort -k2,2nr -c <<<"$rows" 2>/dev/null
+ok $? "screen: -s allocs sorts by allocations"
+is "$(awk 'length > 100' <<<"$screen" | wc -l)" 0 "screen: fits 100 columns"
+tmux resize-window -t "$S" -x 60 -y 30 2>/dev/null || tmux resize-pane -t "$S" -x 60
+sleep 0.8
+screen=$(tmux capture-pane -p -t "$S")
+is "$(awk 'length > 60' <<<"$screen" | wc -l)" 0 "resized to 60 columns: the screen follows"
+like "$(tr -s ' ' <<<"$screen")" "ALLOCS BYTES FREES NET FRAG%" "resized: the columns are still there"
+tmux send-keys -t "$S" q
+for _ in $(seq 20); do [ -s "$T/rc" ] && break; sleep 0.1; done
+is "$(cat "$T/rc" 2>/dev/null)" 0 "q quits, exit 0"
+tmux kill-session -t "$S" 2>/dev/null
+
+# ---- bad input: one line and its exit code --------------------------------------------------
+"$TOP" -D "$T" 1 1 >/dev/null 2>"$T/err"
+is "$?" 3 "no debugfs there: exit 3"
+is "$(wc -l <"$T/err")" 1 "... one line"
+like "$(cat "$T/err")" "debugfs is not mounted at $T" "... saying so"
+if [ -d /sys/kernel/debug ] && [ ! -d /sys/kernel/debug/kmemtrace ] &&
+   [ "$(stat -f -c %T /sys/kernel/debug 2>/dev/null)" = debugfs ]; then
+	"$TOP" 1 1 >/dev/null 2>"$T/err"
+	is "$?" 3 "no module: exit 3"
+	like "$(cat "$T/err")" "kmemtrace.ko is not loaded" "... saying so"
+fi
+mkdir "$T/bad"
+cp "$T/full/cpu0.out" "$T/bad/"
+dd if=/dev/zero of="$T/bad/cpu0.out" bs=64 seek=5 count=1 conv=notrunc status=none
+"$TOP" --replay -d "$T/bad" 1 >/dev/null 2>"$T/err"
+is "$?" 2 "corrupt trace (replay): exit 2"
+is "$(wc -l <"$T/err")" 1 "... one line"
+"$TOP" -d "$T/bad" 0.1 2 >/dev/null 2>"$T/err"
+is "$?" 2 "corrupt trace (follow): exit 2"
+like "$(cat "$T/err")" "cpu0.out: offset 320" "... at its offset"
+"$TOP" -r 0 >/dev/null 2>"$T/err"
+is "$?" 1 "-r 0: exit 1"
+"$TOP" -s pingpong >/dev/null 2>"$T/err"
+is "$?" 1 "unknown sort key: exit 1"
+"$TOP" 1 0 >/dev/null 2>"$T/err"
+is "$?" 1 "COUNT 0: exit 1"
+
+done_testing
