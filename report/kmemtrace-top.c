@@ -683,13 +683,13 @@ static int show(const struct ivl_table *t, void *arg)
 		if (!s->a->noclear)
 			fputs("\033[H\033[2J", fp);
 		header_line(fp);
-		fprintf(fp, "%s %s  ", mode_name(s->mode), s->source);
+		fprintf(fp, "%s %.*s\n", mode_name(s->mode), cols > 12 ? cols - 12 : 1,
+			s->source);
 		ivl_text_heading(fp, &tab);
-		fputc('\n', fp);
 		w = cols - 1 - fixed;
 		if (w < 8)
 			w = 8;
-		maxr = rows - 5;
+		maxr = rows - 4;
 		if (s->a->noclear)
 			maxr = (int)s->a->maxrows;
 		if (maxr > s->a->maxrows)
