@@ -4,14 +4,15 @@
 # resident memory for traces of different lengths.
 #
 # Usage (in the guest, kmemtrace.ko loaded start_disabled=1, kmemtrace_bench.ko loaded,
-# kmt-peakrss on PATH): guest-memory.sh THP PAIRS...
+# kmt-peakrss on PATH): guest-memory.sh THP REPS PAIRS...
 #   THP    comma-separated transparent hugepage modes to run every PAIRS under, in turn
 #          (never, always, madvise; "default" leaves the kernel's as it booted)
+#   REPS   runs of each PAIRS in each mode, one after the other
 #   PAIRS  kmalloc/kfree pairs per CPU of one traced run of kmemtrace_bench (run); 0 traces
 #          a second of an idle guest instead
 # Each run is kmemtraced -- (the workload), draining to tmpfs, under kmt-peakrss, which reads
 # kmemtraced's VmHWM (the kernel's high-water mark of its resident set) as it exits.
-# Writes $KMT_OUT/memory.tsv, one line per run:
+# Writes $KMT_OUT/memory.tsv, one line per run (REPS lines for each THP and PAIRS):
 #   cpus thp pairs written dropped bytes vmhwm_kb rss_exit_kb rss_anon_kb rss_file_kb status
 # thp: the transparent hugepage mode of the run (the bracketed word of
 # /sys/kernel/mm/transparent_hugepage/enabled, empty without THP);
@@ -34,7 +35,8 @@ say() {
 [ -d "$B" ] || { say "kmemtrace_bench.ko is not loaded"; exit 3; }
 [ -d "$K" ] || { say "kmemtrace.ko is not loaded"; exit 3; }
 thp_modes=$1
-shift
+reps=$2
+shift 2
 mkdir -p "$work"
 : >"$tsv"
 thp_file=/sys/kernel/mm/transparent_hugepage/enabled
@@ -76,7 +78,11 @@ for thp in $(echo "$thp_modes" | tr , ' '); do
 	fi
 	thp=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp_file" 2>/dev/null)
 	for pairs in "$@"; do
-		one_run "$pairs"
+		i=0
+		while [ "$i" -lt "$reps" ]; do
+			one_run "$pairs"
+			i=$((i + 1))
+		done
 	done
 done
 rm -rf "$work"
