@@ -136,21 +136,34 @@ static int64_t drain(struct kmtd_cpu *c)
 	return total;
 }
 
+/*
+ * Binds the thread to its CPU. kmemtrace.ko only lets a reader bound to
+ * the buffer's CPU read while tracing is on (elsewhere relay can hand out
+ * a stale sub-buffer), and CPU hotplug unbinds threads: so this is done
+ * before every drain. It fails while the CPU is offline, when any CPU may
+ * read (no probe writes there).
+ */
+static void bind_to_cpu(struct kmtd_cpu *c, bool *warned)
+{
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(c->cpu, &set);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err && err != EINVAL && !*warned) {
+		*warned = true;
+		fprintf(stderr,
+			KMTD_NAME ": cpu%u: cannot run on CPU %u (%s): its buffer is read only once tracing stops\n",
+			c->cpu, c->cpu, strerror(err));
+	}
+}
+
 static void *cpu_main(void *arg)
 {
 	struct kmtd_cpu *c = arg;
 	struct kmtd *d = c->d;
-	cpu_set_t set;
-	int err;
-
-	/* On its own CPU a reader never races the writer, and shares its cache. */
-	CPU_ZERO(&set);
-	CPU_SET(c->cpu, &set);
-	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	if (err && d->verbose)
-		fprintf(stderr,
-			KMTD_NAME ": cpu%u: cannot run on CPU %u (%s); draining it from elsewhere\n",
-			c->cpu, c->cpu, strerror(err));
+	bool warned = false;
 
 	for (;;) {
 		struct pollfd p[2] = {
@@ -171,6 +184,7 @@ static void *cpu_main(void *arg)
 		 * a drain that starts after seeing it gets every last record.
 		 */
 		last = atomic_load(&d->stopping);
+		bind_to_cpu(c, &warned);
 		moved = drain(c);
 		if (moved < 0 || last)
 			break;

@@ -997,10 +997,35 @@ static int kmt_relay_release(struct inode *inode, struct file *file)
 	return relay_file_operations.release(inode, file);
 }
 
+/*
+ * relay's read() takes the writer's position (subbufs_produced, offset)
+ * without a lock. The writer runs on the buffer's CPU with interrupts
+ * off, so a reader bound to that CPU never sees a sub-buffer switch half
+ * made; a reader elsewhere can, and then reads a sub-buffer of the
+ * previous lap as if it were new (seen after CPU hotplug, which unbinds
+ * kmemtraced's threads). So while tracing is on and the CPU online (both
+ * held still for the read), only a task bound to that CPU alone may read:
+ * others get EAGAIN, and bind (taskset -c N) or stop tracing first.
+ */
+static bool kmt_reader_bound(const struct rchan_buf *buf)
+{
+	return current->nr_cpus_allowed == 1 &&
+	       cpumask_test_cpu(buf->cpu, current->cpus_ptr);
+}
+
 static ssize_t kmt_relay_read(struct file *file, char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	return relay_file_operations.read(file, ubuf, count, ppos);
+	struct rchan_buf *buf = file->private_data;
+	ssize_t ret = -EAGAIN;
+
+	mutex_lock(&kmt_enable_lock);
+	cpus_read_lock();
+	if (!kmt_enabled || !cpu_online(buf->cpu) || kmt_reader_bound(buf))
+		ret = relay_file_operations.read(file, ubuf, count, ppos);
+	cpus_read_unlock();
+	mutex_unlock(&kmt_enable_lock);
+	return ret;
 }
 
 static __poll_t kmt_relay_poll(struct file *file, poll_table *wait)
