@@ -106,6 +106,18 @@ save_buffers pages2
 cat "$D/stats" > "$OUT/pages_stats"
 cat "$D/total_overruns" > "$OUT/pages_overruns"
 rmmod kmemtrace
+
+# Who may read a buffer while tracing: a task bound to its CPU alone; after, anyone.
+insmod "$KO" subbufs=16 subbuf_size=65536
+echo 1 > "$O/run"
+if cat "$D/cpu0" > /dev/null 2> "$OUT/read_unbound.err"; then r=read; else r=refused; fi
+echo "$r" > "$OUT/read_unbound"
+taskset -c 0 cat "$D/cpu0" > "$OUT/read_bound.bin" 2> "$OUT/read_bound.err" && r=read || r=refused
+echo "$r" > "$OUT/read_bound"
+echo 0 > "$D/enabled"
+if cat "$D/cpu1" > "$OUT/read_after.bin" 2> "$OUT/read_after.err"; then r=read; else r=refused; fi
+echo "$r" > "$OUT/read_after"
+rmmod kmemtrace
 dmesg > "$OUT/dmesg_guest"
 EOS
 chmod +x "$guest"
@@ -427,6 +439,14 @@ is "$(cat "$o/enabled_at_load")" 1 "tracing is on at load by default"
 for p in subbufs subbuf_size mem_share start_disabled pages; do
 	ok "parameter $p is visible in /sys/module" grep -q "^$p " "$o/params_default"
 done
+
+# Reading while tracing: bound to the buffer's CPU, or not at all (a stale lap otherwise).
+is "$(cat "$o/read_unbound" 2>/dev/null)" refused "while tracing, a reader not bound to the CPU is refused"
+ok "  with EAGAIN" grep -q 'Resource temporarily unavailable' "$o/read_unbound.err"
+is "$(cat "$o/read_bound" 2>/dev/null)" read "while tracing, a reader bound to the CPU (taskset) reads"
+ok "  whole records" test "$(( $(stat -c %s "$o/read_bound.bin" 2>/dev/null || echo 1) % 64 ))" = 0
+is "$(cat "$o/read_after" 2>/dev/null)" read "with tracing off, any reader reads"
+ok "  and gets records" test -s "$o/read_after.bin"
 
 # Root only.
 is "$(grep -c ' denied$' "$o/nonroot")" "$(wc -l <"$o/nonroot")" "uid 1000 can neither read nor write any kmemtrace file"
