@@ -90,12 +90,15 @@ lmake install-tools install-dkms DESTDIR="$D" PREFIX=/opt/kmt DKMSDIR=/opt/kmt/s
 	>"$W/install.log" 2>&1 || rc=$?
 ok $rc "make install-tools install-dkms DESTDIR=... PREFIX=/opt/kmt"
 want="opt/kmt/bin/kmemtrace-report
+opt/kmt/bin/kmemtrace-top
 opt/kmt/bin/kmemtrace_check
 opt/kmt/bin/kmemtraced
 opt/kmt/share/bash-completion/completions/kmemtrace-report
+opt/kmt/share/bash-completion/completions/kmemtrace-top
 opt/kmt/share/bash-completion/completions/kmemtrace_check
 opt/kmt/share/bash-completion/completions/kmemtraced
 opt/kmt/share/man/man1/kmemtrace-report.1
+opt/kmt/share/man/man1/kmemtrace-top.1
 opt/kmt/share/man/man1/kmemtrace_check.1
 opt/kmt/share/man/man8/kmemtraced.8"
 is "$(files "$D" | grep -v '^opt/kmt/src/')" "$want" "the tools, man pages and completions under DESTDIR/PREFIX"
