@@ -21,13 +21,6 @@ fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-meta.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-run() {	# run CMD...: out = stdout, err = stderr, rc
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	out=$(cat "$T/out")
-	err=$(cat "$T/err")
-}
-
 # A fake module of trace format 1.1 with one CPU whose buffer holds a generated trace.
 export KMEMTRACED_TEST_FAKE_DEBUGFS=1
 K=$T/fake/kmemtrace

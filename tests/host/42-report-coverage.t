@@ -24,16 +24,6 @@ command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-coverage.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-run() {	# run CMD...: out = stdout, err = stderr, rc
-	"$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	out=$(cat "$T/out")
-	err=$(cat "$T/err")
-}
-
-jget() {	# jget EXPR FILE: a value of the JSON document (Python expression on d)
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$2"
-}
 
 flat() {	# the text with its lines joined: the header wraps at 78 columns
 	printf '%s' "$1" | tr '\n' ' ' | tr -s ' '

@@ -7,6 +7,8 @@
 #   is GOT WANT DESC         pass when the strings are equal
 #   like TEXT FIXED DESC     pass when TEXT contains the fixed string FIXED
 #   summary KEY FILE         a tally from a kmemtrace-gen summary file
+#   run CMD...               run CMD: out (stdout), err (stderr), rc; needs the test's $T
+#   jget EXPR FILE           a value of a JSON document (a Python expression on d)
 #   done_testing             print the plan (1..n); return non-zero if any test failed
 #
 # Sets BIN (the tool directory), n (tests run) and failed (tests failed).
@@ -57,4 +59,15 @@ summary() {
 done_testing() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
+}
+
+run() {
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	out=$(cat "$T/out")
+	err=$(cat "$T/err")
+}
+
+jget() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$2"
 }
