@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -255,6 +256,7 @@ static int wait_until(uint64_t until, bool keys)
 
 struct src {
 	int fd;
+	int cpu;		/* a relay buffer's CPU, or -1 for a file */
 	char *path;
 	bool swap;		/* file of the other byte order */
 	uint64_t off;		/* bytes consumed */
@@ -320,11 +322,29 @@ static int take_slot(struct feed *fd, struct src *s, const uint8_t *slot, struct
 	return 0;
 }
 
+/*
+ * While tracing is on, kmemtrace.ko lets only a reader bound to a buffer's
+ * CPU read it (elsewhere relay can hand out a stale sub-buffer): the
+ * thread moves to each CPU in turn. Binding fails while the CPU is
+ * offline, when any CPU may read.
+ */
+static void src_bind(const struct src *s)
+{
+	cpu_set_t set;
+
+	if (s->cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
 /* Reads what the source has now. 0, or -1 with *err. */
 static int src_drain(struct feed *fd, struct src *s, struct kmt_error *err)
 {
 	static uint8_t buf[1 << 18];
 
+	src_bind(s);
 	for (;;) {
 		ssize_t got = read(s->fd, buf, sizeof(buf));
 		size_t i = 0;
@@ -370,6 +390,7 @@ static int src_add(struct feed *fd, const char *path, bool header, struct kmt_er
 	fd->src = p;
 	s = &p[fd->nsrc];
 	memset(s, 0, sizeof(*s));
+	s->cpu = -1;
 	s->path = strdup(path);
 	if (header) {
 		/* The reader checks the header; the records are read here as they come. */
@@ -577,6 +598,7 @@ static int live_open(struct live *l, const char *debugfs, struct feed *fd, char 
 			snprintf(msg, len, "%s", err.msg);
 			return -1;
 		}
+		fd->src[fd->nsrc - 1].cpu = (int)cpu;
 	}
 	free(paths);
 	if (!fd->nsrc) {
