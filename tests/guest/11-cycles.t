@@ -10,7 +10,10 @@ KMT_TEST_TIMEOUT=300
 mkdir -p "$KMT_TEST_DIR"
 check=$KMT_TOP/build/kmemtrace_check
 guest=$KMT_TEST_DIR/cycles.sh
-cycles=20
+# KMT_CYCLES (a multiple of 4, each of the four geometries below as often): the matrix's other
+# kernels run fewer than the default one (tests/guest/matrix-tests).
+cycles=${KMT_CYCLES:-20}
+[[ $cycles =~ ^[1-9][0-9]*$ ]] && [ $((cycles % 4)) = 0 ] || bail "KMT_CYCLES=$cycles is not a positive multiple of 4"
 
 # --- In the guest ------------------------------------------------------------------------------
 # Booted with maxcpus=1: CPU 1 is possible but offline when kmemtrace.ko loads.
