@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -294,6 +295,8 @@ static void child_main(struct kmtd *d, const sigset_t *mask, int go, int report)
 	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
 		signal(signals[i], SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* COMMAND runs as it would without us: huge pages as the system has them. */
+	(void)prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
 	if (read(go, &b, 1) != 1)
 		_exit(127);
 	execvp(d->cmd[0], d->cmd);
@@ -790,6 +793,12 @@ int main(int argc, char **argv)
 	d.debugfs = KMTD_DEFAULT_DEBUGFS;
 	d.stop_efd = d.wake_efd = d.lock_fd = -1;
 	d.child = -1;
+	/*
+	 * With transparent huge pages "always" (Debian's default) the kernel may
+	 * back a thread's stack or read buffer with a 2 MiB page: the bound of
+	 * KMTD_READ_CHUNK and a stack per CPU holds only without them.
+	 */
+	(void)prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &d);
 	return run(&d);
 }

@@ -250,6 +250,16 @@ hint_run_old
 like "$ERR" "reload the module with a bigger subbufs= parameter" "overrun hint: a module without a buffers line"
 printf '5\n' >"$K/total_overruns"
 
+# Its memory bound holds only without transparent huge pages: off for kmemtraced, as the system
+# has them for COMMAND.
+if grep -q '^THP_enabled:' /proc/self/status; then
+	"$D" -q -f -r "$FAKE" -o "$T/thp" -- sh -c \
+		"grep '^THP_enabled:' /proc/\$PPID/status > '$T/thp.daemon'; grep '^THP_enabled:' /proc/self/status > '$T/thp.cmd'"
+	like "$(cat "$T/thp.daemon" 2>/dev/null)" "THP_enabled:	0" "kmemtraced runs without transparent huge pages"
+	is "$(cat "$T/thp.cmd" 2>/dev/null)" "$(grep '^THP_enabled:' /proc/self/status)" \
+		"COMMAND gets transparent huge pages as the system has them"
+fi
+
 run "$D" -r "$FAKE" -o "$O" -t 1
 is "$ST" 1 "an existing trace without -f: exit 1"
 like "$ERR" "already holds a trace (cpu0.out): use -f" "an existing trace: says to use -f"
