@@ -113,7 +113,8 @@ pid=$!
 wait_for $O/s6/t/kmemtrace.meta
 sleep 1
 kill -INT $pid
-sleep 0.05
+# At once: reading relay is quick, and a drain can end within 50 ms. Either both signals reach
+# the wait together, or the second finds the first being handled; both count as while draining.
 kill -TERM $pid
 wait $pid
 echo $? > $O/s6/status
