@@ -74,6 +74,7 @@ enum kmt_record_type {
 	KMT_REC_PAGE_FREE	= 6,	/* mm_page_free (opt-in) */
 	KMT_REC_CACHE_DESC	= 7,	/* cache identity -> name and sizes */
 	KMT_REC_LOST		= 8,	/* records dropped before this point */
+	KMT_REC_STACK		= 9,	/* (1.2) part of a kernel stack */
 	/*
 	 * Readers skip (and count) types they do not know, so new kinds
 	 * never break an older reader; a kind needing more than one slot
@@ -93,6 +94,12 @@ enum kmt_record_type {
  * says which paths a kernel has and how each is recorded.
  */
 #define KMT_F_PROBED		0x10
+/*
+ * (1.2) Stacks were asked for (module parameter stack_depth) but this
+ * event has none: the CPU's stack table was full, the unwinder found no
+ * frame, or the stack's record did not fit the buffer. stack_id is 0.
+ */
+#define KMT_F_NO_STACK		0x20
 
 /* Node value meaning "no node requested". */
 #define KMT_NODE_ANY		(-1)
@@ -117,8 +124,18 @@ struct kmt_event {
 	__s32 node;		/* NUMA node requested, KMT_NODE_ANY if none */
 	__u32 pid;		/* current task's pid (the interrupted one in IRQ) */
 	__s16 cpu_node;		/* NUMA node of the emitting CPU */
-	__u16 reserved;		/* zero */
+	/*
+	 * (1.2) The KMT_REC_STACK records of this id, earlier in the same
+	 * CPU's stream, hold the kernel stack of this event; 0: none.
+	 */
+	__u16 stack_id;
 };
+
+/*
+ * (1.2) Page allocations: cache_id is KMT_PAGE_MT_VALID | migratetype
+ * (the tracepoint's migratetype field); 0 from older modules.
+ */
+#define KMT_PAGE_MT_VALID	0x100
 
 #define KMT_CACHE_NAME_LEN	32
 
@@ -155,6 +172,35 @@ struct kmt_lost {
 	__u8 reserved[24];	/* zero */
 };
 
+/* Frames a KMT_REC_STACK slot holds. */
+#define KMT_STACK_SLOT_FRAMES	5
+/* Most frames a stack may have (module parameter stack_depth). */
+#define KMT_STACK_MAX_DEPTH	64
+
+/*
+ * (1.2) A kernel stack, written into a CPU's stream once, before the
+ * first event there that carries its id. A stack of depth frames takes
+ * ceil(depth / KMT_STACK_SLOT_FRAMES) consecutive slots of this type,
+ * first = 0, 5, 10, ...; each slot takes a seq. Frames are return
+ * addresses, innermost first: frames[0] of the first slot is the event's
+ * call site, and the tracer's own frames are never included. Ids are per
+ * CPU stream (1..65535); a later stack record with the same id on the
+ * same CPU (after the module's table was reset) replaces the earlier one.
+ */
+struct kmt_stack {
+	__u8 type;		/* KMT_REC_STACK */
+	__u8 flags;		/* zero */
+	__u16 cpu;
+	__u32 seq;
+	__u64 timestamp;	/* ns */
+	__u16 stack_id;		/* 1..65535, the id events carry */
+	__u8 depth;		/* frames in the whole stack, 1..KMT_STACK_MAX_DEPTH */
+	__u8 first;		/* index in the stack of frames[0] */
+	__u8 nframes;		/* frames used in this slot, 1..KMT_STACK_SLOT_FRAMES */
+	__u8 reserved[3];	/* zero */
+	__u64 frames[KMT_STACK_SLOT_FRAMES];	/* unused ones zero */
+};
+
 /* Any slot: the first 16 bytes are common to every record type. */
 struct kmt_record_common {
 	__u8 type;
@@ -172,6 +218,8 @@ _Static_assert(sizeof(struct kmt_cache_desc) == KMT_RECORD_SIZE,
 	       "kmt_cache_desc must fill one slot");
 _Static_assert(sizeof(struct kmt_lost) == KMT_RECORD_SIZE,
 	       "kmt_lost must fill one slot");
+_Static_assert(sizeof(struct kmt_stack) == KMT_RECORD_SIZE,
+	       "kmt_stack must fill one slot");
 _Static_assert(sizeof(struct kmt_record_common) == 16,
 	       "kmt_record_common is the shared 16-byte prefix");
 

@@ -66,7 +66,7 @@ void kmt_rec_swap(union kmt_rec *r)
 		sw32((__u32 *)&r->ev.node);
 		sw32(&r->ev.pid);
 		sw16((__u16 *)&r->ev.cpu_node);
-		sw16(&r->ev.reserved);
+		sw16(&r->ev.stack_id);
 		break;
 	case KMT_REC_CACHE_DESC:
 		sw64(&r->cache.cache_id);

@@ -97,7 +97,7 @@ static void cmp_rec(const union kmt_rec *got, const union kmt_rec *want, const c
 		is_u64(got->ev.pid, want->ev.pid, "%s: pid", what);
 		ok(got->ev.cpu_node == want->ev.cpu_node, "%s: cpu_node %d", what,
 		   want->ev.cpu_node);
-		is_u64(got->ev.reserved, want->ev.reserved, "%s: reserved", what);
+		is_u64(got->ev.stack_id, want->ev.stack_id, "%s: stack_id", what);
 	} else if (t == KMT_REC_CACHE_DESC) {
 		is_u64(got->cache.cache_id, want->cache.cache_id, "%s: cache_id", what);
 		is_u64(got->cache.object_size, want->cache.object_size, "%s: object_size", what);
@@ -150,7 +150,7 @@ static size_t build_all_types(union kmt_rec *r, unsigned int cpu, unsigned int w
 		e->node = t == 3 ? -1 : (int32_t)(0x10000 + t);
 		e->pid = 0x7f6e5d4c + t;
 		e->cpu_node = (int16_t)(-2 - (int)t);
-		e->reserved = (uint16_t)(0xa5a5 + t);
+		e->stack_id = (uint16_t)(0xa5a5 + t);
 	}
 	/* 3 dropped: seq jumps past 0 across the wrap. */
 	r[n].lost.type = KMT_REC_LOST;
