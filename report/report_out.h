@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "kmt_reader.h"
+#include "out_table.h"
 #include "report_core.h"
 #include "report_meta.h"
 #include "sym_kallsyms.h"
@@ -48,6 +49,14 @@ struct out_opts {
 	uint64_t truncated_bytes;	/* partial records ignored (--allow-truncated) */
 	const char *filters;		/* human description of the filters, or NULL */
 	const struct rpt_meta *meta;
+
+	/*
+	 * A registered view (out_table.h) selected in place of the main
+	 * table, or NULL; view_args are its options, of the type its
+	 * header declares.
+	 */
+	const struct report_view *xview;
+	const void *view_args;
 
 	const struct ksyms *ks;		/* NULL: raw addresses */
 	struct srcline *sl;		/* NULL: no file:line */
