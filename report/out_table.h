@@ -82,6 +82,15 @@ void out_csv_table(FILE *fp, const struct out_table *t);
  */
 void out_json_table(FILE *fp, const struct out_table *t, bool *first);
 
+/* ---- strings every writer needs -------------------------------------------- */
+
+/* Writes s as a JSON string (quoted, escaped, valid UTF-8). */
+void json_string(FILE *fp, const char *s);
+/* A CSV field (RFC 4180) in valid UTF-8; NULL writes nothing. */
+void out_csv_field(FILE *fp, const char *s);
+/* text wrapped at spaces to 78 columns, continuation lines indented by two. */
+void out_text_para(FILE *fp, const char *text);
+
 /* ---- symbols, resolved once per address after the trace was read ------------ */
 
 struct symres {

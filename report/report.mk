@@ -8,9 +8,11 @@ TOOLS += $(KMT_REPORT)
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
 REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/sym_kallsyms.o \
 	$(OBJDIR)/report/sym_path.o \
-	$(OBJDIR)/report/report_meta.o $(OBJDIR)/report/report_slab.o
+	$(OBJDIR)/report/report_meta.o $(OBJDIR)/report/report_slab.o \
+	$(OBJDIR)/report/out_table.o
 # What kmemtrace-report and kmemtrace-top share beyond the core: output, views, file:line.
 REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(OBJDIR)/report/report_out.o \
+	$(OBJDIR)/report/symtab.o $(OBJDIR)/report/report_views.o \
 	$(OBJDIR)/report/view_interval.o $(OBJDIR)/report/sym_srcline.o \
 	$(OBJDIR)/report/sym_dw.o
 REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_VIEW_OBJS)

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "report_out.h"
+#include "symtab.h"
 
 #define SYM_LEN		512
-#define FILE_LEN	1024
 
 /* ---- sort keys ------------------------------------------------------------ */
 
@@ -63,93 +63,6 @@ int sort_parse(const char *s, enum sort_key *keys, size_t *n, char *err, size_t 
 		return -1;
 	}
 	return 0;
-}
-
-/* ---- symbols, resolved once per address ------------------------------------ */
-
-struct symres {
-	uint64_t addr;
-	char *sym;
-	char *file;		/* NULL if unknown */
-	unsigned int line;
-};
-
-struct symtab {
-	struct symres *v;
-	size_t n, cap;
-};
-
-static int symtab_add(struct symtab *t, uint64_t addr)
-{
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		struct symres *p = realloc(t->v, ncap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		t->v = p;
-		t->cap = ncap;
-	}
-	memset(&t->v[t->n], 0, sizeof(t->v[0]));
-	t->v[t->n++].addr = addr;
-	return 0;
-}
-
-static int symres_cmp(const void *a, const void *b)
-{
-	const struct symres *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int symtab_resolve(struct symtab *t, const struct out_opts *o)
-{
-	char sym[SYM_LEN], file[FILE_LEN];
-	size_t i, j = 0;
-
-	if (t->n)
-		qsort(t->v, t->n, sizeof(*t->v), symres_cmp);
-	for (i = 0; i < t->n; i++)
-		if (!j || t->v[i].addr != t->v[j - 1].addr)
-			t->v[j++] = t->v[i];
-	t->n = j;
-	for (i = 0; i < t->n; i++) {
-		struct symres *s = &t->v[i];
-		unsigned int line;
-
-		if (o->raw_ip)
-			snprintf(sym, sizeof(sym), "0x%" PRIx64, s->addr);
-		else
-			ksyms_format(o->ks, s->addr, sym, sizeof(sym));
-		s->sym = strdup(sym);
-		if (!s->sym)
-			return -1;
-		if (o->sl && srcline_lookup(o->sl, s->addr, file, sizeof(file), &line)) {
-			s->file = strdup(file);
-			if (!s->file)
-				return -1;
-			s->line = line;
-		}
-	}
-	return 0;
-}
-
-static const struct symres *symtab_get(const struct symtab *t, uint64_t addr)
-{
-	struct symres key = { .addr = addr };
-
-	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), symres_cmp) : NULL;
-}
-
-static void symtab_free(struct symtab *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++) {
-		free(t->v[i].sym);
-		free(t->v[i].file);
-	}
-	free(t->v);
 }
 
 /* ---- rows: one shape for every table, so that one sort serves all ---------- */
@@ -389,71 +302,6 @@ static const struct rpt_error **sorted_errors(const struct rpt *r, size_t *n)
 /* ---- JSON ------------------------------------------------------------------- */
 
 /* Length of a valid UTF-8 sequence at s, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and beyond U+10FFFF are not UTF-8. */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-void json_string(FILE *fp, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', fp);
-	while (*p) {
-		size_t n;
-
-		if (*p == '"' || *p == '\\') {
-			fputc('\\', fp);
-			fputc(*p++, fp);
-		} else if (*p == '\n') {
-			fputs("\\n", fp);
-			p++;
-		} else if (*p == '\t') {
-			fputs("\\t", fp);
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(fp, "\\u%04x", *p++);
-		} else {
-			n = utf8_len(p);
-			if (n) {
-				fwrite(p, 1, n, fp);
-				p += n;
-			} else {
-				/* Not UTF-8 (a mangled cache name): the replacement character. */
-				fputs("\\ufffd", fp);
-				p++;
-			}
-		}
-	}
-	fputc('"', fp);
-}
-
 static void json_key(FILE *fp, const char *k, bool *first)
 {
 	fputs(*first ? "" : ",", fp);
@@ -562,6 +410,50 @@ static char *join_names(const char *const *names, size_t n, const char *sep)
 	for (i = 0; i < n; i++)
 		p += sprintf(p, "%s%s", i ? sep : "", names[i]);
 	return s;
+}
+
+/* ---- a registered view's tables (out_table.h) ------------------------------- */
+
+struct json_emit {
+	FILE *fp;
+	bool first;
+};
+
+static int json_emit(const struct out_table *t, void *arg)
+{
+	struct json_emit *je = arg;
+
+	out_json_table(je->fp, t, &je->first);
+	return 0;
+}
+
+struct csv_emit {
+	FILE *fp;
+	size_t n;
+};
+
+/* Several tables: an empty line between them. */
+static int csv_emit(const struct out_table *t, void *arg)
+{
+	struct csv_emit *ce = arg;
+
+	if (ce->n++)
+		fputc('\n', ce->fp);
+	out_csv_table(ce->fp, t);
+	return 0;
+}
+
+struct text_emit {
+	FILE *fp;
+	bool wide;
+};
+
+static int text_emit(const struct out_table *t, void *arg)
+{
+	struct text_emit *te = arg;
+
+	out_text_table(te->fp, t, te->wide);
+	return 0;
 }
 
 static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
@@ -848,46 +740,32 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		fputs("]", fp);
 		free(rows);
 	}
+	if (o->xview) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct json_emit je = { .fp = fp, .first = false };
+
+		if (o->xview->tables(&v, json_emit, &je))
+			return -1;
+	}
 	fputs("}\n", fp);
 	return 0;
 }
 
 /* ---- CSV -------------------------------------------------------------------- */
 
-/* A CSV field (RFC 4180), in valid UTF-8: a byte that is not becomes U+FFFD. */
-static void csv_field(FILE *fp, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	bool quote;
-
-	if (!s)
-		return;
-	quote = strpbrk(s, ",\"\r\n") != NULL;
-	if (quote)
-		fputc('"', fp);
-	while (*p) {
-		size_t n = utf8_len(p);
-
-		if (!n) {
-			fputs("\xef\xbf\xbd", fp);
-			p++;
-			continue;
-		}
-		if (*p == '"')
-			fputc('"', fp);
-		fwrite(p, 1, n, fp);
-		p += n;
-	}
-	if (quote)
-		fputc('"', fp);
-}
-
 static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		     const struct symtab *st, const struct rpt_slab *slab)
 {
 	size_t n, i, lim;
-	struct row *rows = view_rows(r, o, st, &n);
+	struct row *rows;
 
+	if (o->xview) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct csv_emit ce = { .fp = fp };
+
+		return o->xview->tables(&v, csv_emit, &ce);
+	}
+	rows = view_rows(r, o, st, &n);
 	if (!rows)
 		return -1;
 	lim = limit_of(o, n);
@@ -913,7 +791,7 @@ static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 				free(rows);
 				return -1;
 			}
-			csv_field(fp, c->name);
+			out_csv_field(fp, c->name);
 			fprintf(fp, ",%s,", c->pseudo ? "kmalloc" : "cache");
 			if (!c->pseudo)
 				fprintf(fp, "0x%" PRIx64, c->id);
@@ -931,7 +809,7 @@ static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 					free(rows);
 					return -1;
 				}
-				csv_field(fp, field);
+				out_csv_field(fp, field);
 				free(field);
 			}
 			fputc('\n', fp);
@@ -941,10 +819,10 @@ static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		if (o->view == VIEW_ALLOC)
 			fprintf(fp, "0x%" PRIx64 ",", w->key);
 		fprintf(fp, "0x%" PRIx64 ",", w->site);
-		csv_field(fp, w->sr ? w->sr->sym : NULL);
+		out_csv_field(fp, w->sr ? w->sr->sym : NULL);
 		fputc(',', fp);
 		if (w->sr && w->sr->file) {
-			csv_field(fp, w->sr->file);
+			out_csv_field(fp, w->sr->file);
 			fprintf(fp, ",%u", w->sr->line);
 		} else {
 			fputc(',', fp);
@@ -1003,37 +881,6 @@ static void more(FILE *fp, size_t shown, size_t n)
 		fprintf(fp, "  ... %zu more (-l 0 shows all)\n", n - shown);
 }
 
-/*
- * text wrapped at spaces to fit 78 columns, continuation lines indented
- * by two (a word longer than a line stays whole).
- */
-static void text_para(FILE *fp, const char *text)
-{
-	const char *p = text;
-	int col = 0, indent = 0;
-
-	for (;;) {
-		size_t wl;
-
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			break;
-		wl = strcspn(p, " ");
-		if (col > indent && col + 1 + (int)wl > 78) {
-			fputs("\n  ", fp);
-			col = indent = 2;
-		} else if (col > indent) {
-			fputc(' ', fp);
-			col++;
-		}
-		fwrite(p, 1, wl, fp);
-		col += (int)wl;
-		p += wl;
-	}
-	fputc('\n', fp);
-}
-
 /* Writes what open_memstream() collected as a paragraph. 0, or -1 out of memory. */
 static int para_close(FILE *fp, FILE *m, char **buf)
 {
@@ -1041,7 +888,7 @@ static int para_close(FILE *fp, FILE *m, char **buf)
 		free(*buf);
 		return -1;
 	}
-	text_para(fp, *buf);
+	out_text_para(fp, *buf);
 	free(*buf);
 	return 0;
 }
@@ -1147,8 +994,15 @@ static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
 {
 	char b1[40], b2[40];
 	size_t n, i, lim;
-	struct row *rows = view_rows(r, o, st, &n);
+	struct row *rows;
 
+	if (o->xview) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct csv_emit ce = { .fp = fp };
+
+		return o->xview->tables(&v, csv_emit, &ce);
+	}
+	rows = view_rows(r, o, st, &n);
 	if (!rows)
 		return -1;
 	lim = limit_of(o, n);
@@ -1249,7 +1103,7 @@ static int text_uncertain(FILE *fp, const struct rpt *r, const struct out_opts *
 			return -1;
 	}
 	if (lost_total(r, o) && rpt_totals(r)->double_frees)
-		text_para(fp, "Records were lost: a lost allocation between two frees would make"
+		out_text_para(fp, "Records were lost: a lost allocation between two frees would make"
 			  " the second one legitimate.");
 	return 0;
 }
@@ -1420,8 +1274,16 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	if (!t->seen_any)
 		fputs("The trace holds no records.\n", fp);
 	fputc('\n', fp);
-	if (text_view(fp, r, o, st, slab) || text_errors(fp, r, o, st, slab) ||
-	    text_outstanding(fp, r, o, st))
+	if (o->xview) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct text_emit te = { .fp = fp, .wide = o->wide };
+
+		if (o->xview->tables(&v, text_emit, &te))
+			return -1;
+	} else if (text_view(fp, r, o, st, slab)) {
+		return -1;
+	}
+	if (text_errors(fp, r, o, st, slab) || text_outstanding(fp, r, o, st))
 		return -1;
 	text_summary(fp, r, o);
 	return 0;
@@ -1447,6 +1309,12 @@ int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o)
 			goto out;
 	}
 	/* Every per-address site is also a call site: already in. */
+	if (o->xview && o->xview->syms) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab };
+
+		if (o->xview->syms(&v, &st))
+			goto out;
+	}
 	if (symtab_resolve(&st, o))
 		goto out;
 	if (o->fmt == FMT_JSON)

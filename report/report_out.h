@@ -79,7 +79,4 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 /* The column legend printed before the records. */
 void raw_print_legend(FILE *fp);
 
-/* Writes s as a JSON string (quoted, escaped, valid UTF-8). */
-void json_string(FILE *fp, const char *s);
-
 #endif /* REPORT_OUT_H */

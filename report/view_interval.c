@@ -303,13 +303,13 @@ int ivl_feed(struct ivl *v, const union kmt_rec *const *recs, size_t n, ivl_emit
 
 /* ---- columns, defined once --------------------------------------------- */
 
-enum col_kind { CK_U64, CK_S64, CK_PCT };
+enum ivl_col_kind { CK_U64, CK_S64, CK_PCT };
 
 struct ivl_col {
 	const char *head;	/* text */
 	const char *key;	/* CSV and JSON */
 	int width;
-	enum col_kind kind;
+	enum ivl_col_kind kind;
 	bool text;		/* shown in the text table */
 	uint64_t (*u)(const struct ivl_row *r);
 };

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * symtab.h - the report's addresses, symbolized once each after the trace
+ * was read: every view lists what it will name (symtab_add(), out_table.h),
+ * then reads the answers (symtab_get()).
+ */
+#ifndef SYMTAB_H
+#define SYMTAB_H
+
+#include <stddef.h>
+
+#include "out_table.h"
+
+struct symtab {
+	struct symres *v;
+	size_t n, cap;
+};
+
+/*
+ * Resolves every address added: symbols from o->ks (raw addresses with
+ * o->raw_ip), file:line from o->sl. 0, or -1 out of memory.
+ */
+int symtab_resolve(struct symtab *t, const struct out_opts *o);
+void symtab_free(struct symtab *t);
+
+#endif /* SYMTAB_H */
