@@ -994,15 +994,8 @@ static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
 {
 	char b1[40], b2[40];
 	size_t n, i, lim;
-	struct row *rows;
+	struct row *rows = view_rows(r, o, st, &n);
 
-	if (o->xview) {
-		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
-		struct csv_emit ce = { .fp = fp };
-
-		return o->xview->tables(&v, csv_emit, &ce);
-	}
-	rows = view_rows(r, o, st, &n);
 	if (!rows)
 		return -1;
 	lim = limit_of(o, n);
