@@ -11,6 +11,7 @@
 
 #include "report_out.h"
 #include "symtab.h"
+#include "view_main.h"
 
 #define SYM_LEN		512
 
@@ -65,243 +66,8 @@ int sort_parse(const char *s, enum sort_key *keys, size_t *n, char *err, size_t 
 	return 0;
 }
 
-/* ---- rows: one shape for every table, so that one sort serves all ---------- */
-
-struct row {
-	uint64_t key;		/* call site, address or cache id */
-	uint64_t site;		/* call site (the per-address view's latest) */
-	const char *name;	/* symbol or cache name */
-	const struct symres *sr;	/* symbol of site */
-	const struct rpt_cache *cache;
-	uint64_t hits, failed, bytes_req, bytes_alloc, bytes_freed, frees, xcpu, xnode;
-	uint64_t out, out_bytes, age, live, live_bytes, untracked;
-	double frag;
-};
-
-static const enum sort_key *cur_keys;
-static size_t cur_nkeys;
-
-#define CMP_DESC(a, b)	do { if ((a) != (b)) return (a) > (b) ? -1 : 1; } while (0)
-#define CMP_ASC(a, b)	do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
-
-static int row_cmp(const void *pa, const void *pb)
-{
-	const struct row *a = pa, *b = pb;
-	size_t i;
-
-	for (i = 0; i < cur_nkeys; i++) {
-		switch (cur_keys[i]) {
-		case SK_FRAG:
-			CMP_DESC(a->frag, b->frag);
-			break;
-		case SK_HIT:
-			CMP_DESC(a->hits, b->hits);
-			break;
-		case SK_BYTES:
-			CMP_DESC(a->bytes_alloc, b->bytes_alloc);
-			break;
-		case SK_REQ:
-			CMP_DESC(a->bytes_req, b->bytes_req);
-			break;
-		case SK_CALLSITE:
-			CMP_ASC(a->site, b->site);
-			break;
-		case SK_PTR:
-			CMP_ASC(a->key, b->key);
-			break;
-		case SK_PINGPONG:
-			CMP_DESC(a->xcpu, b->xcpu);
-			break;
-		case SK_FREES:
-			CMP_DESC(a->frees, b->frees);
-			break;
-		case SK_AGE:
-			CMP_DESC(a->age, b->age);
-			break;
-		case SK_OUT:
-			CMP_DESC(a->out, b->out);
-			break;
-		case SK_FAILED:
-			CMP_DESC(a->failed, b->failed);
-			break;
-		case SK_XNODE:
-			CMP_DESC(a->xnode, b->xnode);
-			break;
-		case SK_NAME: {
-			int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
-
-			if (c)
-				return c;
-			break;
-		}
-		case SK_LIVE:
-			CMP_DESC(a->live, b->live);
-			break;
-		}
-	}
-	CMP_ASC(a->key, b->key);
-	return 0;
-}
-
-static void rows_sort(struct row *rows, size_t n, const enum sort_key *keys, size_t nkeys)
-{
-	cur_keys = keys;
-	cur_nkeys = nkeys;
-	if (n)
-		qsort(rows, n, sizeof(*rows), row_cmp);
-}
-
-static uint64_t age_of(const struct rpt *r, const struct rpt_site *s)
-{
-	const struct rpt_totals *t = rpt_totals(r);
-
-	return s->out_count && t->last_ts > s->out_oldest_ts ? t->last_ts - s->out_oldest_ts : 0;
-}
-
-static void row_from_site(struct row *w, const struct rpt *r, const struct rpt_site *s,
-			  const struct symtab *st)
-{
-	memset(w, 0, sizeof(*w));
-	w->key = w->site = s->addr;
-	w->sr = symtab_get(st, s->addr);
-	w->name = w->sr ? w->sr->sym : NULL;
-	w->hits = s->hits;
-	w->failed = s->failed;
-	w->bytes_req = s->bytes_req;
-	w->bytes_alloc = s->bytes_alloc;
-	w->bytes_freed = s->bytes_freed;
-	w->frees = s->frees;
-	w->xcpu = s->cross_cpu_frees;
-	w->xnode = s->cross_node;
-	w->out = s->out_count;
-	w->out_bytes = s->out_bytes;
-	w->age = age_of(r, s);
-	w->live = s->out_count;
-	w->frag = rpt_frag(s->bytes_req, s->bytes_alloc);
-}
-
-/* Rows of the chosen view, sorted. *n rows; NULL on memory failure. */
-static struct row *view_rows(const struct rpt *r, const struct out_opts *o,
-			     const struct symtab *st, size_t *n)
-{
-	static const enum sort_key def_sites[] = { SK_FRAG, SK_HIT, SK_BYTES };
-	static const enum sort_key def_caches[] = { SK_BYTES, SK_HIT };
-	const enum sort_key *keys = o->sort;
-	size_t nkeys = o->nsort, i, cnt;
-	struct row *rows;
-
-	cnt = o->view == VIEW_CALLER ? rpt_nsites(r) :
-	      o->view == VIEW_ALLOC ? rpt_nptrs(r) : rpt_ncaches(r);
-	rows = calloc(cnt ? cnt : 1, sizeof(*rows));
-	if (!rows)
-		return NULL;
-	for (i = 0; i < cnt; i++) {
-		struct row *w = &rows[i];
-
-		if (o->view == VIEW_CALLER) {
-			row_from_site(w, r, rpt_site(r, i), st);
-		} else if (o->view == VIEW_ALLOC) {
-			const struct rpt_ptr *p = rpt_ptr(r, i);
-
-			w->key = p->ptr;
-			w->site = p->site;
-			w->sr = symtab_get(st, p->site);
-			w->name = w->sr ? w->sr->sym : NULL;
-			w->hits = p->hits;
-			w->bytes_req = p->bytes_req;
-			w->bytes_alloc = p->bytes_alloc;
-			w->frees = p->frees;
-			w->xcpu = p->cross_cpu_frees;
-			w->frag = rpt_frag(p->bytes_req, p->bytes_alloc);
-		} else {
-			const struct rpt_cache *c = rpt_cache(r, i);
-
-			w->key = i;
-			w->cache = c;
-			w->name = c->name;
-			w->hits = c->allocs;
-			w->failed = c->failed;
-			w->bytes_req = c->bytes_req;
-			w->bytes_alloc = c->bytes_alloc;
-			w->bytes_freed = c->bytes_freed;
-			w->frees = c->frees;
-			w->live = w->out = c->live;
-			w->live_bytes = w->out_bytes = c->live_bytes;
-			w->untracked = c->untracked_frees;
-			w->frag = rpt_frag(c->bytes_req, c->bytes_alloc);
-		}
-	}
-	/* A site or cache the filters excluded entirely is not shown. */
-	if (o->view != VIEW_ALLOC) {
-		size_t j = 0;
-
-		for (i = 0; i < cnt; i++)
-			if (rows[i].hits || rows[i].frees || rows[i].untracked)
-				rows[j++] = rows[i];
-		cnt = j;
-	}
-	if (!nkeys) {
-		keys = o->view == VIEW_CACHE ? def_caches : def_sites;
-		nkeys = o->view == VIEW_CACHE ? 2 : 3;
-	}
-	rows_sort(rows, cnt, keys, nkeys);
-	*n = cnt;
-	return rows;
-}
-
-static struct row *outstanding_rows(const struct rpt *r, const struct symtab *st, size_t *n)
-{
-	static const enum sort_key keys[] = { SK_BYTES, SK_OUT };
-	size_t i, cnt = 0, ns = rpt_nsites(r);
-	struct row *rows = calloc(ns ? ns : 1, sizeof(*rows));
-
-	if (!rows)
-		return NULL;
-	for (i = 0; i < ns; i++) {
-		const struct rpt_site *s = rpt_site(r, i);
-
-		if (!s->out_count)
-			continue;
-		row_from_site(&rows[cnt], r, s, st);
-		/* Sorted by the bytes still held. */
-		rows[cnt].bytes_alloc = s->out_bytes;
-		cnt++;
-	}
-	rows_sort(rows, cnt, keys, 2);
-	*n = cnt;
-	return rows;
-}
-
-static int err_cmp(const void *pa, const void *pb)
-{
-	const struct rpt_error *a = *(const struct rpt_error *const *)pa;
-	const struct rpt_error *b = *(const struct rpt_error *const *)pb;
-
-	CMP_ASC(a->kind, b->kind);
-	CMP_DESC(a->count, b->count);
-	CMP_ASC(a->alloc_site, b->alloc_site);
-	CMP_ASC(a->free_site, b->free_site);
-	return 0;
-}
-
-static const struct rpt_error **sorted_errors(const struct rpt *r, size_t *n)
-{
-	size_t i, ne = rpt_nerrors(r);
-	const struct rpt_error **v = calloc(ne ? ne : 1, sizeof(*v));
-
-	if (!v)
-		return NULL;
-	for (i = 0; i < ne; i++)
-		v[i] = rpt_error(r, i);
-	if (ne)
-		qsort(v, ne, sizeof(*v), err_cmp);
-	*n = ne;
-	return v;
-}
-
 /* ---- JSON ------------------------------------------------------------------- */
 
-/* Length of a valid UTF-8 sequence at s, 0 if invalid. */
 static void json_key(FILE *fp, const char *k, bool *first)
 {
 	fputs(*first ? "" : ",", fp);
@@ -359,15 +125,6 @@ static void json_sym(FILE *fp, const char *prefix, const struct symres *sr, uint
 	}
 }
 
-static size_t limit_of(const struct out_opts *o, size_t n)
-{
-	long l = o->lines;
-
-	if (l < 0)
-		l = o->fmt == FMT_TEXT ? 20 : 0;
-	return l == 0 || (size_t)l > n ? n : (size_t)l;
-}
-
 static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
 {
 	return rpt_totals(r)->lost + o->lost_unmarked;
@@ -377,41 +134,7 @@ static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
  * The other names of a cache (report_slab.h), malloc'ed; *n of them.
  * Only a cache a CACHE_DESC named has any. 0, or -1 out of memory.
  */
-static int cache_aliases(const struct rpt_slab *slab, const struct rpt_cache *c,
-			 const char ***out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	if (c->pseudo || !c->described)
-		return 0;
-	*n = slab_aliases(slab, c->name, NULL, 0);
-	if (!*n)
-		return 0;
-	*out = calloc(*n, sizeof(**out));
-	if (!*out)
-		return -1;
-	slab_aliases(slab, c->name, *out, *n);
-	return 0;
-}
-
 /* names[0] SEP names[1] ...: malloc'ed, NULL when out of memory. */
-static char *join_names(const char *const *names, size_t n, const char *sep)
-{
-	size_t len = 1, i;
-	char *s, *p;
-
-	for (i = 0; i < n; i++)
-		len += strlen(names[i]) + strlen(sep);
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	p = s;
-	*p = '\0';
-	for (i = 0; i < n; i++)
-		p += sprintf(p, "%s%s", i ? sep : "", names[i]);
-	return s;
-}
-
 /* ---- a registered view's tables (out_table.h) ------------------------------- */
 
 struct json_emit {
@@ -756,90 +479,12 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		     const struct symtab *st, const struct rpt_slab *slab)
 {
-	size_t n, i, lim;
-	struct row *rows;
+	struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+	struct csv_emit ce = { .fp = fp };
 
-	if (o->xview) {
-		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
-		struct csv_emit ce = { .fp = fp };
-
+	if (o->xview)
 		return o->xview->tables(&v, csv_emit, &ce);
-	}
-	rows = view_rows(r, o, st, &n);
-	if (!rows)
-		return -1;
-	lim = limit_of(o, n);
-	if (o->view == VIEW_CALLER)
-		fputs("addr,symbol,file,line,hits,failed,bytes_req,bytes_alloc,frag_pct,frees,"
-		      "bytes_freed,cross_cpu_frees,cross_node_allocs,outstanding,"
-		      "outstanding_bytes,max_age_ns\n", fp);
-	else if (o->view == VIEW_ALLOC)
-		fputs("ptr,callsite_addr,symbol,file,line,hits,bytes_req,bytes_alloc,frag_pct,"
-		      "frees,cross_cpu_frees\n", fp);
-	else
-		fputs("name,kind,id,object_size,size,allocs,failed,frees,untracked_frees,"
-		      "bytes_req,bytes_alloc,bytes_freed,frag_pct,live,live_bytes,aliases\n", fp);
-	for (i = 0; i < lim; i++) {
-		const struct row *w = &rows[i];
-
-		if (o->view == VIEW_CACHE) {
-			const struct rpt_cache *c = w->cache;
-			const char **al;
-			size_t nal;
-
-			if (cache_aliases(slab, c, &al, &nal)) {
-				free(rows);
-				return -1;
-			}
-			out_csv_field(fp, c->name);
-			fprintf(fp, ",%s,", c->pseudo ? "kmalloc" : "cache");
-			if (!c->pseudo)
-				fprintf(fp, "0x%" PRIx64, c->id);
-			fprintf(fp, ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64 ",",
-				c->object_size, c->size, c->allocs, c->failed, c->frees,
-				c->untracked_frees, c->bytes_req, c->bytes_alloc, c->bytes_freed,
-				w->frag, c->live, c->live_bytes);
-			/* One field, the names separated by spaces (sysfs names have none). */
-			if (nal) {
-				char *field = join_names(al, nal, " ");
-
-				if (!field) {
-					free(al);
-					free(rows);
-					return -1;
-				}
-				out_csv_field(fp, field);
-				free(field);
-			}
-			fputc('\n', fp);
-			free(al);
-			continue;
-		}
-		if (o->view == VIEW_ALLOC)
-			fprintf(fp, "0x%" PRIx64 ",", w->key);
-		fprintf(fp, "0x%" PRIx64 ",", w->site);
-		out_csv_field(fp, w->sr ? w->sr->sym : NULL);
-		fputc(',', fp);
-		if (w->sr && w->sr->file) {
-			out_csv_field(fp, w->sr->file);
-			fprintf(fp, ",%u", w->sr->line);
-		} else {
-			fputc(',', fp);
-		}
-		if (o->view == VIEW_ALLOC) {
-			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64 ",%" PRIu64
-				"\n", w->hits, w->bytes_req, w->bytes_alloc, w->frag, w->frees,
-				w->xcpu);
-			continue;
-		}
-		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-			w->hits, w->failed, w->bytes_req, w->bytes_alloc, w->frag, w->frees,
-			w->bytes_freed, w->xcpu, w->xnode, w->out, w->out_bytes, w->age);
-	}
-	free(rows);
-	return 0;
+	return report_main_table(&v, csv_emit, &ce);
 }
 
 /* ---- text --------------------------------------------------------------------- */
