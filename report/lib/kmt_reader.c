@@ -75,7 +75,15 @@ static const char *const type_names[] = {
 	[KMT_REC_PAGE_FREE] = "page_free",
 	[KMT_REC_CACHE_DESC] = "cache_desc",
 	[KMT_REC_LOST] = "lost",
+	[KMT_REC_STACK] = "stack",
 };
+
+/*
+ * Stack slots were added by 1.2: a file of that minor or older has no use
+ * for their reserved bytes, which must then be zero; a newer minor may
+ * give them meaning.
+ */
+#define KMT_STACK_MINOR		2
 
 const char *kmt_rec_type_name(unsigned int type)
 {
@@ -292,6 +300,7 @@ struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_
 	f->pos = KMT_RECORD_SIZE;
 	f->vet = f->pos;
 	f->tr.unknown_since = UINT32_MAX;
+	f->tr.stk_orphans_ok = 1;
 	return f;
 
 err_nomem:
@@ -315,9 +324,103 @@ static int __attribute__((format(printf, 2, 3))) rec_fail(struct kmt_file *f, co
 	return -1;
 }
 
+/* One slot of a stack, on its own and as the next of its stack. */
+static int check_stack(struct kmt_file *f, const struct kmt_stack *s)
+{
+	struct kmt_track *t = &f->tr;
+	unsigned int id = s->stack_id, want, next, i;
+
+	if (!id)
+		return rec_fail(f, "stack record with stack id 0");
+	if (!s->depth || s->depth > KMT_STACK_MAX_DEPTH)
+		return rec_fail(f, "stack id %u: depth %u, expected 1..%u", id, s->depth,
+				KMT_STACK_MAX_DEPTH);
+	if (!s->nframes || s->nframes > KMT_STACK_SLOT_FRAMES)
+		return rec_fail(f, "stack id %u: %u frames in a slot, expected 1..%u", id,
+				s->nframes, KMT_STACK_SLOT_FRAMES);
+	if (s->first % KMT_STACK_SLOT_FRAMES)
+		return rec_fail(f, "stack id %u: slot starts at frame %u, not a multiple of %u", id,
+				s->first, KMT_STACK_SLOT_FRAMES);
+	if (s->first + s->nframes > s->depth)
+		return rec_fail(f, "stack id %u: slot holds frames %u..%u, beyond the depth %u", id,
+				s->first, s->first + s->nframes - 1, s->depth);
+	want = s->depth - s->first < KMT_STACK_SLOT_FRAMES ? s->depth - s->first :
+							     KMT_STACK_SLOT_FRAMES;
+	if (s->nframes != want)
+		return rec_fail(f, "stack id %u: slot at frame %u holds %u frames where %u expected "
+				"(depth %u): only the last slot may be partly used", id, s->first,
+				s->nframes, want, s->depth);
+	for (i = s->nframes; i < KMT_STACK_SLOT_FRAMES; i++)
+		if (s->frames[i])
+			return rec_fail(f, "stack id %u: unused frame slot %u is not zero", id, i);
+	if (f->hdr.version_minor <= KMT_STACK_MINOR &&
+	    (s->reserved[0] | s->reserved[1] | s->reserved[2]))
+		return rec_fail(f, "stack id %u: reserved bytes are not zero", id);
+	for (i = 0; t->word_bits == 32 && i < s->nframes; i++)
+		if (s->frames[i] >> 32)
+			return rec_fail(f, "stack id %u: frame %u (0x%" PRIx64
+					") above 32 bits in a 32-bit trace", id, s->first + i,
+					(uint64_t)s->frames[i]);
+	if (t->stk_next) {
+		if (id != t->stk_id || s->depth != t->stk_depth || s->first != t->stk_next)
+			return rec_fail(f, "stack id %u slot at frame %u (depth %u) where stack id %u's "
+					"frames from %u (depth %u) were expected: the slots of a "
+					"stack must be consecutive and in order", id, s->first,
+					s->depth, t->stk_id, t->stk_next, t->stk_depth);
+	} else if (s->first) {
+		if (!t->stk_orphans_ok)
+			return rec_fail(f, "stack id %u: slot at frame %u without the stack's first "
+					"slot before it", id, s->first);
+		/* Begun before the file or the drop: never whole. */
+		f->st.stacks_incomplete++;
+		t->stk_orphan = 1;
+	} else {
+		f->st.stacks_incomplete++;
+		t->stk_orphan = 0;
+	}
+	t->stk_orphans_ok = 0;
+	next = s->first + s->nframes;
+	if (next == s->depth) {
+		if (!t->stk_orphan) {
+			f->st.stacks_incomplete--;
+			f->st.stacks++;
+		}
+		t->stk_next = 0;
+	} else {
+		t->stk_next = (uint8_t)next;
+		t->stk_depth = s->depth;
+		t->stk_id = (uint16_t)id;
+	}
+	return 0;
+}
+
+/*
+ * A record that is not a stack slot: it may not cut a stack short, but a
+ * LOST marker (the stack's remaining slots were dropped) does.
+ */
+static int stack_cut(struct kmt_file *f, const union kmt_rec *r)
+{
+	struct kmt_track *t = &f->tr;
+
+	if (r->c.type == KMT_REC_LOST) {
+		t->stk_next = 0;
+		t->stk_orphans_ok = 1;
+		return 0;
+	}
+	if (!t->stk_next) {
+		t->stk_orphans_ok = 0;
+		return 0;
+	}
+	return rec_fail(f, "%s record inside stack id %u: its frames from %u (of %u) must come "
+			"first", kmt_rec_type_name(r->c.type), t->stk_id, t->stk_next,
+			t->stk_depth);
+}
+
 /* The rarer checks and counts of cache descriptions and lost-records markers. */
 static int check_rare(struct kmt_file *f, const union kmt_rec *r)
 {
+	if (r->c.type == KMT_REC_STACK)
+		return check_stack(f, &r->stack);
 	if (r->c.type == KMT_REC_LOST) {
 		uint32_t want = f->tr.expected + (uint32_t)r->lost.count;
 
@@ -402,6 +505,9 @@ static int check_rec(struct kmt_file *f, const union kmt_rec *r)
 
 	if (fault != FAULT_NONE)
 		return report_fault(f, r, fault);
+	if (r->c.type != KMT_REC_STACK && (f->tr.stk_next | f->tr.stk_orphans_ok) &&
+	    stack_cut(f, r) < 0)
+		return -1;
 	if (r->c.type > KMT_REC_PAGE_FREE && check_rare(f, r) < 0)
 		return -1;
 	if (!f->have_first) {
@@ -491,7 +597,8 @@ static void vet_events(struct kmt_file *f, size_t ahead)
 	struct kmt_track t = f->tr;
 	uint64_t *by_type = f->st.by_type;
 
-	if (!f->have_first || f->swap || f->failed)
+	/* Inside a stack every record is checked for cutting it short. */
+	if (!f->have_first || f->swap || f->failed || t.stk_next || t.stk_orphans_ok)
 		return;
 	for (; r < stop; r++) {
 		if (r->c.type - 1u >= KMT_REC_PAGE_FREE || rec_fault(&t, r) != FAULT_NONE)
@@ -545,7 +652,8 @@ const struct kmt_file_stats *kmt_file_stats(const struct kmt_file *f)
 		st->events += bt[t];
 	st->cache_descs = bt[KMT_REC_CACHE_DESC];
 	st->lost_markers = bt[KMT_REC_LOST];
-	st->records_timed = st->events + st->cache_descs + st->lost_markers;
+	st->stack_slots = bt[KMT_REC_STACK];
+	st->records_timed = st->events + st->cache_descs + st->lost_markers + st->stack_slots;
 	st->records = st->records_timed + st->unknown;
 	st->last_ts = f->tr.last_ts;
 	st->last_seq = f->tr.last_seq;

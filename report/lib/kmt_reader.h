@@ -18,11 +18,12 @@ union kmt_rec {
 	struct kmt_event ev;		/* KMT_REC_KMALLOC .. KMT_REC_PAGE_FREE */
 	struct kmt_cache_desc cache;	/* KMT_REC_CACHE_DESC */
 	struct kmt_lost lost;		/* KMT_REC_LOST */
+	struct kmt_stack stack;		/* KMT_REC_STACK (1.2) */
 	uint8_t raw[KMT_RECORD_SIZE];
 };
 
 /* Highest record type this reader knows; index bound of kmt_file_stats.by_type. */
-#define KMT_REC_TYPE_MAX	KMT_REC_LOST
+#define KMT_REC_TYPE_MAX	KMT_REC_STACK
 
 /* What went wrong, which decides the exit code (kmt_error_exit()). */
 enum kmt_err_class {
@@ -82,6 +83,13 @@ struct kmt_file_stats {
 	uint64_t lost_markers;		/* KMT_REC_LOST records */
 	uint64_t lost_records;		/* sum of their count fields */
 	uint64_t last_total_dropped;	/* total_dropped of the last LOST record */
+	uint64_t stack_slots;		/* KMT_REC_STACK records */
+	uint64_t stacks;		/* whole stacks: their last slot was read */
+	/*
+	 * Stacks begun but not finished: cut by a LOST marker, by the end of
+	 * the file, or begun before the file did (continuation slots first).
+	 */
+	uint64_t stacks_incomplete;
 	uint64_t first_ts, last_ts;	/* ns, of known records; valid if records_timed */
 	uint64_t records_timed;		/* known-type records (those with checked timestamps) */
 	uint32_t first_seq, last_seq;	/* of known records; valid if records_timed */
@@ -111,7 +119,14 @@ struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_
  * type 0 (a zeroed slot) is corruption; timestamps never decrease; seq
  * continuity (a gap must be explained by a LOST record; an unknown-type
  * slot may consume one seq); a cache name is NUL-terminated; on a 32-bit
- * trace, addresses fit in 32 bits.
+ * trace, addresses fit in 32 bits. A stack's slots (KMT_REC_STACK) are
+ * checked one by one and as a sequence: stack id not 0, depth
+ * 1..KMT_STACK_MAX_DEPTH, first a multiple of KMT_STACK_SLOT_FRAMES,
+ * every slot but the last full, unused frames zero (and the reserved
+ * bytes, in a file of a minor that has no use for them), and the slots
+ * of one stack consecutive and in order: only a LOST marker may cut a
+ * stack short. Continuation slots with no beginning are accepted at the
+ * start of a file and after a LOST marker (a file may start mid-stream).
  */
 int kmt_file_next(struct kmt_file *f, union kmt_rec *rec);
 
@@ -128,7 +143,7 @@ int kmt_file_big_endian(const struct kmt_file *f);
 void kmt_file_close(struct kmt_file *f);
 
 /* "kmalloc", "cache_alloc", "page_alloc", "kfree", "cache_free", "page_free",
- * "cache_desc", "lost"; "unknown" otherwise. */
+ * "cache_desc", "lost", "stack"; "unknown" otherwise. */
 const char *kmt_rec_type_name(unsigned int type);
 
 /*

@@ -22,6 +22,16 @@ struct kmt_track {
 	uint32_t last_seq;	/* of the last known record */
 	uint16_t cpu;		/* hdr.cpu */
 	uint8_t word_bits;	/* hdr.word_bits */
+	/*
+	 * A stack whose next slot must come next: stk_next frames of
+	 * stk_depth are in; 0 when none is under way.
+	 */
+	uint8_t stk_next;
+	uint8_t stk_depth;
+	uint16_t stk_id;
+	/* Continuation slots need no beginning (file start, after a LOST). */
+	uint8_t stk_orphans_ok;
+	uint8_t stk_orphan;	/* the stack under way began before the file or a drop */
 };
 
 struct kmt_file {

@@ -78,6 +78,14 @@ void kmt_rec_swap(union kmt_rec *r)
 		sw64(&r->lost.first_lost_ns);
 		sw64(&r->lost.total_dropped);
 		break;
+	case KMT_REC_STACK: {
+		unsigned int i;
+
+		sw16(&r->stack.stack_id);
+		for (i = 0; i < KMT_STACK_SLOT_FRAMES; i++)
+			sw64(&r->stack.frames[i]);
+		break;
+	}
 	default:
 		/* Unknown layout: only the common prefix is known to be integers. */
 		break;

@@ -214,7 +214,7 @@ static void trace_unknown(const char *dir)
 	CHK(gen_kmalloc(g, 0, t++, 0xffffffff81001000ULL, 0xffff888100000000ULL, 10, 16,
 			KMT_NODE_ANY, 1));
 	memset(&r, 0xa5, sizeof(r));
-	r.c.type = 9;
+	r.c.type = 10;
 	r.c.cpu = 0;
 	r.c.seq = gen_next_seq(g, 0);
 	r.c.timestamp = t++;

@@ -389,6 +389,10 @@ static int tally_alloc(struct gen *g, unsigned int cpu, const struct kmt_event *
 	g->tot.allocs++;
 	if (!page && (ev->flags & KMT_F_PROBED))
 		g->tot.probed_allocs++;
+	if (!page && ev->stack_id)
+		g->tot.stack_allocs++;
+	if (!page && (ev->flags & KMT_F_NO_STACK))
+		g->tot.no_stack_allocs++;
 	s->hits++;
 	if (ev->node != KMT_NODE_ANY && ev->node != ev->cpu_node)
 		g->tot.cross_node_allocs++;
@@ -558,6 +562,35 @@ int gen_cache_desc(struct gen *g, unsigned int cpu, uint64_t ts, uint64_t cache_
 	if (put(g, cpu, &r) < 0)
 		return -1;
 	g->tot.cache_descs++;
+	return 0;
+}
+
+int gen_stack(struct gen *g, unsigned int cpu, uint64_t ts, uint16_t id, const uint64_t *frames,
+	      unsigned int depth)
+{
+	unsigned int first, i;
+	union kmt_rec r;
+
+	if (!depth || depth > KMT_STACK_MAX_DEPTH) {
+		fprintf(stderr, "gen: stack of depth %u\n", depth);
+		g->failed = 1;
+		return -1;
+	}
+	for (first = 0; first < depth; first += KMT_STACK_SLOT_FRAMES) {
+		memset(&r, 0, sizeof(r));
+		r.stack.type = KMT_REC_STACK;
+		r.stack.timestamp = ts;
+		r.stack.stack_id = id;
+		r.stack.depth = (uint8_t)depth;
+		r.stack.first = (uint8_t)first;
+		r.stack.nframes = (uint8_t)(depth - first < KMT_STACK_SLOT_FRAMES ? depth - first :
+					    KMT_STACK_SLOT_FRAMES);
+		for (i = 0; i < r.stack.nframes; i++)
+			r.stack.frames[i] = frames[first + i];
+		if (put(g, cpu, &r) < 0)
+			return -1;
+	}
+	g->tot.stacks++;
 	return 0;
 }
 

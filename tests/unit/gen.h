@@ -49,6 +49,9 @@ struct gen_totals {
 	uint64_t cache_descs;
 	uint64_t probed_allocs;		/* slab allocation events with KMT_F_PROBED */
 	uint64_t probed_frees;		/* slab free events with KMT_F_PROBED */
+	uint64_t stacks;		/* stacks written (gen_stack), each of one or more slots */
+	uint64_t stack_allocs;		/* slab allocation events carrying a stack id */
+	uint64_t no_stack_allocs;	/* slab allocation events with KMT_F_NO_STACK */
 };
 
 /* Per allocation call site (frees are counted at the site that allocated). */
@@ -111,6 +114,14 @@ int gen_cache_desc(struct gen *g, unsigned int cpu, uint64_t ts, uint64_t cache_
  * cumulative for the CPU) is written at ts.
  */
 int gen_lost(struct gen *g, unsigned int cpu, uint64_t ts, uint64_t count);
+/*
+ * A kernel stack of depth frames (1..KMT_STACK_MAX_DEPTH), innermost
+ * first, as the module writes it: ceil(depth / 5) consecutive slots, each
+ * taking a seq, all at ts. Events name it by id (ev->stack_id, through
+ * gen_event()).
+ */
+int gen_stack(struct gen *g, unsigned int cpu, uint64_t ts, uint16_t id, const uint64_t *frames,
+	      unsigned int depth);
 /*
  * Any event (types 1-6) with full control of gfp_flags, flags, node...:
  * ev->cpu, seq and cpu_node are filled in; ev->flags is ORed with the
