@@ -217,6 +217,11 @@ _Static_assert(sizeof(struct obj) == 32, "object slots pack two per cache line")
  */
 struct objtab {
 	struct obj *e;
+	/*
+	 * Once stacks are seen: the stack index (kmt_stacks) of each slot's
+	 * object, KMT_STACK_NONE for none; moved with the slots.
+	 */
+	uint32_t *stk;
 	unsigned int bits;
 	size_t used;		/* slots with ptr != 0, whatever their state */
 	size_t full;		/* used beyond this: rebuild (70% of the slots) */
@@ -254,6 +259,7 @@ static int obj_rebuild(struct objtab *t)
 {
 	size_t oldcap = (size_t)1 << t->bits, keep = 0, cap, mask, i, j;
 	unsigned int nb = OBJ_MIN_BITS;
+	uint32_t *nstk = NULL;
 	struct obj *ne;
 
 	for (i = 0; i < oldcap; i++)
@@ -265,6 +271,13 @@ static int obj_rebuild(struct objtab *t)
 	ne = tab_alloc(cap * sizeof(*ne));
 	if (!ne)
 		return -1;
+	if (t->stk) {
+		nstk = malloc(cap * sizeof(*nstk));
+		if (!nstk) {
+			tab_free(ne, cap * sizeof(*ne));
+			return -1;
+		}
+	}
 	for (i = 0; i < oldcap; i++) {
 		const struct obj *o = &t->e[i];
 
@@ -273,7 +286,11 @@ static int obj_rebuild(struct objtab *t)
 		for (j = hash64(o->ptr, nb); ne[j].ptr; j = (j + 1) & mask)
 			;
 		ne[j] = *o;
+		if (nstk)
+			nstk[j] = t->stk[i];
 	}
+	free(t->stk);
+	t->stk = nstk;
 	tab_free(t->e, oldcap * sizeof(*t->e));
 	t->e = ne;
 	t->bits = nb;
@@ -316,15 +333,28 @@ static int obj_init(struct objtab *t)
 	return t->e ? 0 : -1;
 }
 
+/* Starts keeping each object's stack. 0, or -1 (memory). */
+static int obj_stk_init(struct objtab *t)
+{
+	size_t cap = (size_t)1 << t->bits;
+
+	t->stk = malloc(cap * sizeof(*t->stk));
+	if (!t->stk)
+		return -1;
+	memset(t->stk, 0xff, cap * sizeof(*t->stk));
+	return 0;
+}
+
 static void obj_fini(struct objtab *t)
 {
+	free(t->stk);
 	if (t->e)
 		tab_free(t->e, ((size_t)1 << t->bits) * sizeof(*t->e));
 }
 
 static size_t obj_memory(const struct objtab *t)
 {
-	return ((size_t)1 << t->bits) * sizeof(struct obj);
+	return ((size_t)1 << t->bits) * (sizeof(struct obj) + (t->stk ? sizeof(*t->stk) : 0));
 }
 
 /* ---- the analysis --------------------------------------------------------- */
@@ -369,6 +399,10 @@ struct rpt {
 	uint64_t *lost_cpu;
 	unsigned int lost_ncpus;
 
+	struct kmt_stacks *stacks;
+	struct rpt_stack *stk;	/* by stack index */
+	size_t stk_cap;
+
 	bool finished;
 };
 
@@ -402,7 +436,8 @@ struct rpt *rpt_new(const struct rpt_filter *f, unsigned int flags)
 		r->f = *f;
 	r->flags = flags;
 	r->filtered = r->f.cpus || r->f.has_pid || r->f.min_size || r->f.cache_name;
-	if (obj_init(&r->objs) || obj_init(&r->pages)) {
+	r->stacks = kmt_stacks_new();
+	if (!r->stacks || obj_init(&r->objs) || obj_init(&r->pages)) {
 		rpt_free(r);
 		return NULL;
 	}
@@ -425,6 +460,8 @@ void rpt_free(struct rpt *r)
 	free(r->ptrs);
 	map_free(&r->ptr_map);
 	free(r->lost_cpu);
+	kmt_stacks_free(r->stacks);
+	free(r->stk);
 	free(r);
 }
 
@@ -652,6 +689,50 @@ static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
 	return 0;
 }
 
+/*
+ * The stack of a selected allocation: tallied, and kept with its object
+ * (at *o's slot) for its free and the end. 0, or -1 (memory).
+ */
+static int stack_alloc(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
+{
+	uint32_t i = KMT_STACK_NONE;
+	struct rpt_stack *st;
+
+	if (ev->stack_id)
+		i = kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id);
+	if (i == KMT_STACK_NONE) {
+		r->t.no_stack_allocs += (ev->flags & KMT_F_NO_STACK) != 0;
+		r->t.unknown_stack_allocs += ev->stack_id != 0;
+		return 0;
+	}
+	if (i >= r->stk_cap) {
+		size_t ncap = r->stk_cap ? r->stk_cap : 64;
+		struct rpt_stack *p;
+
+		while (ncap <= i)
+			ncap *= 2;
+		p = realloc(r->stk, ncap * sizeof(*p));
+		if (!p)
+			return -1;
+		memset(p + r->stk_cap, 0, (ncap - r->stk_cap) * sizeof(*p));
+		r->stk = p;
+		r->stk_cap = ncap;
+	}
+	st = &r->stk[i];
+	r->t.stack_allocs++;
+	st->hits++;
+	if (!ev->ptr) {
+		st->failed++;
+		return 0;
+	}
+	st->bytes_req += ev->bytes_req;
+	st->bytes_alloc += ev->bytes_alloc;
+	if (!r->objs.stk && obj_stk_init(&r->objs))
+		return -1;
+	r->objs.stk[o - r->objs.e] = i;
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 							    const struct kmt_event *ev)
 {
@@ -712,6 +793,8 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 			s->failed++;
 			if (c)
 				c->failed++;
+			if (ev->stack_id | (ev->flags & KMT_F_NO_STACK))
+				return stack_alloc(r, ev, NULL);
 			return 0;
 		}
 		s->bytes_req += ev->bytes_req;
@@ -738,6 +821,10 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 		.bytes = ev->bytes_alloc, .cpu = ev->cpu, .kind = ev->type,
 		.state = sel ? OBJ_LIVE_SEL : OBJ_LIVE,
 	};
+	if (r->objs.stk)
+		r->objs.stk[o - r->objs.e] = KMT_STACK_NONE;
+	if ((ev->stack_id | (ev->flags & KMT_F_NO_STACK)) && sel)
+		return stack_alloc(r, ev, o);
 	return 0;
 }
 
@@ -840,6 +927,12 @@ static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
 	s = &r->sites[o->site];
 	s->frees++;
 	s->bytes_freed += o->bytes;
+	if (r->objs.stk && r->objs.stk[o - r->objs.e] != KMT_STACK_NONE) {
+		struct rpt_stack *st = &r->stk[r->objs.stk[o - r->objs.e]];
+
+		st->frees++;
+		st->bytes_freed += o->bytes;
+	}
 	r->t.probed_frees += (ev->flags & KMT_F_PROBED) != 0;
 	/* Without a branch: which CPU frees is as good as random. */
 	s->cross_cpu_frees += o->cpu != ev->cpu;
@@ -953,6 +1046,11 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 	 */
 	if (__builtin_expect(type == KMT_REC_CACHE_DESC, 0))
 		return cache_desc(r, &rec->cache);
+	/* Stacks too: an event in the window may name a stack written before it. */
+	if (__builtin_expect(type == KMT_REC_STACK, 0)) {
+		r->t.stack_slots++;
+		return kmt_stacks_feed(r->stacks, &rec->stack);
+	}
 	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
 		return 0;
 	if (ts > r->t.last_ts)
@@ -1062,6 +1160,10 @@ int rpt_finish(struct rpt *r)
 			s->out_oldest_ts = o->ts;
 		s->out_count++;
 		s->out_bytes += o->bytes;
+		if (r->objs.stk && r->objs.stk[i] != KMT_STACK_NONE) {
+			r->stk[r->objs.stk[i]].out_count++;
+			r->stk[r->objs.stk[i]].out_bytes += o->bytes;
+		}
 		r->t.outstanding++;
 		r->t.outstanding_bytes += o->bytes;
 		if (o->cache != UINT32_MAX) {
@@ -1172,6 +1274,32 @@ unsigned int rpt_lost_ncpus(const struct rpt *r)
 	return r->lost_ncpus;
 }
 
+bool rpt_has_stacks(const struct rpt *r)
+{
+	return r->t.stack_slots || r->t.stack_allocs || r->t.no_stack_allocs ||
+	       r->t.unknown_stack_allocs;
+}
+
+const struct kmt_stacks *rpt_stacks(const struct rpt *r)
+{
+	return r->stacks;
+}
+
+size_t rpt_nstacks(const struct rpt *r)
+{
+	return kmt_stacks_count(r->stacks);
+}
+
+const struct rpt_stack *rpt_stack(const struct rpt *r, size_t i)
+{
+	static const struct rpt_stack none;
+
+	if (i >= kmt_stacks_count(r->stacks))
+		return NULL;
+	/* A stack no selected allocation carried has no tallies yet. */
+	return i < r->stk_cap ? &r->stk[i] : &none;
+}
+
 size_t rpt_memory(const struct rpt *r)
 {
 	return sizeof(*r) + obj_memory(&r->objs) + obj_memory(&r->pages) +
@@ -1181,5 +1309,6 @@ size_t rpt_memory(const struct rpt *r)
 	       r->errors_cap * sizeof(*r->errors) +
 	       (r->err_bits ? ((size_t)1 << r->err_bits) * sizeof(*r->err_slots) : 0) +
 	       r->ptrs_cap * sizeof(*r->ptrs) + map_memory(&r->ptr_map) +
-	       r->lost_ncpus * sizeof(*r->lost_cpu);
+	       r->lost_ncpus * sizeof(*r->lost_cpu) + kmt_stacks_memory(r->stacks) +
+	       r->stk_cap * sizeof(*r->stk);
 }

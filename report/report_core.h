@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "kmt_reader.h"
+#include "kmt_stacks.h"
 #include "report_slab.h"
 
 /* Which allocations count. A free counts when its object's allocation did. */
@@ -125,6 +126,18 @@ struct rpt_ptr {
 	uint64_t frees, cross_cpu_frees;
 };
 
+/*
+ * Per distinct kernel stack (index of rpt_stacks()): the selected slab
+ * allocations whose event carried it, as struct rpt_site counts them.
+ */
+struct rpt_stack {
+	uint64_t hits;		/* allocation events, failed ones included */
+	uint64_t failed;
+	uint64_t bytes_req, bytes_alloc;	/* successful allocations */
+	uint64_t frees, bytes_freed;	/* tracked frees of objects allocated here */
+	uint64_t out_count, out_bytes;	/* still live at the end (rpt_finish) */
+};
+
 struct rpt_totals {
 	uint64_t records;	/* records fed, of every type */
 	uint64_t allocs;	/* slab allocation events, failed ones included */
@@ -147,6 +160,15 @@ struct rpt_totals {
 	uint64_t page_allocs, page_failed, page_bytes_alloc;
 	uint64_t page_frees, page_untracked_frees, page_bytes_freed;
 	uint64_t page_outstanding, page_outstanding_bytes;
+	/*
+	 * Stacks (1.2). Of allocs, those carrying a stack the trace holds; the
+	 * others are without one, of which no_stack_allocs said so
+	 * (KMT_F_NO_STACK: the module's table was full, no frame, no room) and
+	 * unknown_stack_allocs named an id no whole stack of their CPU had
+	 * (its slots lost, or written before the trace began).
+	 */
+	uint64_t stack_allocs, no_stack_allocs, unknown_stack_allocs;
+	uint64_t stack_slots;	/* KMT_REC_STACK records fed */
 	uint64_t first_ts;	/* of the first record fed (the trace's start) */
 	uint64_t last_ts;	/* of the last record counted: the end for ages */
 	bool seen_any;
@@ -189,6 +211,16 @@ const struct rpt_ptr *rpt_ptr(const struct rpt *r, size_t i);
 uint64_t rpt_lost_on_cpu(const struct rpt *r, unsigned int cpu);
 /* Highest CPU number + 1 seen in LOST records. */
 unsigned int rpt_lost_ncpus(const struct rpt *r);
+
+/*
+ * Whether the trace has stacks: any stack record, or an event saying it
+ * has none or naming one (then "events without a stack" is worth saying).
+ */
+bool rpt_has_stacks(const struct rpt *r);
+/* The distinct stacks (frames by index); rpt_stack(r, i) their tallies, i < rpt_nstacks(). */
+const struct kmt_stacks *rpt_stacks(const struct rpt *r);
+size_t rpt_nstacks(const struct rpt *r);
+const struct rpt_stack *rpt_stack(const struct rpt *r, size_t i);
 
 /* Bytes of memory the analysis holds (tests check it does not grow with length). */
 size_t rpt_memory(const struct rpt *r);

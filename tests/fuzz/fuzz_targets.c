@@ -247,6 +247,9 @@ static void read_all(const char *path, const uint8_t *data, size_t size, unsigne
 			fail("%s: cache name without NUL at %" PRIu64, path, off);
 		if (h->word_bits == 32 &&
 		    (rec.c.type == KMT_REC_CACHE_DESC ? rec.cache.cache_id >> 32 :
+		     rec.c.type == KMT_REC_STACK ?
+		     (rec.stack.frames[0] | rec.stack.frames[1] | rec.stack.frames[2] |
+		      rec.stack.frames[3] | rec.stack.frames[4]) >> 32 :
 		     rec.c.type != KMT_REC_LOST &&
 		     (rec.ev.call_site | rec.ev.ptr | rec.ev.cache_id) >> 32))
 			fail("%s: 64-bit address in a 32-bit trace at %" PRIu64, path, off);
@@ -282,7 +285,9 @@ static void read_all(const char *path, const uint8_t *data, size_t size, unsigne
 			sum += res->st.by_type[t];
 		if (sum != res->returned || res->st.records != res->returned + res->st.unknown ||
 		    res->st.records_timed != res->returned ||
-		    res->st.events + res->st.cache_descs + res->st.lost_markers != res->returned)
+		    res->st.events + res->st.cache_descs + res->st.lost_markers +
+		    res->st.stack_slots != res->returned ||
+		    res->st.stack_slots != res->st.by_type[KMT_REC_STACK])
 			fail("%s: stats do not add up to the %" PRIu64 " records returned", path,
 			     res->returned);
 		if (kmt_file_next(f, &rec) != 0)
@@ -308,13 +313,47 @@ static uint64_t rd(const uint8_t *p, unsigned int len, int be)
 	return v;
 }
 
+/*
+ * A stack slot (Documentation/trace-format.md) on its own and as the next of the
+ * stack under way: *next frames of *depth of stack *id are in (0: none),
+ * orphans_ok after the header or a LOST marker. 0 valid, -1 refused.
+ */
+static int model_stack(const uint8_t *r, int be, int bits, unsigned int minor, unsigned int *next,
+		       unsigned int *depth, unsigned int *id, int *orphans_ok)
+{
+	unsigned int sid = (unsigned int)rd(r + 16, 2, be), dp = r[18], first = r[19], n = r[20];
+	unsigned int i, want;
+
+	if (!sid || !dp || dp > KMT_STACK_MAX_DEPTH || !n || n > KMT_STACK_SLOT_FRAMES ||
+	    first % KMT_STACK_SLOT_FRAMES || first + n > dp)
+		return -1;
+	want = dp - first < KMT_STACK_SLOT_FRAMES ? dp - first : KMT_STACK_SLOT_FRAMES;
+	if (n != want || (minor <= 2 && (r[21] | r[22] | r[23])))
+		return -1;
+	for (i = 0; i < KMT_STACK_SLOT_FRAMES; i++) {
+		uint64_t fr = rd(r + 24 + 8 * i, 8, be);
+
+		if ((i >= n && fr) || (bits == 32 && fr >> 32))
+			return -1;
+	}
+	if (*next && (sid != *id || dp != *depth || first != *next))
+		return -1;
+	if (!*next && first && !*orphans_ok)
+		return -1;
+	*orphans_ok = 0;
+	*next = first + n == dp ? 0 : first + n;
+	*depth = dp;
+	*id = sid;
+	return 0;
+}
+
 static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow_trunc,
 			 uint64_t *bad_off, uint64_t *known)
 {
 	uint64_t off, last_ts = 0, ps;
 	uint32_t expected = 0, unknown_since = 0;
-	int be, have_seq = 0, bits, any = 0;
-	unsigned int cpu;
+	int be, have_seq = 0, bits, any = 0, orphans_ok = 1;
+	unsigned int cpu, minor, stk_next = 0, stk_depth = 0, stk_id = 0;
 
 	*known = 0;
 	if (size < KMT_RECORD_SIZE)
@@ -328,6 +367,7 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 	ps = rd(d + 20, 4, be);
 	bits = d[15];
 	cpu = (unsigned int)rd(d + 12, 2, be);
+	minor = (unsigned int)rd(d + 6, 2, be);
 	if (rd(d + 4, 2, be) != KMT_ABI_MAJOR || rd(d + 8, 2, be) != 64 || rd(d + 10, 2, be) != 64 ||
 	    d[14] != (be ? KMT_BYTE_ORDER_BE : KMT_BYTE_ORDER_LE) || (bits != 32 && bits != 64) ||
 	    d[16] != KMT_CLOCK_MONOTONIC || !ps || (ps & (ps - 1)) ||
@@ -345,7 +385,7 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 		type = r[0];
 		if (type == 0)
 			return -1;
-		if (type > KMT_REC_LOST) {
+		if (type > KMT_REC_STACK) {
 			unknown_since++;
 			continue;
 		}
@@ -364,10 +404,23 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 				return -1;
 			expected = seq + 1;
 		}
+		/* Only a LOST marker may cut a stack short. */
+		if (type == KMT_REC_STACK) {
+			if (model_stack(r, be, bits, minor, &stk_next, &stk_depth, &stk_id,
+					&orphans_ok))
+				return -1;
+		} else if (type == KMT_REC_LOST) {
+			stk_next = 0;
+			orphans_ok = 1;
+		} else if (stk_next) {
+			return -1;
+		} else {
+			orphans_ok = 0;
+		}
 		if (type == KMT_REC_CACHE_DESC) {
 			if (!memchr(r + 32, 0, 32) || (bits == 32 && rd(r + 16, 8, be) >> 32))
 				return -1;
-		} else if (type != KMT_REC_LOST && bits == 32 &&
+		} else if (type != KMT_REC_LOST && type != KMT_REC_STACK && bits == 32 &&
 			   (rd(r + 16, 8, be) | rd(r + 24, 8, be) | rd(r + 32, 8, be)) >> 32) {
 			return -1;
 		}
