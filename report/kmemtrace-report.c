@@ -23,6 +23,7 @@
 #include "sym_kallsyms.h"
 #include "sym_srcline.h"
 #include "view_interval.h"
+#include "view_stacks.h"
 
 #define PROG "kmemtrace-report"
 
@@ -64,14 +65,19 @@ static const char doc[] =
 	"  kmemtrace-report --ko foo.ko --vmlinux vmlinux out/   with file:line\n"
 	"  kmemtrace-report --raw out/ | grep kfree\n"
 	"  kmemtrace-report --interval 1s out/      per cache, second by second\n"
-	"  kmemtrace-report --interval 100ms --caller -s allocs --csv out/\n";
+	"  kmemtrace-report --interval 100ms --caller -s allocs --csv out/\n"
+	"  kmemtrace-report --stacks -l 10 out/    the 10 commonest kernel stacks\n"
+	"  kmemtrace-report --stacks -s bytes --min-count 5 --exclude kmem_cache_alloc_node out/\n"
+	"  kmemtrace-report --folded out/ | flamegraph.pl >kmalloc.svg\n"
+	"  kmemtrace-report --folded=bytes out/ | inferno-flamegraph >bytes.svg\n";
 
 static const char args_doc[] = "[DIR | FILE...]";
 
 enum {
 	OPT_CALLER = 256, OPT_ALLOC, OPT_CACHE, OPT_CPU, OPT_PID, OPT_CACHE_NAME, OPT_MIN_SIZE,
 	OPT_TIME, OPT_JSON, OPT_CSV, OPT_RAW, OPT_RAW_IP, OPT_VMLINUX, OPT_KO, OPT_MODDIR,
-	OPT_RESOLVER, OPT_ALLOW_TRUNC, OPT_NO_PROGRESS, OPT_INTERVAL,
+	OPT_RESOLVER, OPT_ALLOW_TRUNC, OPT_NO_PROGRESS, OPT_INTERVAL, OPT_STACKS, OPT_FOLDED,
+	OPT_MIN_COUNT, OPT_EXCLUDE,
 };
 
 static const struct argp_option options[] = {
@@ -83,6 +89,12 @@ static const struct argp_option options[] = {
 	{ "interval", OPT_INTERVAL, "T", 0,
 	  "A table per interval of T (like 1s, 100ms): per cache, or per call site with "
 	  "--caller; sort keys bytes, allocs, frees, net, frag, name", 1 },
+	{ "stacks", OPT_STACKS, NULL, 0,
+	  "Allocations by whole kernel stack (sort keys hit, bytes, req, outstanding, failed, "
+	  "frees), outstanding objects by stack, each call site's callers", 1 },
+	{ "folded", OPT_FOLDED, "hits|bytes|req", OPTION_ARG_OPTIONAL,
+	  "Folded stacks for flame graphs: frames root first joined by ';', a blank and the "
+	  "count (default hits) or bytes", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "sort", 's', "KEY[,KEY...]", 0, "Sort the view's rows (see below)", 2 },
 	{ "lines", 'l', "N", 0, "Rows per table (text default 20, 0 = all)", 2 },
@@ -98,6 +110,11 @@ static const struct argp_option options[] = {
 	  "of that size)", 3 },
 	{ "min-size", OPT_MIN_SIZE, "BYTES", 0, "Allocations requesting at least BYTES", 3 },
 	{ "time", OPT_TIME, "START,END", 0, "Records in this window (either may be empty)", 3 },
+	{ "min-count", OPT_MIN_COUNT, "N", 0,
+	  "--stacks, --folded: stacks seen at least N times", 3 },
+	{ "exclude", OPT_EXCLUDE, "SYM[,SYM...]", 0,
+	  "--stacks, --folded: leave out stacks through any of these functions (or 0xADDRs)",
+	  3 },
 	{ NULL, 0, NULL, 0, "Symbols:", 4 },
 	{ "raw-ip", OPT_RAW_IP, NULL, 0, "Raw addresses instead of function+0xoff", 4 },
 	{ "vmlinux", OPT_VMLINUX, "FILE", 0, "file:line for the core kernel from its DWARF", 4 },
@@ -125,6 +142,9 @@ struct args {
 	uint64_t interval_ns;
 	const char *sort_arg;
 	enum ivl_key ivl_sort;
+	bool stacks, folded, stack_filters;
+	struct stacks_args stk;
+	char **excl;
 };
 
 /* Unsigned decimal with a range check. 0, or -1. */
@@ -363,6 +383,43 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		a->ninputs = (size_t)(st->argc - st->next + 1);
 		st->next = st->argc;
 		break;
+	case OPT_STACKS:
+		a->stacks = true;
+		break;
+	case OPT_FOLDED:
+		a->folded = true;
+		if (!arg || strcmp(arg, "hits") == 0)
+			a->stk.weight = FOLD_HITS;
+		else if (strcmp(arg, "bytes") == 0)
+			a->stk.weight = FOLD_BYTES;
+		else if (strcmp(arg, "req") == 0)
+			a->stk.weight = FOLD_REQ;
+		else
+			argp_error(st, "--folded: '%s' is not hits, bytes or req", arg);
+		break;
+	case OPT_MIN_COUNT:
+		if (parse_u64(arg, UINT64_MAX, &v))
+			argp_error(st, "--min-count: '%s' is not a count", arg);
+		a->stk.min_count = v;
+		a->stack_filters = true;
+		break;
+	case OPT_EXCLUDE: {
+		char *save = NULL, *tok;
+
+		for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char **p = realloc(a->excl, (a->stk.nexclude + 1) * sizeof(*p));
+
+			if (!p)
+				argp_failure(st, KMT_EXIT_INTERNAL, ENOMEM, "--exclude");
+			a->excl = p;
+			a->excl[a->stk.nexclude++] = tok;
+		}
+		if (!a->stk.nexclude)
+			argp_error(st, "--exclude: no function names in '%s'", arg);
+		a->stk.exclude = (const char *const *)a->excl;
+		a->stack_filters = true;
+		break;
+	}
 	case OPT_INTERVAL:
 		if (parse_time(arg, &a->interval_ns) || !a->interval_ns)
 			argp_error(st, "--interval: '%s' is not a duration like 1s or 250ms", arg);
@@ -389,6 +446,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--json and --csv are exclusive");
 		if (a->raw && (a->json || a->csv || a->view_set))
 			argp_error(st, "--raw prints records; it takes no view, --json or --csv");
+		if (a->stacks && (a->raw || a->interval_ns || a->folded || a->view_set))
+			argp_error(st, "--stacks is a view of its own: not with --raw, --interval, "
+				   "--folded, --caller, --alloc or --cache");
+		if (a->folded && (a->raw || a->interval_ns || a->view_set || a->json || a->csv))
+			argp_error(st, "--folded writes folded stacks: not with --raw, --interval, "
+				   "a view, --json or --csv");
+		if (a->stack_filters && !a->stacks && !a->folded)
+			argp_error(st, "--min-count and --exclude filter stacks: give --stacks or "
+				   "--folded");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -505,6 +571,10 @@ int main(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return KMT_EXIT_USAGE;
 	a.out.fmt = a.json ? FMT_JSON : a.csv ? FMT_CSV : FMT_TEXT;
+	if (a.stacks) {
+		a.out.xview = &view_stacks;
+		a.out.view_args = &a.stk;
+	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
 	rc = input_paths(&a, &paths, &npaths, &dir, &owned, &err);
@@ -747,8 +817,22 @@ int main(int argc, char **argv)
 				fprintf(stderr, " %s", slab_cov(slab, i)->path);
 		fputs(" (see the text report)\n", stderr);
 	}
-	if (report_print(stdout, r, &a.out))
+	if (a.folded) {
+		const struct rpt_totals *t = rpt_totals(r);
+
+		if (!rpt_has_stacks(r))
+			fprintf(stderr, PROG ": note: the trace has no stacks (trace with the module "
+				"parameter stack_depth): nothing to fold\n");
+		else if (t->allocs > t->stack_allocs)
+			fprintf(stderr, PROG ": note: %" PRIu64 " events without a stack are not in the "
+				"folded stacks (%" PRIu64 " marked, %" PRIu64 " naming a stack not in "
+				"the trace)\n", t->allocs - t->stack_allocs, t->no_stack_allocs,
+				t->unknown_stack_allocs);
+		if (stacks_folded(stdout, r, &a.out, &a.stk))
+			goto nomem;
+	} else if (report_print(stdout, r, &a.out)) {
 		goto nomem;
+	}
 	if (sl && *srcline_warnings(sl))
 		fprintf(stderr, PROG ": warning: %s", srcline_warnings(sl));
 	ret = KMT_EXIT_OK;
@@ -774,5 +858,6 @@ out:
 	free(dir);
 	free(a.cpus);
 	free(a.kos);
+	free(a.excl);
 	return ret;
 }

@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "out_table.h"
+#include "view_stacks.h"
 
 const struct report_view *const report_views[] = {
+	&view_stacks,
 	NULL
 };
 

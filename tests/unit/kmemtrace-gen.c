@@ -31,6 +31,7 @@ static const char doc[] =
 	"  kmemtrace-gen -o /tmp/be --cpus 2 --events 1000 --big-endian --word-bits 32\n"
 	"  kmemtrace-gen -o /tmp/l --events 100000 --lost-every 5000 --first-seq 4294967000\n"
 	"  kmemtrace-gen -o /tmp/p --probed-every 10 --abi-minor 1\n"
+	"  kmemtrace-gen -o /tmp/k --stack-depth 12 --stacks 40 --stack-table 25\n"
 	"  printf 'kmalloc 0 0xffffffff81000100 0xffff888000001000 24 32\\n' |\n"
 	"    kmemtrace-gen -o /tmp/s --cpus 1 --script -\n"
 	"\n"
@@ -44,12 +45,21 @@ static const char doc[] =
 	"  cache_desc CPU CACHE_ID OBJECT_SIZE SIZE NAME\n"
 	"  lost CPU COUNT\n"
 	"\n"
+	"With --stack-depth, each slab allocation takes one of --stacks kernel stacks\n"
+	"(1..D frames, the first its call site), written into its CPU's stream before\n"
+	"its first use there under a per-CPU id, as the module does; once a CPU has\n"
+	"given out --stack-table ids, allocations through a stack it has no id for\n"
+	"carry KMT_F_NO_STACK. The summary then has a \"stack\" line per stack used:\n"
+	"  stack K hits H failed F bytes_req R bytes_alloc A frees N outstanding O\n"
+	"  outstanding_bytes B frames 0xINNERMOST,...,0xOUTERMOST\n"
+	"\n"
 	"Exit status: 0 written, 1 usage error, 3 I/O error, 4 out of memory.";
 
 enum {
 	OPT_CPUS = 256, OPT_EVENTS, OPT_CALLSITES, OPT_SEED, OPT_BE, OPT_WORD_BITS,
 	OPT_LOST_EVERY, OPT_PAGES, OPT_NODES, OPT_FIRST_SEQ, OPT_LIVE, OPT_PAGE_SIZE,
-	OPT_FRESH, OPT_ABI_MINOR, OPT_PROBED_EVERY, OPT_SCRIPT,
+	OPT_FRESH, OPT_ABI_MINOR, OPT_PROBED_EVERY, OPT_SCRIPT, OPT_STACK_DEPTH, OPT_STACKS,
+	OPT_STACK_TABLE,
 };
 
 static const struct argp_option options[] = {
@@ -71,6 +81,12 @@ static const struct argp_option options[] = {
 	{ "abi-minor", OPT_ABI_MINOR, "N", 0, "version_minor of the file headers (default: this build's)", 0 },
 	{ "probed-every", OPT_PROBED_EVERY, "N", 0,
 	  "Every Nth slab event carries KMT_F_PROBED, as the module's kprobes mark theirs (default never)", 0 },
+	{ "stack-depth", OPT_STACK_DEPTH, "D", 0,
+	  "Slab allocations carry kernel stacks of 1..D frames, 1-64 (default: no stacks)", 0 },
+	{ "stacks", OPT_STACKS, "N", 0, "Distinct stacks with --stack-depth, 1-65535 (default 32)", 0 },
+	{ "stack-table", OPT_STACK_TABLE, "T", 0,
+	  "Stack ids a CPU gives out before events get KMT_F_NO_STACK, 0-65535 (default 65535)",
+	  0 },
 	{ "script", OPT_SCRIPT, "FILE", 0, "Write the records FILE lists ('-': standard input), nothing else", 0 },
 	{ 0 }
 };
@@ -78,7 +94,7 @@ static const struct argp_option options[] = {
 struct args {
 	const char *dir;
 	uint64_t cpus, events, callsites, seed, word_bits, lost_every, nodes, first_seq, live;
-	uint64_t page_size, abi_minor, probed_every;
+	uint64_t page_size, abi_minor, probed_every, stack_depth, nstacks, stack_table;
 	int big_endian, pages, fresh, set_minor;
 	const char *script;
 };
@@ -145,6 +161,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_PROBED_EVERY:
 		name = "--probed-every", dst = &a->probed_every, min = 1;
 		break;
+	case OPT_STACK_DEPTH:
+		name = "--stack-depth", dst = &a->stack_depth, min = 1, max = KMT_STACK_MAX_DEPTH;
+		break;
+	case OPT_STACKS:
+		name = "--stacks", dst = &a->nstacks, min = 1, max = UINT16_MAX;
+		break;
+	case OPT_STACK_TABLE:
+		name = "--stack-table", dst = &a->stack_table, max = UINT16_MAX;
+		break;
 	case OPT_SCRIPT:
 		a->script = arg;
 		return 0;
@@ -197,6 +222,8 @@ static uint64_t below(uint64_t n)
 
 struct obj {
 	uint64_t ptr, cache_id, site_addr;
+	int32_t stk;		/* the stack it was allocated through, -1 for none */
+	uint32_t bytes;		/* bytes_alloc */
 	uint32_t order;
 	uint32_t freelist;	/* slab objects: where its address goes when freed */
 	uint8_t kind;		/* 0 kmalloc, 1 cache, 2 page */
@@ -220,6 +247,13 @@ struct freelist {
 };
 
 #define NKMALLOC	(sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]))
+
+/* A kernel stack of --stack-depth, and what the allocations through it did. */
+struct gstack {
+	uint64_t frames[KMT_STACK_MAX_DEPTH];
+	unsigned int depth, site;
+	uint64_t hits, failed, bytes_req, bytes_alloc, frees, out, out_bytes;
+};
 
 /* Caches 0..NCACHES-1, then one per kmalloc size class, then one for larger sizes. */
 #define NFREELISTS	(NCACHES + NKMALLOC + 1)
@@ -407,7 +441,8 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, NULL, doc, NULL, NULL, NULL };
 	struct args a = { .cpus = 2, .events = 10000, .callsites = 64, .seed = 1,
-			  .word_bits = 64, .nodes = 1, .live = 4096, .page_size = 4096 };
+			  .word_bits = 64, .nodes = 1, .live = 4096, .page_size = 4096,
+			  .nstacks = 32, .stack_table = UINT16_MAX };
 	uint64_t text, heap, cache_base, pfn_base, t = 1000000, next_ptr = 0, i;
 	struct gen_opts opts = { 0 };
 	const struct gen_totals *tot;
@@ -418,6 +453,8 @@ int main(int argc, char **argv)
 	size_t nlive = 0;
 	bool probed;
 	struct gen *g = NULL;
+	struct gstack *stk = NULL;
+	uint16_t *stk_id = NULL, *next_id = NULL;	/* [cpu * nstacks + k], [cpu] */
 	int ret = KMT_EXIT_INTERNAL;
 
 	/* argp's default is EX_USAGE (64); every kmemtrace tool says 1. */
@@ -448,6 +485,28 @@ int main(int argc, char **argv)
 		sites[i].kind = a.pages && below(10) == 0 ? 2 : (uint8_t)below(2);
 		sites[i].cache = (uint8_t)below(NCACHES);
 		sites[i].size = (uint32_t)(1 + below(below(4) ? 256 : 6000));
+	}
+
+	if (a.stack_depth) {
+		stk = calloc(a.nstacks, sizeof(*stk));
+		stk_id = calloc(a.cpus * a.nstacks, sizeof(*stk_id));
+		next_id = calloc(a.cpus, sizeof(*next_id));
+		if (!stk || !stk_id || !next_id) {
+			fprintf(stderr, "kmemtrace-gen: out of memory\n");
+			goto out;
+		}
+		/* A few callers per call site and a pool of outer frames: stacks share parts. */
+		for (i = 0; i < a.nstacks; i++) {
+			struct gstack *k = &stk[i];
+			unsigned int j;
+
+			k->site = (unsigned int)(i % a.callsites);
+			k->depth = 1 + (unsigned int)below(a.stack_depth);
+			k->frames[0] = sites[k->site].addr;
+			for (j = 1; j < k->depth; j++)
+				k->frames[j] = text + (j == 1 ? 0x400000 + below(4) * 0x80 :
+						       0x500000 + below(64) * 0x100) + j;
+		}
 	}
 
 	opts.big_endian = a.big_endian;
@@ -499,6 +558,11 @@ int main(int argc, char **argv)
 			if (below(4))
 				cpu = o.cpu;
 			gen_set_flags(g, cpu, probed && o.kind != 2 ? KMT_F_PROBED : 0);
+			if (o.stk >= 0) {
+				stk[o.stk].frees++;
+				stk[o.stk].out--;
+				stk[o.stk].out_bytes -= o.bytes;
+			}
 			if (o.kind == 0) {
 				r = gen_kfree(g, cpu, t, o.site_addr + 0x100000, o.ptr, pid);
 			} else if (o.kind == 1) {
@@ -518,7 +582,8 @@ int main(int argc, char **argv)
 			r = gen_kfree(g, cpu, t, text + 0x200000, heap - 0x10000 + below(0x1000) * 8,
 				      pid);
 		} else {
-			struct site *s = &sites[below(a.callsites)];
+			int32_t ki = a.stack_depth ? (int32_t)below(a.nstacks) : -1;
+			struct site *s = &sites[ki >= 0 ? stk[ki].site : below(a.callsites)];
 			int32_t node = below(8) ? KMT_NODE_ANY : (int32_t)below(a.nodes);
 			int fail = below(2000) == 0;
 			struct obj o = { .site_addr = s->addr, .kind = s->kind, .cpu = (uint16_t)cpu };
@@ -537,17 +602,62 @@ int main(int argc, char **argv)
 				o.ptr = f->ptr[--f->n];
 			else
 				o.ptr = heap + ((next_ptr++ * 64) & 0x0fffffffULL);
-			if (s->kind == 0) {
-				r = gen_kmalloc(g, cpu, t, s->addr, o.ptr, req, kmalloc_slab(req), node,
-						pid);
-			} else if (s->kind == 1) {
-				uint32_t osz = 32 + 32 * s->cache;
+			/* Page allocations carry no stack here: the stacks view is of slab ones. */
+			o.stk = s->kind != 2 ? ki : -1;
+			if (o.stk >= 0) {
+				uint16_t *id = &stk_id[cpu * a.nstacks + (uint64_t)o.stk];
 
-				o.cache_id = cache_base + s->cache * 0x100;
-				if (describe(g, described, cpu, s->cache, cache_base, t) < 0)
-					goto io_err;
-				r = gen_cache_alloc(g, cpu, t, s->addr, o.ptr, o.cache_id, osz,
-						    osz + 16, node, pid);
+				if (!*id && next_id[cpu] < a.stack_table) {
+					*id = ++next_id[cpu];
+					if (gen_stack(g, cpu, t, *id, stk[o.stk].frames,
+						      stk[o.stk].depth) < 0)
+						goto io_err;
+				}
+				if (!*id)
+					o.stk = -1;
+			}
+			if (s->kind != 2) {
+				struct kmt_event ev = { 0 };
+
+				ev.type = s->kind == 0 ? KMT_REC_KMALLOC : KMT_REC_CACHE_ALLOC;
+				ev.timestamp = t;
+				ev.call_site = s->addr;
+				ev.ptr = o.ptr;
+				ev.bytes_req = req;
+				ev.bytes_alloc = kmalloc_slab(req);
+				if (s->kind == 1) {
+					uint32_t osz = 32 + 32 * s->cache;
+
+					o.cache_id = cache_base + s->cache * 0x100;
+					if (describe(g, described, cpu, s->cache, cache_base, t) < 0)
+						goto io_err;
+					ev.cache_id = o.cache_id;
+					ev.bytes_req = osz;
+					ev.bytes_alloc = osz + 16;
+				}
+				/* GFP_KERNEL, as the helpers write it. */
+				ev.gfp_flags = 0xcc0;
+				ev.node = node;
+				ev.pid = pid;
+				if (o.stk >= 0)
+					ev.stack_id = stk_id[cpu * a.nstacks + (uint64_t)o.stk];
+				else if (ki >= 0)
+					ev.flags = KMT_F_NO_STACK;
+				r = gen_event(g, cpu, &ev);
+				o.bytes = ev.bytes_alloc;
+				if (o.stk >= 0) {
+					struct gstack *k = &stk[o.stk];
+
+					k->hits++;
+					if (fail) {
+						k->failed++;
+					} else {
+						k->bytes_req += ev.bytes_req;
+						k->bytes_alloc += ev.bytes_alloc;
+						k->out++;
+						k->out_bytes += ev.bytes_alloc;
+					}
+				}
 			} else {
 				o.order = (uint32_t)below(3);
 				o.ptr = fail ? 0 : pfn_base + next_ptr * 8;
@@ -587,6 +697,23 @@ int main(int argc, char **argv)
 	printf("callsites %zu\n", gen_ncallsites(g));
 	for (i = 1; i <= KMT_REC_TYPE_MAX; i++)
 		printf("type_%s %" PRIu64 "\n", kmt_rec_type_name((unsigned int)i), tot->by_type[i]);
+	printf("stacks_written %" PRIu64 "\n", tot->stacks);
+	printf("stack_allocs %" PRIu64 "\n", tot->stack_allocs);
+	printf("no_stack_allocs %" PRIu64 "\n", tot->no_stack_allocs);
+	for (i = 0; stk && i < a.nstacks; i++) {
+		const struct gstack *k = &stk[i];
+		unsigned int j;
+
+		if (!k->hits)
+			continue;
+		printf("stack %" PRIu64 " hits %" PRIu64 " failed %" PRIu64 " bytes_req %" PRIu64
+		       " bytes_alloc %" PRIu64 " frees %" PRIu64 " outstanding %" PRIu64
+		       " outstanding_bytes %" PRIu64 " frames ", i, k->hits, k->failed, k->bytes_req,
+		       k->bytes_alloc, k->frees, k->out, k->out_bytes);
+		for (j = 0; j < k->depth; j++)
+			printf("%s0x%" PRIx64, j ? "," : "", k->frames[j]);
+		printf("\n");
+	}
 	ret = KMT_EXIT_OK;
 	goto out;
 
@@ -600,5 +727,8 @@ out:
 	free(sites);
 	free(live);
 	free(described);
+	free(stk);
+	free(stk_id);
+	free(next_id);
 	return ret;
 }

@@ -15,6 +15,7 @@ $(KMT_GEN): $(OBJDIR)/tests/unit/kmemtrace-gen.o $(GEN_OBJS) $(LIBKMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_LDFLAGS) -o $@ $^
 
+# The library again at the end: report/*.o added to some tests' prerequisites use it too.
 $(KMT_UNIT_TESTS): $(BUILD)/tests/%.t: $(OBJDIR)/tests/unit/%.o $(GEN_OBJS) $(LIBKMT)
 	@mkdir -p $(dir $@)
-	$(CC) $(KMT_LDFLAGS) -o $@ $^
+	$(CC) $(KMT_LDFLAGS) -o $@ $^ $(LIBKMT)
