@@ -13,6 +13,7 @@
 
 #include "kmt_exit.h"
 #include "kmt_reader.h"
+#include "kmt_stacks.h"
 
 const char *argp_program_version = "kmemtrace_check " KMT_VERSION " (trace format 1.x)";
 
@@ -25,6 +26,12 @@ static const char doc[] =
 	"\"FILE: FAIL: offset N: what is wrong\". A partial record at the end (a killed\n"
 	"kmemtraced, a full disk) is reported and everything before it accepted, unless\n"
 	"--strict.\n"
+	"\n"
+	"Stack records are checked as the report reads them. An event naming a stack\n"
+	"id that no whole stack of its file had before it is counted and shown, not a\n"
+	"failure: a file begun by a restarted kmemtraced, or lost records, may hold\n"
+	"the event without its stack. An event marked as having no stack\n"
+	"(KMT_F_NO_STACK) that names one is a failure.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"  kmemtrace_check out/cpu0.out out/cpu1.out\n"
@@ -107,6 +114,9 @@ static void print_details(const struct kmt_file_stats *st)
 	if (st->records_timed)
 		printf("  seq %" PRIu32 "..%" PRIu32 ", ts %" PRIu64 "..%" PRIu64 " ns\n",
 		       st->first_seq, st->last_seq, st->first_ts, st->last_ts);
+	if (st->stack_slots || st->stacks_incomplete)
+		printf("  stacks: %" PRIu64 " whole, %" PRIu64 " incomplete, in %" PRIu64
+		       " records\n", st->stacks, st->stacks_incomplete, st->stack_slots);
 	if (st->lost_markers)
 		printf("  lost: %" PRIu64 " records in %" PRIu64
 		       " markers; CPU total dropped at the last marker: %" PRIu64 "\n",
@@ -114,7 +124,14 @@ static void print_details(const struct kmt_file_stats *st)
 	printf("  bytes: %" PRIu64 "\n", st->file_bytes);
 }
 
-static void print_ok(const char *path, const struct kmt_file_stats *st)
+/* What the events made of the file's stacks. */
+struct stack_use {
+	uint64_t unknown;	/* events naming an id no whole stack had before them */
+	uint64_t first_off;	/* offset of the first of them */
+};
+
+static void print_ok(const char *path, const struct kmt_file_stats *st,
+		     const struct stack_use *su)
 {
 	printf("%s: OK: %" PRIu64 " records (%" PRIu64 " events, %" PRIu64 " cache descs, %"
 	       PRIu64 " lost markers covering %" PRIu64 " records", path, st->records,
@@ -122,6 +139,15 @@ static void print_ok(const char *path, const struct kmt_file_stats *st)
 	if (st->unknown)
 		printf(", %" PRIu64 " of unknown type skipped", st->unknown);
 	printf(")");
+	if (st->stack_slots)
+		printf(", %" PRIu64 " stacks in %" PRIu64 " stack records", st->stacks,
+		       st->stack_slots);
+	if (st->stacks_incomplete)
+		printf(", %" PRIu64 " incomplete (begun before the file or cut by lost records)",
+		       st->stacks_incomplete);
+	if (su->unknown)
+		printf("; warning: %" PRIu64 " events name a stack id not in the file before them"
+		       " (first at offset %" PRIu64 ")", su->unknown, su->first_off);
 	if (st->records_timed)
 		printf(", ts %.6fs..%.6fs", st->first_ts / 1e9, st->last_ts / 1e9);
 	if (st->truncated_bytes)
@@ -134,6 +160,8 @@ static void print_ok(const char *path, const struct kmt_file_stats *st)
 static int check_file(const char *path, const struct args *a)
 {
 	unsigned int flags = a->strict ? 0 : KMT_OPEN_ALLOW_TRUNCATED;
+	struct stack_use su = { 0 };
+	struct kmt_stacks *stk;
 	struct kmt_error err;
 	struct kmt_file *f;
 	union kmt_rec rec;
@@ -144,8 +172,32 @@ static int check_file(const char *path, const struct args *a)
 		printf("%s: FAIL: %s\n", path, without_path(&err, path));
 		return kmt_error_exit(&err);
 	}
-	while ((r = kmt_file_next(f, &rec)) > 0)
-		;
+	stk = kmt_stacks_new();
+	if (!stk) {
+		kmt_file_close(f);
+		printf("%s: FAIL: out of memory\n", path);
+		return KMT_EXIT_INTERNAL;
+	}
+	while ((r = kmt_file_next(f, &rec)) > 0) {
+		if (rec.c.type == KMT_REC_STACK) {
+			if (kmt_stacks_feed(stk, &rec.stack)) {
+				printf("%s: FAIL: out of memory\n", path);
+				ret = KMT_EXIT_INTERNAL;
+				goto out;
+			}
+		} else if (rec.c.type <= KMT_REC_PAGE_FREE && rec.ev.stack_id) {
+			if (rec.ev.flags & KMT_F_NO_STACK) {
+				printf("%s: FAIL: offset %" PRIu64 ": %s record marked as having no "
+				       "stack names stack id %u\n", path, kmt_file_offset(f),
+				       kmt_rec_type_name(rec.c.type), rec.ev.stack_id);
+				ret = KMT_EXIT_DATA;
+				goto out;
+			}
+			if (kmt_stacks_lookup(stk, rec.c.cpu, rec.ev.stack_id) == KMT_STACK_NONE &&
+			    !su.unknown++)
+				su.first_off = kmt_file_offset(f);
+		}
+	}
 	if (r < 0) {
 		const struct kmt_error *e = kmt_file_error(f);
 
@@ -159,13 +211,15 @@ static int check_file(const char *path, const struct args *a)
 		ret = kmt_error_exit(e);
 	} else {
 		if (!a->quiet)
-			print_ok(path, kmt_file_stats(f));
+			print_ok(path, kmt_file_stats(f), &su);
 		if (a->verbose) {
 			print_header(f);
 			print_details(kmt_file_stats(f));
 		}
 		ret = KMT_EXIT_OK;
 	}
+out:
+	kmt_stacks_free(stk);
 	kmt_file_close(f);
 	return ret;
 }

@@ -179,6 +179,28 @@ static int text_emit(const struct out_table *t, void *arg)
 	return 0;
 }
 
+/* Allocations without a stack in a trace with stacks: never left unsaid. */
+static uint64_t without_stack(const struct rpt *r)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+
+	return rpt_has_stacks(r) ? t->allocs - t->stack_allocs : 0;
+}
+
+static void json_stack_totals(FILE *fp, const struct rpt *r, bool *f2)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+
+	json_key(fp, "has_stacks", f2);
+	fputs(rpt_has_stacks(r) ? "true" : "false", fp);
+	json_u64(fp, "stacks", rpt_nstacks(r), f2);
+	json_u64(fp, "stack_records", t->stack_slots, f2);
+	json_u64(fp, "stack_allocs", t->stack_allocs, f2);
+	json_u64(fp, "events_without_stack", without_stack(r), f2);
+	json_u64(fp, "no_stack_allocs", t->no_stack_allocs, f2);
+	json_u64(fp, "unknown_stack_allocs", t->unknown_stack_allocs, f2);
+}
+
 static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		      const struct symtab *st, const struct rpt_slab *slab)
 {
@@ -286,6 +308,7 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	json_u64(fp, "page_bytes_freed", t->page_bytes_freed, &f2);
 	json_u64(fp, "page_outstanding", t->page_outstanding, &f2);
 	json_u64(fp, "page_outstanding_bytes", t->page_outstanding_bytes, &f2);
+	json_stack_totals(fp, r, &f2);
 	fputs("}", fp);
 
 	/* Call sites, whatever the view: the document always has them. */
@@ -847,6 +870,11 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 			" (%" PRIu64 " bytes)\n", t->page_allocs, t->page_failed,
 			t->page_bytes_alloc, t->page_frees, t->page_untracked_frees,
 			t->page_outstanding, t->page_outstanding_bytes);
+	if (rpt_has_stacks(r))
+		fprintf(fp, "Kernel stacks          : %zu distinct; %" PRIu64 " events without a stack"
+			" (%" PRIu64 " marked by the module, %" PRIu64 " naming a stack not in the "
+			"trace)\n", rpt_nstacks(r), without_stack(r), t->no_stack_allocs,
+			t->unknown_stack_allocs);
 	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
 	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
 	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);
@@ -998,6 +1026,8 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 			" flags=0x%x", (uint64_t)e->call_site, (uint64_t)e->ptr,
 			(uint64_t)e->cache_id, e->bytes_req,
 			e->bytes_alloc, e->gfp_flags, e->node, e->cpu_node, e->pid, e->flags);
+		if (e->stack_id)
+			fprintf(fp, " stack_id=%u", e->stack_id);
 		if (ks)
 			fprintf(fp, " %s", ksyms_format(ks, e->call_site, sym, sizeof(sym)));
 		break;
@@ -1011,6 +1041,18 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 			(uint64_t)rec->cache.cache_id, rec->cache.object_size, rec->cache.size,
 			rec->cache.flags);
 		json_string(fp, name);
+		break;
+	}
+	case KMT_REC_STACK: {
+		const struct kmt_stack *k = &rec->stack;
+		unsigned int i;
+
+		fprintf(fp, " stack_id=%u depth=%u first=%u nframes=%u flags=0x%x frames=", k->stack_id,
+			k->depth, k->first, k->nframes, k->flags);
+		for (i = 0; i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
+			fprintf(fp, "%s0x%" PRIx64, i ? "," : "", (uint64_t)k->frames[i]);
+		for (i = 0; ks && i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
+			fprintf(fp, " %s", ksyms_format(ks, k->frames[i], sym, sizeof(sym)));
 		break;
 	}
 	case KMT_REC_LOST:

@@ -217,7 +217,13 @@ is "$(grep '^kmt_merged_a (also' <<<"$out" | tr ',' '\n' | wc -l)" "$nmany" "--w
 # ---- the JSON schema document names every key the writer emits ---------------------------
 run "$REPORT" --json --alloc "$T/merged"
 echo "$out" >"$T/alloc.json"
-missing=$(python3 - "$DOC" "$T/merged.json" "$T/alloc.json" "$T/p11.json" <<'PY'
+# A trace with kernel stacks, for the --stacks tables' keys.
+"$GEN" -o "$T/stk" --cpus 2 --events 2000 --stack-depth 7 --stacks 9 --stack-table 6 >/dev/null
+run "$REPORT" --json --stacks "$T/stk"
+echo "$out" >"$T/stacks.json"
+is "$(jget "len(d['stacks']) > 0 and len(d['stack_callers']) > 0" "$T/stacks.json")" True \
+	"--stacks JSON has stacks and callers"
+missing=$(python3 - "$DOC" "$T/merged.json" "$T/alloc.json" "$T/p11.json" "$T/stacks.json" <<'PY'
 import json, re, sys
 doc = set(re.findall(r"`([a-z_]+)`", open(sys.argv[1]).read()))
 keys = set()
