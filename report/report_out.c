@@ -871,10 +871,10 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 			t->page_bytes_alloc, t->page_frees, t->page_untracked_frees,
 			t->page_outstanding, t->page_outstanding_bytes);
 	if (rpt_has_stacks(r))
-		fprintf(fp, "Kernel stacks          : %zu distinct; %" PRIu64 " events without a stack"
-			" (%" PRIu64 " marked by the module, %" PRIu64 " naming a stack not in the "
-			"trace)\n", rpt_nstacks(r), without_stack(r), t->no_stack_allocs,
-			t->unknown_stack_allocs);
+		fprintf(fp, "Kernel stacks          : %zu distinct; %" PRIu64 " events without a stack\n"
+			"                         (%" PRIu64 " marked, %" PRIu64
+			" naming a stack not in it)\n", rpt_nstacks(r), without_stack(r),
+			t->no_stack_allocs, t->unknown_stack_allocs);
 	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
 	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
 	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);

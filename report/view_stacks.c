@@ -124,7 +124,8 @@ static void stacks_sort(const struct rpt *r, uint32_t *v, size_t n, enum sort_ke
 {
 	sort_r = r;
 	sort_k = k;
-	qsort(v, n, sizeof(*v), stack_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), stack_cmp);
 }
 
 /* The key --sort asks for, among those a stack has: hit (default), bytes, req, outstanding, failed, frees. */
@@ -364,7 +365,7 @@ static void caller_cell(const void *ctx, size_t row, size_t col, struct out_cell
 		out->s = w->site_s;
 		break;
 	case CC_CALLER:
-		out->s = w->caller ? w->caller_s : "(none: the stack ends here)";
+		out->s = w->caller ? w->caller_s : "(none)";
 		break;
 	case CC_HITS:
 		out->u = w->hits;
@@ -435,7 +436,8 @@ static struct crow *callers_build(const struct view_ctx *v, const uint32_t *idx,
 		c[i].bytes_alloc = t->bytes_alloc;
 		c[i].out_count = t->out_count;
 	}
-	qsort(c, n, sizeof(*c), crow_by_addr);
+	if (n)
+		qsort(c, n, sizeof(*c), crow_by_addr);
 	for (i = 0; i < n; i++) {
 		if (m && c[m - 1].site == c[i].site && c[m - 1].caller == c[i].caller) {
 			c[m - 1].hits += c[i].hits;
@@ -455,7 +457,8 @@ static struct crow *callers_build(const struct view_ctx *v, const uint32_t *idx,
 		for (k = i; k < j; k++)
 			c[k].site_hits = sum;
 	}
-	qsort(c, m, sizeof(*c), crow_by_rank);
+	if (m)
+		qsort(c, m, sizeof(*c), crow_by_rank);
 	for (i = 0; i < m; i++) {
 		c[i].site_s = sym_of(v, c[i].site);
 		c[i].caller_s = sym_of(v, c[i].caller);
@@ -679,7 +682,8 @@ int stacks_folded(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		v[m].s = buf;
 		v[m++].w = w;
 	}
-	qsort(v, m, sizeof(*v), fline_cmp);
+	if (m)
+		qsort(v, m, sizeof(*v), fline_cmp);
 	for (i = 0; i < m; i++) {
 		uint64_t w = v[i].w;
 

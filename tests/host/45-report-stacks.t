@@ -1,0 +1,340 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 45-report-stacks.t - kmemtrace-report --stacks and --folded on kmemtrace-gen traces with
+# kernel stacks: every per-stack count and byte total, the outstanding objects by stack and
+# each call site's callers are what the generator wrote (its summary, grouped here by frames);
+# --min-count, --exclude and -l filter as computed here; --folded parses back to the same
+# counts (and bytes); a tiny per-CPU stack table gives exactly the generator's number of
+# events without a stack; big-endian and 32-bit traces give the same report; corrupt stack
+# records fail with the file and offset (exit 2); bad options exit 1.
+set -u
+
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
+REPORT=$BIN/kmemtrace-report
+GEN=$BIN/kmemtrace-gen
+CHECK=$BIN/kmemtrace_check
+
+if [ ! -x "$REPORT" ] || [ ! -x "$GEN" ] || [ ! -x "$CHECK" ]; then
+	echo "1..0 # SKIP $REPORT, $GEN or $CHECK not built (make SAN=1 tools unit-tests)"
+	exit 0
+fi
+command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-stacks.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+# The generator's per-stack lines, grouped by frames (two stacks may be the same frames).
+cat >"$T/expect.py" <<'PY'
+import collections, sys
+KEYS = ("hits", "failed", "bytes_req", "bytes_alloc", "frees", "outstanding", "outstanding_bytes")
+def expected(path):
+    g = collections.defaultdict(lambda: dict.fromkeys(KEYS, 0))
+    for line in open(path):
+        w = line.split()
+        if not w or w[0] != "stack":
+            continue
+        kv = dict(zip(w[2::2], w[3::2]))
+        fr = tuple(int(x, 16) for x in kv["frames"].split(","))
+        for k in KEYS:
+            g[fr][k] += int(kv[k])
+    return g
+PY
+
+gen() {
+	local dir=$1
+	shift
+	"$GEN" -o "$T/$dir" "$@" >"$T/$dir.sum" || echo "# kmemtrace-gen $* failed"
+}
+
+# 40 stacks, 25 ids a CPU: some events have no stack.
+COMMON=(--cpus 3 --events 20000 --callsites 10 --stack-depth 12 --stacks 40 --stack-table 25 \
+	--seed 7)
+gen le "${COMMON[@]}"
+gen be "${COMMON[@]}" --big-endian
+gen le32 "${COMMON[@]}" --word-bits 32
+gen be32 "${COMMON[@]}" --word-bits 32 --big-endian
+gen tiny --cpus 2 --events 5000 --callsites 8 --stack-depth 6 --stacks 30 --stack-table 3 --seed 3
+gen plain --cpus 2 --events 2000
+
+# ---- every stack's figures, exactly ---------------------------------------------------------
+for v in le le32; do
+	run "$REPORT" --stacks --json -l 0 "$T/$v"
+	is "$rc" 0 "$v: --stacks --json exits 0"
+	echo "$out" >"$T/$v.json"
+	res=$(python3 - "$T/$v.sum" "$T/$v.json" "$T/expect.py" <<'PY'
+import json, sys
+exec(open(sys.argv[3]).read())
+want = expected(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+got = {tuple(int(a, 16) for a in s["frame_addrs"]): {k: s[k] for k in KEYS} for s in d["stacks"]}
+if len(d["stacks"]) != len(got):
+    print("a stack listed twice")
+elif got != want:
+    bad = [f for f in set(got) | set(want) if got.get(f) != want.get(f)]
+    print(f"{len(bad)} stacks differ, e.g. {bad[0]}: report {got.get(bad[0])}, generator {want.get(bad[0])}")
+else:
+    print("same")
+PY
+)
+	is "$res" "same" "$v: every stack's hits, failed, bytes, frees and outstanding as generated"
+	is "$(jget "d['totals']['stack_allocs']" "$T/$v.json")" "$(summary stack_allocs "$T/$v.sum")" \
+		"$v: allocations with a stack as generated"
+	is "$(jget "d['totals']['events_without_stack']" "$T/$v.json")" \
+		"$(summary no_stack_allocs "$T/$v.sum")" "$v: events without a stack as generated"
+	is "$(jget "sum(s['hits'] for s in d['stacks']) + d['totals']['events_without_stack'] == d['totals']['allocs']" "$T/$v.json")" \
+		True "$v: stacks plus events without one are all allocations"
+done
+
+# ---- big-endian and 32-bit traces read the same ------------------------------------------------
+for p in "le be" "le32 be32"; do
+	set -- $p
+	run "$REPORT" --stacks --json -l 0 "$T/$2"
+	echo "$out" >"$T/$2.json"
+	res=$(python3 - "$T/$1.json" "$T/$2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b):
+    del d["trace"]
+print("same" if a == b else "differ")
+PY
+)
+	is "$res" "same" "$2: the same document as $1 (trace section aside)"
+done
+run "$REPORT" --stacks -l 0 "$T/le"
+le_text=$out
+run "$REPORT" --stacks -l 0 "$T/be"
+is "$(sed 1,2d <<<"$out")" "$(sed 1,2d <<<"$le_text")" "be: the same text report as le"
+
+# ---- the text: one frame a line under each stack, the events without a stack said -----------------
+run "$REPORT" --stacks -l 3 "$T/le"
+like "$out" "Allocations by kernel stack" "text: the stacks table"
+like "$(tr -s ' \n' '  ' <<<"$out")" "$(summary no_stack_allocs "$T/le.sum") events without a stack" \
+	"text: the note says how many events have no stack"
+top=$(jget "d['stacks'][0]['frame_addrs'][0] + ' ' + d['stacks'][0]['frame_addrs'][-1]" "$T/le.json")
+like "$out" "    ${top%% *}" "text: the top stack's innermost frame on a line of its own"
+like "$out" "    ${top##* }" "text: and its outermost frame"
+is "$(awk 'length > 80' <<<"$out" | wc -l)" 0 "text: fits 80 columns"
+like "$out" "Outstanding objects by kernel stack" "text: the outstanding-by-stack table"
+like "$out" "Callers of each call site" "text: the callers table"
+run "$REPORT" "$T/le"
+like "$out" "Kernel stacks          : $(jget "d['totals']['stacks']" "$T/le.json") distinct; $(summary no_stack_allocs "$T/le.sum") events without a stack" \
+	"summary without --stacks: distinct stacks and events without a stack"
+
+# ---- a tiny per-CPU table: exact accounting -----------------------------------------------------
+run "$REPORT" --stacks --json -l 0 "$T/tiny"
+echo "$out" >"$T/tiny.json"
+nostk=$(summary no_stack_allocs "$T/tiny.sum")
+[ "${nostk:-0}" -gt 0 ]
+ok $? "tiny: the table overflowed ($nostk events without a stack)"
+is "$(jget "d['totals']['events_without_stack']" "$T/tiny.json")" "$nostk" \
+	"tiny: events without a stack exactly the generator's"
+is "$(jget "d['totals']['no_stack_allocs']" "$T/tiny.json")" "$nostk" "tiny: all marked KMT_F_NO_STACK"
+is "$(jget "d['totals']['stack_records']" "$T/tiny.json")" "$(summary type_stack "$T/tiny.sum")" \
+	"tiny: stack records as written"
+is "$(jget "d['totals']['stacks'] <= 2 * 3" "$T/tiny.json")" True "tiny: at most 3 stacks per CPU"
+run "$REPORT" --stacks "$T/tiny"
+like "$(tr -s ' \n' '  ' <<<"$out")" "$nostk events without a stack ($nostk marked" "tiny: text note"
+run "$CHECK" "$T/tiny"
+is "$rc" 0 "tiny: kmemtrace_check accepts it"
+like "$out" "stacks in" "tiny: kmemtrace_check counts the stacks"
+
+# ---- filters: --min-count, --exclude, -l and --sort -------------------------------------------
+min=$(jget "sorted(s['hits'] for s in d['stacks'])[len(d['stacks']) // 2]" "$T/le.json")
+run "$REPORT" --stacks --json -l 0 --min-count "$min" "$T/le"
+echo "$out" >"$T/min.json"
+is "$(jget "len(d['stacks'])" "$T/min.json")" \
+	"$(jget "len([s for s in d['stacks'] if s['hits'] >= $min])" "$T/le.json")" \
+	"--min-count $min: exactly the stacks seen that often"
+is "$(jget "min(s['hits'] for s in d['stacks']) >= $min" "$T/min.json")" True \
+	"--min-count $min: none seen less"
+ex=$(jget "sorted({s['frame_addrs'][1] for s in d['stacks'] if s['depth'] > 1})[0]" "$T/le.json")
+run "$REPORT" --stacks --json -l 0 --exclude "$ex" "$T/le"
+echo "$out" >"$T/ex.json"
+is "$(jget "len(d['stacks'])" "$T/ex.json")" \
+	"$(jget "len([s for s in d['stacks'] if '$ex' not in s['frame_addrs']])" "$T/le.json")" \
+	"--exclude $ex: exactly the stacks not through it"
+# By function name, with a kallsyms naming the generator's callers.
+cp -r "$T/le" "$T/sym"
+python3 - "$T/sym/kallsyms" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("ffffffff81000000 T _stext\n")
+    f.write("ffffffff81001000 T gen_site\n")
+    f.write("ffffffff81400000 T caller_a\n")
+    f.write("ffffffff81400100 T caller_b\n")
+    f.write("ffffffff81400200 T caller_end\n")
+    f.write("ffffffff81500000 T outer_fn\n")
+    f.write("ffffffff81600000 T outer_end\n")
+PY
+run "$REPORT" --stacks --json -l 0 --exclude caller_a,nothing_such "$T/sym"
+echo "$out" >"$T/exa.json"
+is "$(jget "len(d['stacks'])" "$T/exa.json")" \
+	"$(jget "len([s for s in d['stacks'] if not any(0xffffffff81400000 <= int(a, 16) < 0xffffffff81400100 for a in s['frame_addrs'])])" "$T/le.json")" \
+	"--exclude caller_a: exactly the stacks not through caller_a"
+like "$(jget "d['stacks'][0]['frames'][0]" "$T/exa.json")" "gen_site+0x" "frames are symbolized"
+run "$REPORT" --stacks --json -l 5 "$T/le"
+echo "$out" >"$T/top.json"
+is "$(jget "[s['hits'] for s in d['stacks']]" "$T/top.json")" \
+	"$(jget "sorted((s['hits'] for s in d['stacks']), reverse=True)[:5]" "$T/le.json")" \
+	"-l 5: the 5 commonest stacks, most first"
+run "$REPORT" --stacks --json -l 0 -s bytes "$T/le"
+echo "$out" >"$T/bytes.json"
+is "$(jget "[s['bytes_alloc'] for s in d['stacks']] == sorted((s['bytes_alloc'] for s in d['stacks']), reverse=True)" "$T/bytes.json")" \
+	True "-s bytes: most bytes first"
+
+# ---- outstanding by stack and callers by call site ---------------------------------------------
+res=$(python3 - "$T/le.sum" "$T/le.json" "$T/expect.py" <<'PY'
+import collections, json, sys
+exec(open(sys.argv[3]).read())
+want = expected(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+out = {tuple(int(a, 16) for a in s["frame_addrs"]): (s["outstanding"], s["outstanding_bytes"])
+       for s in d["stacks_outstanding"]}
+wout = {f: (v["outstanding"], v["outstanding_bytes"]) for f, v in want.items() if v["outstanding"]}
+order = [s["outstanding_bytes"] for s in d["stacks_outstanding"]]
+calls = collections.defaultdict(lambda: [0, 0])
+for f, v in want.items():
+    c = calls[(f[0], f[1] if len(f) > 1 else None)]
+    c[0] += v["hits"]
+    c[1] += v["bytes_alloc"]
+got = {(int(c["callsite_addr"], 16), int(c["caller_addr"], 16) if c["caller_addr"] else None):
+       [c["hits"], c["bytes_alloc"]] for c in d["stack_callers"]}
+share = collections.defaultdict(float)
+for c in d["stack_callers"]:
+    share[c["callsite_addr"]] += c["share_pct"]
+print("outstanding", "same" if out == wout else "differ",
+      "sorted" if order == sorted(order, reverse=True) else "unsorted",
+      "callers", "same" if got == dict(calls) else "differ",
+      "shares", "100" if all(abs(s - 100) < 0.01 * len(d["stack_callers"]) for s in share.values()) else "off")
+PY
+)
+is "$res" "outstanding same sorted callers same shares 100" \
+	"outstanding by stack and callers per call site as generated"
+
+# ---- --folded ------------------------------------------------------------------------------------
+for w in hits bytes; do
+	if [ "$w" = hits ]; then run "$REPORT" --folded "$T/le"; else run "$REPORT" --folded=bytes "$T/le"; fi
+	is "$rc" 0 "--folded ($w): exit 0"
+	printf '%s\n' "$out" >"$T/folded.$w"
+	like "$err" "$(summary no_stack_allocs "$T/le.sum") events without a stack" \
+		"--folded ($w): stderr says how many events are not in it"
+	res=$(python3 - "$T/le.sum" "$T/folded.$w" "$T/expect.py" "$w" <<'PY'
+import collections, re, sys
+exec(open(sys.argv[3]).read())
+key = "hits" if sys.argv[4] == "hits" else "bytes_alloc"
+want = collections.Counter()
+for f, v in expected(sys.argv[1]).items():
+    if v[key]:
+        want[tuple("0x%x" % a for a in reversed(f))] += v[key]
+got = collections.Counter()
+for line in open(sys.argv[2]):
+    m = re.fullmatch(r"(\S+) (\d+)\n", line)
+    if not m:
+        print("bad line", line.strip())
+        sys.exit()
+    got[tuple(m.group(1).split(";"))] += int(m.group(2))
+print("same" if got == want else f"differ: {len(set(got) ^ set(want))} stacks")
+PY
+)
+	is "$res" "same" "--folded ($w): parses back to the generator's counts, root first"
+done
+run "$REPORT" --folded "$T/sym"
+like "$out" "outer_fn;" "--folded with symbols: function names"
+is "$(awk '{ s += $NF } END { print s }' <<<"$out")" "$(summary stack_allocs "$T/le.sum")" \
+	"--folded with symbols: the counts still add up to every allocation with a stack"
+is "$(cut -d' ' -f1 <<<"$out" | sort | uniq -d | wc -l)" 0 \
+	"--folded with symbols: stacks differing in offsets only are merged"
+run "$REPORT" --folded --min-count "$min" "$T/le"
+is "$(wc -l <<<"$out")" "$(jget "len([s for s in d['stacks'] if s['hits'] >= $min])" "$T/le.json")" \
+	"--folded --min-count: the same stacks as --stacks"
+
+# ---- CSV and --raw ------------------------------------------------------------------------------
+run "$REPORT" --stacks --csv "$T/le"
+is "$rc" 0 "--stacks --csv: exit 0"
+like "$out" "hits,failed,bytes_req" "--stacks --csv: the stacks table's header"
+run "$REPORT" --raw "$T/le"
+is "$(grep -c ' stack stack_id=' <<<"$out")" "$(summary type_stack "$T/le.sum")" \
+	"--raw: a line per stack record"
+
+# ---- a trace without stacks -----------------------------------------------------------------------
+run "$REPORT" --stacks "$T/plain"
+like "$(tr -s ' \n' '  ' <<<"$out")" "The trace has no stacks" "no stacks: --stacks says so"
+run "$REPORT" --json "$T/plain"
+echo "$out" >"$T/plain.json"
+is "$(jget "(d['totals']['has_stacks'], d['totals']['events_without_stack'])" "$T/plain.json")" \
+	"(False, 0)" "no stacks: JSON has_stacks false"
+run "$REPORT" "$T/plain"
+is "$(grep -c 'Kernel stacks' <<<"$out")" 0 "no stacks: nothing about stacks in the summary"
+run "$REPORT" --folded "$T/plain"
+is "$rc:$out" "0:" "no stacks: --folded writes nothing"
+like "$err" "the trace has no stacks" "no stacks: --folded says why"
+
+# ---- an event naming a stack id no stack had ----------------------------------------------------
+cp -r "$T/le" "$T/unk"
+off=$(python3 - "$T/unk/cpu0.out" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+for o in range(64, len(b), 64):
+    if b[o] in (1, 2) and struct.unpack_from("<H", b, o + 62)[0]:
+        struct.pack_into("<H", b, o + 62, 65000)
+        open(sys.argv[1], "wb").write(b)
+        print(o)
+        break
+PY
+)
+run "$REPORT" --json "$T/unk"
+echo "$out" >"$T/unk.json"
+is "$(jget "d['totals']['unknown_stack_allocs']" "$T/unk.json")" 1 "unknown id: counted"
+is "$(jget "d['totals']['events_without_stack']" "$T/unk.json")" \
+	"$(($(summary no_stack_allocs "$T/le.sum") + 1))" "unknown id: one more event without a stack"
+run "$CHECK" "$T/unk/cpu0.out"
+is "$rc" 0 "unknown id: kmemtrace_check warns, does not fail"
+like "$out" "warning: 1 events name a stack id not in the file before them (first at offset $off)" \
+	"unknown id: kmemtrace_check names the offset"
+
+# ---- corrupt stack records --------------------------------------------------------------------
+first_stack() {
+	python3 - "$1" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+print(next(o for o in range(64, len(b), 64) if b[o] == 9))
+PY
+}
+for bad in "18 0 depth 0, expected 1..64" "20 7 7 frames in a slot, expected 1..5" \
+	"16 0 stack record with stack id 0"; do
+	set -- $bad
+	field=$1 val=$2
+	shift 2
+	rm -rf "$T/bad"
+	cp -r "$T/le" "$T/bad"
+	off=$(first_stack "$T/bad/cpu1.out")
+	python3 - "$T/bad/cpu1.out" "$((off + field))" "$val" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+o, v = int(sys.argv[2]), int(sys.argv[3])
+b[o] = v
+if o % 64 == 16:
+    b[o + 1] = 0
+open(sys.argv[1], "wb").write(b)
+PY
+	run "$REPORT" --stacks "$T/bad"
+	is "$rc" 2 "corrupt ($*): exit 2"
+	like "$err" "$T/bad/cpu1.out: offset $off: " "corrupt ($*): names the file and offset"
+	like "$err" "$*" "corrupt ($*): says what is wrong"
+	run "$CHECK" "$T/bad/cpu1.out"
+	is "$rc" 2 "corrupt ($*): kmemtrace_check exit 2"
+done
+
+# ---- bad options --------------------------------------------------------------------------------
+for args in "--stacks --min-count abc" "--stacks --min-count -1" "--stacks --exclude ," \
+	"--folded=weight" "--stacks --alloc" "--stacks --folded" "--min-count 3" \
+	"--folded --json" "--stacks --interval 1s"; do
+	# shellcheck disable=SC2086 # the options are split on purpose
+	run "$REPORT" $args "$T/le"
+	is "$rc" 1 "$args: usage error (exit 1)"
+	[ -n "$err" ]
+	ok $? "$args: a message"
+done
+
+done_testing
