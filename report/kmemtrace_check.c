@@ -145,14 +145,15 @@ static void print_ok(const char *path, const struct kmt_file_stats *st,
 	if (st->stacks_incomplete)
 		printf(", %" PRIu64 " incomplete (begun before the file or cut by lost records)",
 		       st->stacks_incomplete);
-	if (su->unknown)
-		printf("; warning: %" PRIu64 " events name a stack id not in the file before them"
-		       " (first at offset %" PRIu64 ")", su->unknown, su->first_off);
+
 	if (st->records_timed)
 		printf(", ts %.6fs..%.6fs", st->first_ts / 1e9, st->last_ts / 1e9);
 	if (st->truncated_bytes)
 		printf("; truncated: %" PRIu64 "-byte partial record at offset %" PRIu64
 		       " ignored", st->truncated_bytes, st->file_bytes - st->truncated_bytes);
+	if (su->unknown)
+		printf("; warning: %" PRIu64 " events name a stack id not in the file before them"
+		       " (first at offset %" PRIu64 ")", su->unknown, su->first_off);
 	printf("\n");
 }
 
