@@ -26,7 +26,7 @@ typedef int32_t __s32;
  * types or gives meaning to bytes that were reserved (zero) before.
  */
 #define KMT_ABI_MAJOR		1
-#define KMT_ABI_MINOR		1	/* 1.1: KMT_F_PROBED */
+#define KMT_ABI_MINOR		2	/* 1.1: KMT_F_PROBED; 1.2: kernel stacks */
 
 /* "KMTR" when read as a little-endian u32; its byte-swap marks a BE file. */
 #define KMT_MAGIC		0x52544d4bU
@@ -234,6 +234,10 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
  *   stats           "# buffers ...\n" (how the buffers were sized at
  *                   load: Documentation/trace-format.md), then
  *                   "# cpu emitted written dropped\n", then a line a CPU
+ *   stacks          (1.2) "# stacks depth D frees F entries E
+ *                   bytes_per_cpu B\n", "# cpu with_stack no_stack_full
+ *                   no_stack_unwind stacks_written stacks_dropped
+ *                   entries_used\n", then a line a CPU
  * All files are mode 0400 or 0600 (root only).
  */
 #define KMT_DEBUGFS_DIR		"kmemtrace"
@@ -243,6 +247,7 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
 #define KMT_DEBUGFS_OVERRUNS	"total_overruns"
 #define KMT_DEBUGFS_STATS	"stats"
 #define KMT_DEBUGFS_COVERAGE	"coverage"
+#define KMT_DEBUGFS_STACKS	"stacks"
 
 /*
  * Limits of the module parameters subbufs and mem_share (percent of the

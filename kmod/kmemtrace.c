@@ -12,6 +12,11 @@
  * emitted and as either written or dropped, so the identity
  * emitted == written + dropped holds exactly on each CPU. A full buffer
  * drops new records; it never overwrites unread ones.
+ *
+ * With stack_depth set, an event's kernel stack comes between the cache
+ * description and the event: its KMT_REC_STACK slots the first time this
+ * CPU's stream uses it, then only its id in the event (see "Kernel
+ * stacks" below).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,9 +26,11 @@
 #include <linux/gcd.h>
 #include <linux/hash.h>
 #include <linux/irqflags.h>
+#include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kstrtox.h>
+#include <linux/log2.h>
 #include <linux/lcm.h>
 #include <linux/math64.h>
 #include <linux/ktime.h>
@@ -37,9 +44,11 @@
 #include <linux/seq_file.h>
 #include <linux/seqlock.h>
 #include <linux/sizes.h>
+#include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/topology.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include <asm/local.h>
 
 #include "kmemtrace_abi.h"
@@ -90,6 +99,21 @@ module_param(pages, bool, 0444);
 MODULE_PARM_DESC(pages,
 		 "Also record page allocator events mm_page_alloc and mm_page_free (default 0). Kernel command line: kmemtrace.pages=1.");
 
+static unsigned int stack_depth;
+module_param(stack_depth, uint, 0444);
+MODULE_PARM_DESC(stack_depth,
+		 "Frames of kernel stack recorded with each allocation, 0..64 (default 0: no stacks). Kernel command line: kmemtrace.stack_depth=N.");
+
+static bool stack_frees;
+module_param(stack_frees, bool, 0444);
+MODULE_PARM_DESC(stack_frees,
+		 "With stack_depth, record the stacks of frees too (default 0: allocations only). Kernel command line: kmemtrace.stack_frees=1.");
+
+static unsigned int stack_entries = 4096;
+module_param(stack_entries, uint, 0444);
+MODULE_PARM_DESC(stack_entries,
+		 "With stack_depth, distinct stacks each CPU remembers between enables, 1..65535 (default 4096); allocated at load, within mem_share. Kernel command line: kmemtrace.stack_entries=N.");
+
 /*
  * Caches already described in one CPU's stream since tracing was last
  * enabled: an open-addressed set keyed by the cache address. Name
@@ -118,6 +142,31 @@ struct kmt_desc_slot {
 static atomic_t kmt_desc_gen = ATOMIC_INIT(1);
 
 /*
+ * Kernel stacks. Each CPU keeps the distinct stacks its events had since
+ * tracing was last enabled in a table allocated at load: stack_entries
+ * entries of stack_depth frames, found through an open-addressed index
+ * of u16 ids at most half full. An entry's id is its position + 1; it is
+ * written into the stream (its KMT_REC_STACK slots) before the first event
+ * that carries it, and again, under the same id, for a new reader
+ * (kmt_desc_gen, as for cache descriptions). Enabling empties the table.
+ */
+#define KMT_STACK_ENTRIES_MAX	65535U
+/* Frames taken beyond stack_depth: the tracer's own, cut off after. */
+#define KMT_STACK_SLACK		16U
+#define KMT_STACK_SCRATCH	(KMT_STACK_MAX_DEPTH + KMT_STACK_SLACK)
+/* Index slots looked at before a new stack counts as "table full". */
+#define KMT_STACK_PROBES	64U
+
+struct kmt_stack_ent {
+	u32 hash;
+	u32 gen;		/* kmt_desc_gen it was written in; 0: not yet */
+	u8 depth;
+};
+
+/* Fixed at load from stack_entries. */
+static u32 kmt_stack_mask;	/* index slots - 1 */
+
+/*
  * Per-CPU writer state. Only its own CPU changes it, with interrupts
  * off (or, for the flush at disable time, with no probe attached), so
  * plain fields are enough; stats_seq lets readers on other CPUs take a
@@ -133,6 +182,17 @@ struct kmt_cpu {
 	u32 seq;		/* seq of the next data record */
 	bool busy;		/* a record is being written on this CPU */
 	local_t nested;		/* events that arrived while busy (NMI) */
+	/* Written events that had a stack asked for, by outcome. */
+	u64 with_stack;
+	u64 no_stack_full;	/* the table was full */
+	u64 no_stack_unwind;	/* no frame from the call site on */
+	u64 stacks_written;	/* stacks whose slots all reached the buffer */
+	u64 stacks_dropped;	/* stacks whose slots did not (nor the event) */
+	u32 stack_used;		/* entries of the table in use */
+	u16 *stack_index;	/* stack id per hash slot, 0: free; the allocation */
+	struct kmt_stack_ent *stack_ent;	/* stack_entries, by id - 1 */
+	unsigned long *stack_frames;	/* stack_depth frames per entry */
+	unsigned long scratch[KMT_STACK_SCRATCH];	/* the stack being taken */
 	struct kmt_desc_slot desc[KMT_DESC_SLOTS];
 };
 
@@ -151,6 +211,8 @@ static struct rchan *kmt_chan;
 static struct dentry *kmt_dir;
 static struct tracepoint *kmt_page_alloc_tp;
 static struct tracepoint *kmt_page_free_tp;
+/* The page tracepoints' iterators, whose frames page event stacks skip. */
+static unsigned long kmt_page_iter[2][2];
 
 /* Serializes attaching, detaching and flushing; protects kmt_enabled. */
 static DEFINE_MUTEX(kmt_enable_lock);
@@ -167,6 +229,7 @@ struct kmt_ev {
 	size_t bytes_alloc;
 	gfp_t gfp;
 	int node;
+	u64 cache_id;		/* cache_id when there is no cache (pages) */
 };
 
 static u32 kmt_u32(size_t bytes, u8 *flags)
@@ -340,6 +403,172 @@ static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
 	return true;
 }
 
+static bool kmt_wants_stack(u8 type)
+{
+	if (!stack_depth)
+		return false;
+	return type == KMT_REC_KMALLOC || type == KMT_REC_CACHE_ALLOC ||
+	       type == KMT_REC_PAGE_ALLOC || stack_frees;
+}
+
+static bool kmt_in_page_iter(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmt_page_iter); i++) {
+		if (addr >= kmt_page_iter[i][0] && addr < kmt_page_iter[i][1])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Takes the current stack into c->scratch and cuts off the tracer's
+ * frames. An event with a call site keeps the frames from the first one
+ * equal to it: the allocator's frames above its caller go too, as the
+ * call site itself leaves them out. None equal to it (an unwinder that
+ * lost its way, or a call site further out than the frames taken) means
+ * no stack, rather than one that might start inside the tracer. A page
+ * event has no call site: its stack starts after the frames of this
+ * module and of the page tracepoint's iterator, in the page allocator.
+ * Returns the index of the first frame kept; *depth is how many follow.
+ */
+static unsigned int kmt_take_stack(struct kmt_cpu *c, unsigned long call_site,
+				   unsigned int *depth)
+{
+	unsigned int n, i = 0;
+
+	n = stack_trace_save(c->scratch, stack_depth + KMT_STACK_SLACK, 0);
+	if (call_site) {
+		while (i < n && c->scratch[i] != call_site)
+			i++;
+	} else {
+		while (i < n && !within_module(c->scratch[i], THIS_MODULE))
+			i++;
+		while (i < n && within_module(c->scratch[i], THIS_MODULE))
+			i++;
+		while (i < n && kmt_in_page_iter(c->scratch[i]))
+			i++;
+	}
+	*depth = min(n - i, stack_depth);
+	return i;
+}
+
+/*
+ * The id of @frames in this CPU's table, added if new; 0 when the table
+ * is full (or, rarely, KMT_STACK_PROBES index slots in a row are taken).
+ */
+static u16 kmt_stack_id(struct kmt_cpu *c, const unsigned long *frames,
+			unsigned int depth, struct kmt_stack_ent **entp)
+{
+	size_t bytes = depth * sizeof(*frames);
+	u32 h = jhash2((const u32 *)frames, bytes / sizeof(u32), depth);
+	unsigned int i;
+
+	for (i = 0; i < KMT_STACK_PROBES && i <= kmt_stack_mask; i++) {
+		u16 *slot = &c->stack_index[(h + i) & kmt_stack_mask];
+		unsigned long *saved;
+		struct kmt_stack_ent *e;
+
+		if (!*slot) {
+			if (c->stack_used >= stack_entries)
+				return 0;
+			e = &c->stack_ent[c->stack_used];
+			saved = &c->stack_frames[c->stack_used * stack_depth];
+			e->hash = h;
+			e->gen = 0;
+			e->depth = depth;
+			memcpy(saved, frames, bytes);
+			*slot = ++c->stack_used;
+			*entp = e;
+			return *slot;
+		}
+		e = &c->stack_ent[*slot - 1];
+		saved = &c->stack_frames[(*slot - 1) * stack_depth];
+		if (e->hash == h && e->depth == depth &&
+		    !memcmp(saved, frames, bytes)) {
+			*entp = e;
+			return *slot;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Writes stack @id as its KMT_REC_STACK slots, each a data record with a
+ * seq of its own. Returns room: false if a slot did not fit, in which
+ * case the rest of them, and the event, are dropped too.
+ */
+static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
+			    unsigned int cpu, u16 id,
+			    const unsigned long *frames, unsigned int depth,
+			    bool room, u64 now)
+{
+	unsigned int first, k, nf;
+	struct kmt_stack *rec;
+	u32 seq;
+
+	for (first = 0; first < depth; first += KMT_STACK_SLOT_FRAMES) {
+		nf = min(depth - first, KMT_STACK_SLOT_FRAMES);
+		rec = kmt_data_slot(c, buf, room, now, &seq);
+		if (!rec) {
+			room = false;
+			continue;
+		}
+		*rec = (struct kmt_stack) {
+			.type = KMT_REC_STACK,
+			.cpu = cpu,
+			.seq = seq,
+			.timestamp = now,
+			.stack_id = id,
+			.depth = depth,
+			.first = first,
+			.nframes = nf,
+		};
+		for (k = 0; k < nf; k++)
+			rec->frames[k] = frames[first + k];
+		kmt_commit(buf);
+	}
+	return room;
+}
+
+/*
+ * The stack id for an event whose stack (@depth frames at @frames) was
+ * asked for, its records written first if this stream lacks them, or 0
+ * with KMT_F_NO_STACK in *flags and the reason in *reason.
+ */
+static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
+		     unsigned int cpu, const unsigned long *frames,
+		     unsigned int depth, bool *room, u64 now, u8 *flags,
+		     u64 **reason)
+{
+	struct kmt_stack_ent *e;
+	u32 gen;
+	u16 id;
+
+	*flags |= KMT_F_NO_STACK;
+	*reason = &c->no_stack_unwind;
+	if (!depth)
+		return 0;
+	*reason = &c->no_stack_full;
+	id = kmt_stack_id(c, frames, depth, &e);
+	if (!id)
+		return 0;
+	*flags &= ~KMT_F_NO_STACK;
+	*reason = &c->with_stack;
+	gen = atomic_read(&kmt_desc_gen);
+	if (e->gen == gen)
+		return id;
+	*room = kmt_write_stack(c, buf, cpu, id, frames, depth, *room, now);
+	if (*room) {
+		e->gen = gen;
+		c->stacks_written++;
+	} else {
+		c->stacks_dropped++;
+	}
+	return id;
+}
+
 static u8 kmt_context_flags(void)
 {
 	u8 flags = 0;
@@ -359,12 +588,16 @@ static u8 kmt_context_flags(void)
  */
 static void kmt_record(const struct kmt_ev *ev)
 {
+	unsigned int first = 0, depth = 0;
+	u64 *stack_outcome = NULL;
 	struct rchan_buf *buf;
 	struct kmt_event *rec;
 	unsigned long irqflags;
 	struct kmt_cpu *c;
 	unsigned int cpu;
 	bool room = true;
+	bool want_stack;
+	u16 stack_id = 0;
 	u8 flags;
 	u64 now;
 	u32 seq;
@@ -380,6 +613,9 @@ static void kmt_record(const struct kmt_ev *ev)
 	cpu = smp_processor_id();
 	buf = *this_cpu_ptr(kmt_chan->buf);
 	flags = kmt_context_flags() | ev->flags;
+	want_stack = kmt_wants_stack(ev->type);
+	if (want_stack)
+		first = kmt_take_stack(c, ev->call_site, &depth);
 	now = ktime_get_mono_fast_ns();
 
 	raw_write_seqcount_begin(&c->stats_seq);
@@ -388,6 +624,9 @@ static void kmt_record(const struct kmt_ev *ev)
 		room = kmt_write_lost(c, buf, cpu, now);
 	if (ev->cache)
 		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
+	if (want_stack)
+		stack_id = kmt_stack(c, buf, cpu, c->scratch + first, depth,
+				     &room, now, &flags, &stack_outcome);
 	rec = kmt_data_slot(c, buf, room, now, &seq);
 	if (rec) {
 		*rec = (struct kmt_event) {
@@ -397,16 +636,20 @@ static void kmt_record(const struct kmt_ev *ev)
 			.timestamp = now,
 			.call_site = ev->call_site,
 			.ptr = ev->ptr,
-			.cache_id = (unsigned long)ev->cache,
+			.cache_id = ev->cache ? (unsigned long)ev->cache :
+				    ev->cache_id,
 			.bytes_req = kmt_u32(ev->bytes_req, &flags),
 			.bytes_alloc = kmt_u32(ev->bytes_alloc, &flags),
 			.gfp_flags = (__force u32)ev->gfp,
 			.node = ev->node,
 			.pid = current->pid,
 			.cpu_node = cpu_to_node(cpu),
+			.stack_id = stack_id,
 		};
 		rec->flags = flags;
 		kmt_commit(buf);
+		if (stack_outcome)
+			(*stack_outcome)++;
 	}
 	raw_write_seqcount_end(&c->stats_seq);
 	c->busy = false;
@@ -489,6 +732,7 @@ static void kmt_tp_page_alloc(void *data, struct page *page,
 		.bytes_alloc = PAGE_SIZE << order,
 		.gfp = gfp,
 		.node = KMT_NODE_ANY,
+		.cache_id = KMT_PAGE_MT_VALID | (migratetype & 0xff),
 	};
 
 	kmt_record(&ev);
@@ -846,6 +1090,11 @@ static int kmt_attach(void)
 		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
 
 		memset(c->desc, 0, sizeof(c->desc));
+		if (c->stack_index) {
+			memset(c->stack_index, 0,
+			       (kmt_stack_mask + 1) * sizeof(*c->stack_index));
+			c->stack_used = 0;
+		}
 	}
 	ret = kmt_register_slab_probes();
 	if (ret)
@@ -972,6 +1221,28 @@ static u64 kmt_total_dropped(void)
 		total += dropped;
 	}
 	return total;
+}
+
+struct kmt_stack_stats {
+	u64 with_stack, no_stack_full, no_stack_unwind;
+	u64 stacks_written, stacks_dropped;
+	u32 used;
+};
+
+static void kmt_stack_snapshot(unsigned int cpu, struct kmt_stack_stats *st)
+{
+	struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+	unsigned int start;
+
+	do {
+		start = read_seqcount_begin(&c->stats_seq);
+		st->with_stack = c->with_stack;
+		st->no_stack_full = c->no_stack_full;
+		st->no_stack_unwind = c->no_stack_unwind;
+		st->stacks_written = c->stacks_written;
+		st->stacks_dropped = c->stacks_dropped;
+		st->used = c->stack_used;
+	} while (read_seqcount_retry(&c->stats_seq, start));
 }
 
 /*
@@ -1247,10 +1518,69 @@ static const struct file_operations kmt_stats_fops = {
 	.release = single_release,
 };
 
+static u64 kmt_stack_cost(void);
+
+/*
+ * stacks: how stacks are taken (fixed at load) and, per possible CPU,
+ * since load: written events that had a stack asked for, by outcome,
+ * stacks written and dropped, and the table's entries in use now.
+ */
+static int kmt_stacks_show(struct seq_file *m, void *v)
+{
+	struct kmt_stack_stats st;
+	unsigned int cpu;
+
+	seq_printf(m, "# stacks depth %u frees %u entries %u bytes_per_cpu %llu\n",
+		   stack_depth, stack_depth && stack_frees,
+		   stack_depth ? stack_entries : 0, kmt_stack_cost());
+	seq_puts(m, "# cpu with_stack no_stack_full no_stack_unwind stacks_written stacks_dropped entries_used\n");
+	for_each_possible_cpu(cpu) {
+		kmt_stack_snapshot(cpu, &st);
+		seq_printf(m, "%u %llu %llu %llu %llu %llu %u\n", cpu,
+			   st.with_stack, st.no_stack_full, st.no_stack_unwind,
+			   st.stacks_written, st.stacks_dropped, st.used);
+	}
+	return 0;
+}
+
+static int kmt_stacks_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kmt_stacks_show, NULL);
+}
+
+static const struct file_operations kmt_stacks_fops = {
+	.owner = THIS_MODULE,
+	.open = kmt_stacks_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* Bytes of one CPU's stack table before vmalloc rounds it: index first. */
+static size_t kmt_stack_table_size(void)
+{
+	return ALIGN((size_t)(kmt_stack_mask + 1) * sizeof(u16), 8) +
+	       (size_t)stack_entries * sizeof(struct kmt_stack_ent) +
+	       (size_t)stack_entries * stack_depth * sizeof(unsigned long);
+}
+
+/* What one CPU's stack table costs: its pages and vmalloc's page array. */
+static u64 kmt_stack_cost(void)
+{
+	u64 pages;
+
+	if (!stack_depth)
+		return 0;
+	pages = PAGE_ALIGN((u64)kmt_stack_table_size()) >> PAGE_SHIFT;
+	return (pages << PAGE_SHIFT) + pages * sizeof(struct page *);
+}
+
 /*
  * Bytes one CPU's buffer takes: the ring's pages, relay's page array and
  * padding array and its struct rchan_buf, and this module's per-CPU
- * state. relay allocates the same for every CPU that comes online later.
+ * state, its stack table included. relay allocates the same for every
+ * CPU that comes online later; the stack tables are allocated at load
+ * for every possible CPU.
  */
 static u64 kmt_buf_cost(void)
 {
@@ -1258,7 +1588,27 @@ static u64 kmt_buf_cost(void)
 
 	return (pages << PAGE_SHIFT) + pages * sizeof(struct page *) +
 	       (u64)subbufs * sizeof(size_t) + sizeof(struct rchan_buf) +
-	       sizeof(struct kmt_cpu);
+	       sizeof(struct kmt_cpu) + kmt_stack_cost();
+}
+
+/* Checks the stack parameters; sizes the table's index. */
+static int kmt_check_stack_params(void)
+{
+	if (stack_depth > KMT_STACK_MAX_DEPTH) {
+		pr_err("stack_depth=%u is outside 0..%u (frames)\n", stack_depth,
+		       KMT_STACK_MAX_DEPTH);
+		return -EINVAL;
+	}
+	if (!stack_depth)
+		return 0;
+	if (stack_entries < 1 || stack_entries > KMT_STACK_ENTRIES_MAX) {
+		pr_err("stack_entries=%u is outside 1..%u (distinct stacks per CPU)\n",
+		       stack_entries, KMT_STACK_ENTRIES_MAX);
+		return -EINVAL;
+	}
+	/* At most half full: a lookup ends at a free slot soon. */
+	kmt_stack_mask = roundup_pow_of_two(2 * stack_entries) - 1;
+	return 0;
 }
 
 /* Rounds subbuf_size up to whole records and a ring of whole pages. */
@@ -1317,6 +1667,8 @@ static int kmt_size_buffers(void)
 		       mem_share, KMT_MEM_SHARE_MAX);
 		return -EINVAL;
 	}
+	if (kmt_check_stack_params())
+		return -EINVAL;
 	if (!subbufs)
 		subbufs = KMT_DEFAULT_SUBBUFS;
 	if (!subbuf_size)
@@ -1358,9 +1710,44 @@ static int kmt_size_buffers(void)
 		       subbufs, subbuf_size, kmt_budget.cpus,
 		       kmt_budget.total >> 10, mem_share,
 		       kmt_budget.available >> 10, kmt_budget.allowed >> 10);
+		if (stack_depth)
+			pr_err("of which stack tables take %llu KiB per CPU (stack_entries=%u x stack_depth=%u): lower them, or raise mem_share\n",
+			       kmt_stack_cost() >> 10, stack_entries,
+			       stack_depth);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Every possible CPU's stack table, at load: none is made in a probe. */
+static int kmt_alloc_stacks(void)
+{
+	size_t index_bytes = ALIGN((size_t)(kmt_stack_mask + 1) * sizeof(u16), 8);
+	unsigned int cpu;
+
+	if (!stack_depth)
+		return 0;
+	for_each_possible_cpu(cpu) {
+		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+		char *mem = vzalloc(kmt_stack_table_size());
+
+		/* vzalloc() says it failed, and how large the request was. */
+		if (!mem)
+			return -ENOMEM;
+		c->stack_index = (u16 *)mem;
+		c->stack_ent = (struct kmt_stack_ent *)(mem + index_bytes);
+		c->stack_frames = (unsigned long *)(c->stack_ent +
+						    stack_entries);
+	}
+	return 0;
+}
+
+static void kmt_free_stacks(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		vfree(per_cpu_ptr(kmt_cpus, cpu)->stack_index);
 }
 
 static int __init kmt_init(void)
@@ -1384,6 +1771,11 @@ static int __init kmt_init(void)
 			pr_err("pages=1 but this kernel has no mm_page_alloc/mm_page_free tracepoint\n");
 			return -ENOENT;
 		}
+		/* Called through them when another probe shares the event. */
+		kmt_function_bounds((unsigned long)kmt_page_alloc_tp->iterator,
+				    &kmt_page_iter[0][0], &kmt_page_iter[0][1]);
+		kmt_function_bounds((unsigned long)kmt_page_free_tp->iterator,
+				    &kmt_page_iter[1][0], &kmt_page_iter[1][1]);
 	}
 
 	kmt_cpus = alloc_percpu(struct kmt_cpu);
@@ -1391,12 +1783,15 @@ static int __init kmt_init(void)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
 		seqcount_init(&per_cpu_ptr(kmt_cpus, cpu)->stats_seq);
+	ret = kmt_alloc_stacks();
+	if (ret)
+		goto free_stacks;
 
 	kmt_dir = debugfs_create_dir(KMT_DEBUGFS_DIR, NULL);
 	if (IS_ERR(kmt_dir)) {
 		ret = PTR_ERR(kmt_dir);
 		pr_err("cannot create <debugfs>/%s: %d\n", KMT_DEBUGFS_DIR, ret);
-		goto free_percpu;
+		goto free_stacks;
 	}
 
 	/* relay names the files base + CPU number: KMT_DEBUGFS_CPU_FMT. */
@@ -1419,6 +1814,8 @@ static int __init kmt_init(void)
 			    &kmt_stats_fops);
 	debugfs_create_file(KMT_DEBUGFS_COVERAGE, 0400, kmt_dir, NULL,
 			    &kmt_coverage_fops);
+	debugfs_create_file(KMT_DEBUGFS_STACKS, 0400, kmt_dir, NULL,
+			    &kmt_stacks_fops);
 
 	kmt_register_paths();
 
@@ -1435,6 +1832,10 @@ static int __init kmt_init(void)
 		kmt_budget.sized, subbufs, subbuf_size,
 		kmt_budget.total >> 10, kmt_budget.cpus, mem_share,
 		kmt_budget.available >> 10, kmt_budget.allowed >> 10);
+	if (stack_depth)
+		pr_info("stacks: up to %u frames, of allocations%s; %u distinct stacks per CPU, %llu KiB per CPU\n",
+			stack_depth, stack_frees ? " and frees" : "",
+			stack_entries, kmt_stack_cost() >> 10);
 	return 0;
 
 close_relay:
@@ -1442,7 +1843,8 @@ close_relay:
 	relay_close(kmt_chan);
 remove_dir:
 	debugfs_remove_recursive(kmt_dir);
-free_percpu:
+free_stacks:
+	kmt_free_stacks();
 	free_percpu(kmt_cpus);
 	return ret;
 }
@@ -1462,6 +1864,7 @@ static void __exit kmt_exit(void)
 	/* relay_close() removes the cpuN files; the rest go with the dir. */
 	relay_close(kmt_chan);
 	debugfs_remove_recursive(kmt_dir);
+	kmt_free_stacks();
 	free_percpu(kmt_cpus);
 }
 
