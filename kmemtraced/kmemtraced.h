@@ -101,6 +101,7 @@ struct kmtd {
 
 	/* For kmemtrace.meta (meta.c), gathered when tracing starts. */
 	char *coverage;			/* the module's coverage file, NULL: it has none */
+	char *stacks_start, *stacks_end;	/* its stacks file (1.2), NULL: none */
 	struct kmtd_slab_name *slab;	/* SLUB's names, sorted, at start and at end */
 	size_t nslab, slab_cap;
 };

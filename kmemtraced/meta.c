@@ -319,19 +319,21 @@ static void read_coverage(struct kmtd *d, bool final)
 	}
 }
 
-/* "coverage PATH HOW DETAIL" per line of the coverage file, in its order. */
-static void put_coverage(FILE *f, const char *text)
+/*
+ * "PREFIX LINE" for each line of a module file's text, in its order: '#'
+ * lines are comments, and a line is printed without control characters.
+ */
+static void put_lines(FILE *f, const char *prefix, const char *text)
 {
 	const char *p = text;
 
 	while (p && *p) {
 		size_t len = strcspn(p, "\n");
 
-		/* '#' lines are comments; a line is printed without control characters. */
 		while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
 			len--;
 		if (len && p[0] != '#') {
-			fputs("coverage ", f);
+			fprintf(f, "%s ", prefix);
 			for (size_t i = 0; i < len; i++)
 				fputc((unsigned char)p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i], f);
 			fputc('\n', f);
@@ -340,6 +342,35 @@ static void put_coverage(FILE *f, const char *text)
 		if (*p)
 			p++;
 	}
+}
+
+/*
+ * The module's stacks file (trace format 1.2), read with tracing off when
+ * the trace starts and when it ends, so the difference of its counters is
+ * exactly the trace's. A module without one leaves NULL: nothing is said.
+ */
+static char *read_stacks(const struct kmtd *d)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", d->kdir, KMT_DEBUGFS_STACKS);
+	return slurp(path);
+}
+
+/* "stacks_config ..." from the file's "# stacks ..." line, then its CPU lines. */
+static void put_stacks(FILE *f, const char *text, bool config, const char *prefix)
+{
+	const char *cfg = text ? strstr(text, "# stacks ") : NULL;
+
+	if (config && cfg) {
+		size_t len = strcspn(cfg + 9, "\n");
+
+		fputs("stacks_config ", f);
+		for (size_t i = 0; i < len; i++)
+			fputc((unsigned char)cfg[9 + i] < 0x20 ? '?' : cfg[9 + i], f);
+		fputc('\n', f);
+	}
+	put_lines(f, prefix, text);
 }
 
 static int cmp_slab_name(const void *a, const void *b)
@@ -511,7 +542,8 @@ static char *meta_text(const struct kmtd *d, bool final, size_t *len)
 				fprintf(f, "cpu_node %u %d\n", cpu, cpu_node(cpu));
 	}
 	put_params(f);
-	put_coverage(f, d->coverage);
+	put_lines(f, "coverage", d->coverage);
+	put_stacks(f, d->stacks_start, true, "stacks_start");
 	for (size_t i = 0; i < d->nslab; i++) {
 		fputs("slab_alias ", f);
 		put_slab_word(f, d->slab[i].name);
@@ -540,6 +572,7 @@ static char *meta_text(const struct kmtd *d, bool final, size_t *len)
 			fprintf(f, "command_status %d\n", d->command_status);
 		if (d->stop_reason)
 			fprintf(f, "stop_reason %s\n", d->stop_reason);
+		put_stacks(f, d->stacks_end, false, "stacks_end");
 		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 			if (d->cpus[cpu])
 				fprintf(f, "cpu_records %u %" PRIu64 "\n", cpu,
@@ -599,6 +632,13 @@ int kmtd_write_meta(struct kmtd *d, bool final)
 	int fd, err;
 
 	read_coverage(d, final);
+	if (!final) {
+		free(d->stacks_start);
+		d->stacks_start = read_stacks(d);
+	} else {
+		free(d->stacks_end);
+		d->stacks_end = read_stacks(d);
+	}
 	if (kmtd_slab_snapshot(d) < 0)
 		kmtd_err("warning: %s: %s; some merged cache names are not recorded", slab_dir(),
 			 strerror(errno));
@@ -607,6 +647,9 @@ int kmtd_write_meta(struct kmtd *d, bool final)
 	if (final) {
 		free(d->coverage);
 		d->coverage = NULL;
+		free(d->stacks_start);
+		free(d->stacks_end);
+		d->stacks_start = d->stacks_end = NULL;
 		free_slab(d);
 	}
 	if (!text) {

@@ -5,7 +5,8 @@
 # (KMEMTRACED_TEST_SLAB_DIR, honoured only with the fake debugfs): the module's coverage file
 # copied line by line, nothing for a module without one; one slab_alias line per cache and merged
 # name, blanks escaped, names made or removed during the trace kept; no /sys/kernel/slab is no
-# error; and kmemtrace-report naming the merged cache by those names.
+# error; kmemtrace-report naming the merged cache by those names; and (1.2) the module's stacks
+# file copied as stacks_config, stacks_start and stacks_end lines.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -128,14 +129,31 @@ like "$(printf '%s' "$out" | tr '\n' ' ' | tr -s ' ')" \
 	"kmem_cache_alloc_bulk (its kretprobe missed 2 calls since the module was loaded); some objects it hands out look allocated before the trace" \
 	"report: the calls a probe missed are said in the header"
 
+# A 1.2 module's stacks file: its configuration and its counters at the start and at the end
+# (the command changes them as tracing would), comments left out.
+printf '1.2\n' >"$K/abi_version"
+printf '%s\n' '# stacks depth 32 frees 1 entries 4096 bytes_per_cpu 1116160' \
+	'# cpu with_stack no_stack_full no_stack_unwind stacks_written stacks_dropped entries_used' \
+	'0 10 1 2 3 0 3' >"$K/stacks"
+run "$D" -q -r "$T/fake" -o "$T/t3" -- sh -c "cp '$T/t3/kmemtrace.meta' '$T/t3.start' &&
+	sed -i 's/^0 .*/0 25 4 2 7 1 6/' '$K/stacks'"
+is "$rc" 0 "kmemtraced with a stacks file: exit 0"
+is "$(grep '^stacks_' "$T/t3.start")" \
+	"$(printf 'stacks_config depth 32 frees 1 entries 4096 bytes_per_cpu 1116160\nstacks_start 0 10 1 2 3 0 3')" \
+	"meta at start: stacks_config and stacks_start from the module's stacks file"
+is "$(grep '^stacks_' "$T/t3/kmemtrace.meta")" \
+	"$(printf 'stacks_config depth 32 frees 1 entries 4096 bytes_per_cpu 1116160\nstacks_start 0 10 1 2 3 0 3\nstacks_end 0 25 4 2 7 1 6')" \
+	"meta at the end: stacks_end too, as the file was at the end"
+rm "$K/stacks"
+
 # A module without a coverage file (before 1.1) and a kernel without /sys/kernel/slab.
 rm "$K/coverage"
 printf '1.0\n' >"$K/abi_version"
 run env KMEMTRACED_TEST_SLAB_DIR="$T/no-such-dir" "$D" -q -r "$T/fake" -o "$T/t2" -- true
 is "$rc" 0 "old module, no /sys/kernel/slab: exit 0"
 is "$err" "" "... nothing on stderr: neither is an error"
-! grep -q '^coverage\|^slab_alias' "$T/t2/kmemtrace.meta"
-ok $? "meta: no coverage line, no slab_alias line"
+! grep -q '^coverage\|^slab_alias\|^stacks_' "$T/t2/kmemtrace.meta"
+ok $? "meta: no coverage line, no slab_alias line, no stacks line"
 run "$REPORT" "$T/t2"
 like "$(printf '%s' "$out" | tr '\n' ' ' | tr -s ' ')" "Not covered by this trace: the bulk and lock-free paths" \
 	"report: the header says the bulk and lock-free paths were not covered"
