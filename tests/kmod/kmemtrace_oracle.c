@@ -986,6 +986,257 @@ static const struct file_operations oracle_expected_fops = {
 	.llseek = default_llseek,
 };
 
+/* ==== stacks: known call chains for kmemtrace's kernel stacks ==== */
+/*
+ *   stacks    write 1: oracle_stacks_run(), which calls
+ *             oracle_chain_a -> oracle_chain_b -> oracle_chain_c once per
+ *             operation below; oracle_chain_c performs it n times:
+ *               chain_kmalloc      kmalloc(stack_size, GFP_KERNEL)
+ *               chain_cache_alloc  kmem_cache_alloc() from kmt_oracle_cache
+ *               chain_kfree        kfree() of the chain_kmalloc objects
+ *               chain_cache_free   kmem_cache_free() of the others
+ *               chain_large_alloc  kmalloc(stack_large_size): above the
+ *                                  largest kmalloc cache, so also one
+ *                                  page allocation each
+ *               chain_large_free   kfree() of those (one page free each)
+ *             then oracle_recurse(k) for k = 1..stack_recurse: k + 1
+ *             nested frames of oracle_recurse (k down to 0), then
+ *             oracle_recurse_leaf's kmalloc(stack_size) and kfree(): a
+ *             distinct stack per k.
+ *   stacks_expected read, one "key value" per line:
+ *     stacks_runs N, n N, stack_size N, stack_large_size N,
+ *     cache_name NAME, recurse M,
+ *     chain F1 F2 F3 F4     the functions of the frames from the call
+ *                           site on, innermost first
+ *     recurse_leaf F        the function of the recursion's call sites
+ *     recurse_fn F          the function each nesting level adds a frame of
+ *     done OP N / failed OP N   for each chain operation, and for
+ *                           recurse_alloc and recurse_free
+ */
+#define ORACLE_RECURSE_MAX	48
+
+static unsigned int stack_size = 120;
+module_param(stack_size, uint, 0444);
+MODULE_PARM_DESC(stack_size, "kmalloc size of the stacks pattern, 1..4096 (default 120)");
+
+static unsigned int stack_large_size = 5 * PAGE_SIZE;
+module_param(stack_large_size, uint, 0444);
+MODULE_PARM_DESC(stack_large_size,
+		 "kmalloc size of the stacks pattern's page-backed objects, above the largest kmalloc cache (default 5 pages)");
+
+static unsigned int stack_recurse = 24;
+module_param(stack_recurse, uint, 0444);
+MODULE_PARM_DESC(stack_recurse,
+		 "Recursion depths 1..N of the stacks pattern, each a distinct stack, 0..48 (default 24)");
+
+enum oracle_stack_op {
+	OS_KMALLOC,
+	OS_CACHE_ALLOC,
+	OS_KFREE,
+	OS_CACHE_FREE,
+	OS_LARGE_ALLOC,
+	OS_LARGE_FREE,
+	OS_RECURSE_ALLOC,
+	OS_RECURSE_FREE,
+	OS_COUNT
+};
+
+static const char * const oracle_stack_names[OS_COUNT] = {
+	[OS_KMALLOC] = "chain_kmalloc",
+	[OS_CACHE_ALLOC] = "chain_cache_alloc",
+	[OS_KFREE] = "chain_kfree",
+	[OS_CACHE_FREE] = "chain_cache_free",
+	[OS_LARGE_ALLOC] = "chain_large_alloc",
+	[OS_LARGE_FREE] = "chain_large_free",
+	[OS_RECURSE_ALLOC] = "recurse_alloc",
+	[OS_RECURSE_FREE] = "recurse_free",
+};
+
+static bool oracle_size_ok(const char *name, unsigned long v,
+			   unsigned long min, unsigned long max);
+
+static struct oracle_result oracle_stack_res[OS_COUNT];
+static struct oracle_text oracle_stacks_expected;
+static unsigned int oracle_stacks_runs;
+static void *oracle_chain_small[ORACLE_MAX_N];
+static void *oracle_chain_cached[ORACLE_MAX_N];
+static void *oracle_chain_large[ORACLE_MAX_N];
+
+static void oracle_chain_keep(enum oracle_stack_op op, void **slot, void *obj)
+{
+	*slot = obj;
+	if (obj)
+		oracle_stack_res[op].done++;
+	else
+		oracle_stack_res[op].failed++;
+}
+
+static void oracle_chain_drop(enum oracle_stack_op op, void **slot)
+{
+	*slot = NULL;
+	oracle_stack_res[op].done++;
+}
+
+/*
+ * The end of the chain: every allocation and free of the chain part is
+ * called from here. Like the pattern functions above, it does work after
+ * each call, so no call becomes a jump and no frame goes missing.
+ */
+static noinline __noclone unsigned int oracle_chain_c(enum oracle_stack_op op)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		switch (op) {
+		case OS_KMALLOC:
+			oracle_chain_keep(op, &oracle_chain_small[j],
+					  kmalloc(stack_size, GFP_KERNEL));
+			break;
+		case OS_CACHE_ALLOC:
+			oracle_chain_keep(op, &oracle_chain_cached[j],
+					  kmem_cache_alloc(oracle_cache,
+							   GFP_KERNEL));
+			break;
+		case OS_LARGE_ALLOC:
+			oracle_chain_keep(op, &oracle_chain_large[j],
+					  kmalloc(stack_large_size,
+						  GFP_KERNEL | __GFP_NOWARN));
+			break;
+		case OS_KFREE:
+			if (!oracle_chain_small[j])
+				break;
+			kfree(oracle_chain_small[j]);
+			oracle_chain_drop(op, &oracle_chain_small[j]);
+			break;
+		case OS_CACHE_FREE:
+			if (!oracle_chain_cached[j])
+				break;
+			kmem_cache_free(oracle_cache, oracle_chain_cached[j]);
+			oracle_chain_drop(op, &oracle_chain_cached[j]);
+			break;
+		case OS_LARGE_FREE:
+			if (!oracle_chain_large[j])
+				break;
+			kfree(oracle_chain_large[j]);
+			oracle_chain_drop(op, &oracle_chain_large[j]);
+			break;
+		default:
+			break;
+		}
+	}
+	barrier();
+	return oracle_stack_res[op].done;
+}
+
+static noinline __noclone unsigned int oracle_chain_b(enum oracle_stack_op op)
+{
+	unsigned int done = oracle_chain_c(op);
+
+	barrier();
+	return done + 1;
+}
+
+static noinline __noclone unsigned int oracle_chain_a(enum oracle_stack_op op)
+{
+	unsigned int done = oracle_chain_b(op);
+
+	barrier();
+	return done + 1;
+}
+
+static noinline __noclone unsigned int oracle_recurse_leaf(void)
+{
+	void *p = kmalloc(stack_size, GFP_KERNEL);
+
+	if (!p) {
+		oracle_stack_res[OS_RECURSE_ALLOC].failed++;
+		return 0;
+	}
+	oracle_stack_res[OS_RECURSE_ALLOC].done++;
+	kfree(p);
+	oracle_stack_res[OS_RECURSE_FREE].done++;
+	return 1;
+}
+
+/* One more frame per level; the barrier keeps it from becoming a loop. */
+static noinline __noclone unsigned int oracle_recurse(unsigned int k)
+{
+	unsigned int done;
+
+	done = k ? oracle_recurse(k - 1) : oracle_recurse_leaf();
+	barrier();
+	return done + 1;
+}
+
+static noinline __noclone void oracle_stacks_run(void)
+{
+	static const enum oracle_stack_op ops[] = {
+		OS_KMALLOC, OS_CACHE_ALLOC, OS_KFREE, OS_CACHE_FREE,
+		OS_LARGE_ALLOC, OS_LARGE_FREE,
+	};
+	unsigned int i, k;
+
+	memset(oracle_stack_res, 0, sizeof(oracle_stack_res));
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		oracle_chain_a(ops[i]);
+	for (k = 1; k <= stack_recurse; k++)
+		oracle_recurse(k);
+	oracle_stacks_runs++;
+
+	oracle_out = &oracle_stacks_expected;
+	oracle_out->len = 0;
+	oracle_say("stacks_runs %u\n", oracle_stacks_runs);
+	oracle_say("n %u\n", n);
+	oracle_say("stack_size %u\n", stack_size);
+	oracle_say("stack_large_size %u\n", stack_large_size);
+	oracle_say("cache_name %s\n", ORACLE_CACHE_NAME);
+	oracle_say("recurse %u\n", stack_recurse);
+	oracle_say("chain oracle_chain_c oracle_chain_b oracle_chain_a %s\n",
+		   __func__);
+	oracle_say("recurse_leaf oracle_recurse_leaf\n");
+	oracle_say("recurse_fn oracle_recurse\n");
+	for (i = 0; i < OS_COUNT; i++) {
+		oracle_say("done %s %u\n", oracle_stack_names[i],
+			   oracle_stack_res[i].done);
+		oracle_say("failed %s %u\n", oracle_stack_names[i],
+			   oracle_stack_res[i].failed);
+	}
+}
+
+static ssize_t oracle_stacks_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &v);
+	if (ret)
+		return ret;
+	if (v != 1)
+		return -EINVAL;
+	mutex_lock(&oracle_lock);
+	oracle_stacks_run();
+	mutex_unlock(&oracle_lock);
+	return count;
+}
+
+static const struct file_operations oracle_stacks_fops = {
+	.owner = THIS_MODULE,
+	.write = oracle_stacks_write,
+	.llseek = noop_llseek,
+};
+
+static bool oracle_stacks_params_ok(void)
+{
+	return oracle_size_ok("stack_size", stack_size, 1, SZ_4K) &&
+	       oracle_size_ok("stack_large_size", stack_large_size,
+			      KMALLOC_MAX_CACHE_SIZE + 1, SZ_1M) &&
+	       oracle_size_ok("stack_recurse", stack_recurse, 0,
+			      ORACLE_RECURSE_MAX);
+}
+
+/* ==== end of stacks ==== */
+
 /* The load generator: a kthread per online CPU. */
 static struct task_struct **oracle_load_tasks;
 static unsigned int oracle_load_batch;
@@ -1150,6 +1401,8 @@ static int __init oracle_init(void)
 	ret = oracle_check_params();
 	if (ret)
 		return ret;
+	if (!oracle_stacks_params_ok())
+		return -EINVAL;
 	oracle_cache = kmem_cache_create(ORACLE_CACHE_NAME, obj_size, 0, 0,
 					 oracle_obj_ctor);
 	if (!oracle_cache)
@@ -1173,6 +1426,10 @@ static int __init oracle_init(void)
 	debugfs_create_file("bulk_expected", 0400, oracle_dir,
 			    &oracle_bulk_expected, &oracle_expected_fops);
 	debugfs_create_file("load", 0600, oracle_dir, NULL, &oracle_load_fops);
+	debugfs_create_file("stacks", 0200, oracle_dir, NULL,
+			    &oracle_stacks_fops);
+	debugfs_create_file("stacks_expected", 0400, oracle_dir,
+			    &oracle_stacks_expected, &oracle_expected_fops);
 	oracle_describe(0);
 	return 0;
 

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 48-stacks.t - kernel stacks (trace format 1.2, module parameter stack_depth), in one guest:
+#  1. stack_depth=32 stack_frees=1 pages=1: the oracle's stacks pattern and its bulk pattern
+#     (the kprobe paths) under kmemtraced. Every chain operation's events carry one stack whose
+#     frames, symbolized with the guest's kallsyms, are oracle_chain_c <- _b <- _a <-
+#     oracle_stacks_run from the call site on, exactly as many as the oracle made; the page
+#     allocations and frees of its large objects carry the chain beyond the page allocator's
+#     frames, with migratetype MIGRATE_UNMOVABLE; the recursion gives one stack per depth. Every
+#     tracepoint has more than one probe here (tracefs holds them), so the tracepoint iterators'
+#     frames are there to be cut.
+#  2. stack_entries=8: the table overflows on every CPU; per CPU, events with a stack, events
+#     with KMT_F_NO_STACK and whole stacks written equal the module's counters (kmemtraced copies
+#     them into kmemtrace.meta at start and end) exactly, and the stacks written are the table's
+#     8 entries.
+#  3. stack_depth=64 with frees and pages, under the allocation load: enabled toggled, a CPU
+#     unplugged and plugged back while kmemtraced drains, then unloaded with tracing on.
+#  kmemtrace-report --stacks --json and --folded give the chain's stacks and the recursion's
+#  with the oracle's counts; on the tiny table, the report's "N events without a stack" is the
+#  module's count.
+# In every trace: stack records well formed and written before the events that use them, an
+# allocation (and a free when asked) has a stack or KMT_F_NO_STACK, no stack holds a frame of
+# the tracer, a slab event's stack starts at its call site. Expected numbers come from the
+# oracle's stacks_expected file and the module's counters, never from the trace itself.
+KMT_TEST_TIMEOUT=300
+# The tracepoints stay held by tracefs (below): no text patching, so multi-threaded TCG is safe.
+export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
+# shellcheck source=tests/guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ -f "$KMT_TOP/kmod/Kbuild" ] || skip_all "kmod/ not written yet"
+[ -f "$KMT_TOP/tests/kmod/Kbuild" ] || skip_all "the oracle module (tests/kmod) not written yet"
+command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+
+JUDGE=$KMT_TOP/tests/guest/stacks.py
+REPORT=$KMT_TOP/build/kmemtrace-report
+[ -x "$KMT_TOP/build/san/kmemtrace-report" ] && REPORT=$KMT_TOP/build/san/kmemtrace-report
+TINY=8
+TOGGLES=20
+mkdir -p "$KMT_TEST_DIR"
+script=$KMT_TEST_DIR/stacks.sh
+cat >"$script" <<EOS
+#!/bin/sh
+TINY=$TINY
+TOGGLES=$TOGGLES
+EOS
+cat >>"$script" <<'EOS'
+D=$KMT_DEBUGFS
+OR=/sys/kernel/debug/kmemtrace_oracle
+O=$KMT_OUT
+KO=$KMT_MODDIR/kmemtrace.ko
+TR=/sys/kernel/tracing
+. "$KMT_FILES/guest-lib.sh"
+
+hold_slab_tracepoints kmt48
+# The page events too, the same way (two probes each, so attaching kmemtrace's patches no text):
+# kmemtrace's probe is then called through the tracepoint's iterator, whose frame a page
+# event's stack must not keep.
+for t in $TR $TR/instances/kmt48; do
+	for e in mm_page_alloc mm_page_free; do
+		echo 1 > $t/events/kmem/$e/enable
+		cat $t/events/kmem/$e/enable >> $O/held
+	done
+done
+
+# 1. The chain, the recursion and the bulk paths, each stack asked for.
+rmmod kmemtrace
+insmod $KO start_disabled=1 stack_depth=32 stack_frees=1 pages=1
+kmemtraced -o $O/chain -- sh -c "echo 1 > $OR/stacks && echo 1 > $OR/bulk" > $O/chain.err 2>&1
+echo $? > $O/chain.status
+cat $OR/stacks_expected > $O/stacks.expected
+cat $OR/bulk_expected > $O/bulk.expected
+
+# 2. A tiny table: the pattern on each CPU in turn overflows it there.
+rmmod kmemtrace
+insmod $KO start_disabled=1 stack_depth=32 stack_entries=$TINY
+kmemtraced -o $O/tiny -- sh -c \
+	"for c in \$(seq 0 \$((KMT_NCPUS - 1))); do taskset -c \$c sh -c 'echo 1 > $OR/stacks' || exit 1; done" \
+	> $O/tiny.err 2>&1
+echo $? > $O/tiny.status
+
+# 3. The deepest stacks, with frees and pages, under load: toggles, hotplug, unload.
+rmmod kmemtrace
+insmod $KO start_disabled=1 stack_depth=64 stack_frees=1 pages=1
+echo 4 > $OR/load
+kmemtraced -o $O/faults > $O/faults.err 2>&1 &
+pid=$!
+i=0
+while [ "$(cat $D/enabled)" != 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+j=0
+while [ $j -lt $TOGGLES ]; do
+	echo 0 > $D/enabled || echo "write 0 failed" >> $O/faults.toggle
+	echo 1 > $D/enabled || echo "write 1 failed" >> $O/faults.toggle
+	j=$((j + 1))
+done
+echo 0 > /sys/devices/system/cpu/cpu1/online || echo "offline failed" >> $O/faults.toggle
+sleep 1
+echo 1 > /sys/devices/system/cpu/cpu1/online || echo "online failed" >> $O/faults.toggle
+sleep 1
+kill -INT $pid
+wait $pid
+echo $? > $O/faults.status
+echo 1 > $D/enabled
+sleep 1
+echo 0 > $OR/load
+cat $D/stacks > $O/faults.stacks
+if rmmod kmemtrace; then echo unloaded > $O/faults.rmmod; fi
+# Back for kmemtrace-vm, which unloads it at the end.
+insmod $KO start_disabled=1
+exit 0
+EOS
+chmod +x "$script"
+
+vm_ok stacks -T 270 -c 2 -p start_disabled=1 -m kmemtrace_oracle --no-daemon \
+	-a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" -- stacks.sh
+R=$VM_OUT
+is "$(command_status)" 0 "guest script ran to the end"
+dmesg_clean
+is "$(tr -d '\n' <"$R/held" 2>/dev/null)" 111111111111 "tracefs held the slab and page tracepoints"
+
+# 1. The chain.
+is "$(cat "$R/chain.status" 2>/dev/null)" 0 "chain: kmemtraced -- COMMAND exit 0" ||
+	note_file "$R/chain.err"
+like "$(grep '^abi_version' "$R/chain/kmemtrace.meta" 2>/dev/null)" '^abi_version 1\.2$' \
+	"chain: the trace is ABI 1.2"
+like "$(grep '^stacks_config' "$R/chain/kmemtrace.meta" 2>/dev/null)" \
+	'^stacks_config depth 32 frees 1 entries 4096 bytes_per_cpu [1-9][0-9]*$' \
+	"chain: kmemtrace.meta says how stacks were taken"
+ok "chain: every file passes kmemtrace_check --strict (which skips the stack records)" \
+	all_strict "$R/chain"
+tap_checks python3 "$JUDGE" chain "$R/chain" "$R/stacks.expected"
+tap_checks python3 "$JUDGE" stream "$R/chain" 1
+tap_checks python3 "$JUDGE" account "$R/chain"
+# The bulk paths (kprobes): their events have stacks from the call site on like the others.
+tap_checks python3 "$JUDGE" bulk "$R/chain" "$R/bulk.expected"
+# kmemtrace-report's views of the same stacks.
+"$REPORT" --stacks --json "$R/chain" >"$R/chain.json" 2>"$R/chain.json.err"
+is "$?" 0 "kmemtrace-report --stacks --json: exit 0" || note_file "$R/chain.json.err"
+"$REPORT" --folded "$R/chain" >"$R/chain.folded" 2>"$R/chain.folded.err"
+is "$?" 0 "kmemtrace-report --folded: exit 0" || note_file "$R/chain.folded.err"
+tap_checks python3 "$JUDGE" report "$R/stacks.expected" "$R/chain.json" "$R/chain.folded"
+
+# 2. The tiny table.
+is "$(cat "$R/tiny.status" 2>/dev/null)" 0 "tiny table: kmemtraced -- COMMAND exit 0" ||
+	note_file "$R/tiny.err"
+tap_checks python3 "$JUDGE" stream "$R/tiny" 0
+tap_checks python3 "$JUDGE" account "$R/tiny" "$TINY"
+"$REPORT" --json "$R/tiny" >"$R/tiny.json" 2>"$R/tiny.json.err"
+is "$?" 0 "tiny table: kmemtrace-report --json: exit 0" || note_file "$R/tiny.json.err"
+"$REPORT" "$R/tiny" >"$R/tiny.txt" 2>&1
+is "$?" 0 "tiny table: kmemtrace-report: exit 0"
+tap_checks python3 "$JUDGE" nostack "$R/tiny" "$R/tiny.json" "$R/tiny.txt"
+
+# 3. Toggles, hotplug, unload with tracing on.
+is "$(cat "$R/faults.status" 2>/dev/null)" 0 "faults: kmemtraced exit 0" ||
+	note_file "$R/faults.err"
+is "$(cat "$R/faults.toggle" 2>/dev/null)" "" "faults: every toggle and hotplug write succeeded"
+tap_checks python3 "$JUDGE" stream "$R/faults" 1
+like "$(sed -n 1p "$R/faults.stacks" 2>/dev/null)" '^# stacks depth 64 frees 1 entries 4096 ' \
+	"faults: the stacks file states depth, frees and entries"
+is "$(cat "$R/faults.rmmod" 2>/dev/null)" unloaded "faults: rmmod with tracing on"
+ok "kmemtrace.ko unloaded at the end" grep -q '^rmmod kmemtrace: ok' "$R/guest.log"
+
+done_testing
