@@ -426,17 +426,17 @@ is "$(command_status)" 0 "guest script ran to the end"
 dmesg_clean
 
 # Files and modes.
-for f in abi_version total_overruns stats coverage cpu0 cpu1; do
+for f in abi_version total_overruns stats coverage stacks cpu0 cpu1; do
 	is "$(awk -v f="/sys/kernel/debug/kmemtrace/$f" '$1 == f { print $2, $3, $4 }' "$o/modes")" \
 		"400 0 0" "$f is mode 0400, owned by root"
 done
 is "$(awk '$1 ~ /\/enabled$/ { print $2, $3, $4 }' "$o/modes")" "600 0 0" "enabled is mode 0600, owned by root"
-is "$(wc -l <"$o/modes")" 7 "debugfs dir holds exactly the 5 control files and 2 cpu files"
+is "$(wc -l <"$o/modes")" 8 "debugfs dir holds exactly the 6 control files and 2 cpu files"
 major=$(sed -n 's/^#define KMT_ABI_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 minor=$(sed -n 's/^#define KMT_ABI_MINOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 is "$(cat "$o/abi_version")" "$major.$minor" "abi_version matches the header"
 is "$(cat "$o/enabled_at_load")" 1 "tracing is on at load by default"
-for p in subbufs subbuf_size mem_share start_disabled pages; do
+for p in subbufs subbuf_size mem_share start_disabled pages stack_depth stack_frees stack_entries; do
 	ok "parameter $p is visible in /sys/module" grep -q "^$p " "$o/params_default"
 done
 
@@ -450,7 +450,7 @@ ok "  and gets records" test -s "$o/read_after.bin"
 
 # Root only.
 is "$(grep -c ' denied$' "$o/nonroot")" "$(wc -l <"$o/nonroot")" "uid 1000 can neither read nor write any kmemtrace file"
-ok "the non-root check saw every file" test "$(wc -l <"$o/nonroot")" -eq 8
+ok "the non-root check saw every file" test "$(wc -l <"$o/nonroot")" -eq 9
 is "$(cat "$o/enabled_after_nonroot")" 1 "a refused non-root write changed nothing"
 
 # rmmod while a buffer is open.
