@@ -63,9 +63,8 @@ for t in $TR $TR/instances/kmt48; do
 	done
 done
 
-# 1. The chain, the recursion and the bulk paths, each stack asked for.
-rmmod kmemtrace
-insmod $KO start_disabled=1 stack_depth=32 stack_frees=1 pages=1
+# 1. The chain, the recursion and the bulk paths, each stack asked for (kmemtrace-vm loaded
+# kmemtrace.ko so, before the oracle, as a user would).
 kmemtraced -o $O/chain -- sh -c "echo 1 > $OR/stacks && echo 1 > $OR/bulk" > $O/chain.err 2>&1
 echo $? > $O/chain.status
 cat $OR/stacks_expected > $O/stacks.expected
@@ -111,7 +110,8 @@ exit 0
 EOS
 chmod +x "$script"
 
-vm_ok stacks -T 270 -c 2 -p start_disabled=1 -m kmemtrace_oracle --no-daemon \
+vm_ok stacks -T 270 -c 2 -p 'start_disabled=1 stack_depth=32 stack_frees=1 pages=1' \
+	-m kmemtrace_oracle --no-daemon \
 	-a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" -- stacks.sh
 R=$VM_OUT
 is "$(command_status)" 0 "guest script ran to the end"
