@@ -26,6 +26,7 @@
 #include "report_meta.h"
 #include "report_out.h"
 #include "sym_kallsyms.h"
+#include "view_stacks.h"
 
 /* kmemtrace_check.c's main(), renamed when compiled for the fuzz targets. */
 int kmt_check_main(int argc, char **argv);
@@ -606,6 +607,82 @@ static void check_totals(const struct rpt *r, uint64_t fed)
 		fail("page tallies inconsistent");
 }
 
+/* What the stack tallies satisfy, whatever the records and filters. */
+static void check_stacks(const struct rpt *r)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	uint64_t hits = 0, out = 0;
+	size_t i;
+
+	for (i = 0; i < rpt_nstacks(r); i++) {
+		const struct rpt_stack *s = rpt_stack(r, i);
+		unsigned int d = 0;
+		const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), (uint32_t)i, &d);
+
+		if (!s || !fr || !d || d > KMT_STACK_MAX_DEPTH)
+			fail("stack %zu: no tallies or frames (depth %u)", i, d);
+		if (s->failed > s->hits || s->frees + s->out_count > s->hits - s->failed ||
+		    s->out_bytes > s->bytes_alloc)
+			fail("stack %zu: inconsistent tallies", i);
+		hits += s->hits;
+		out += s->out_count;
+	}
+	if (hits != t->stack_allocs)
+		fail("stacks' hits %" PRIu64 " != allocations with a stack %" PRIu64, hits,
+		     t->stack_allocs);
+	if (out > t->outstanding)
+		fail("more outstanding by stack than in all");
+	if (t->stack_allocs + t->no_stack_allocs + t->unknown_stack_allocs > t->allocs)
+		fail("more allocations with and without stacks than allocations");
+	if (t->stack_slots && !rpt_has_stacks(r))
+		fail("stack records but no stacks said");
+}
+
+/* --folded's lines: frames, a blank and a positive count each; they sum to the stacks'. */
+static void check_folded(const struct rpt *r, const struct out_opts *o, const struct stacks_args *a)
+{
+	char *buf = NULL, *p, *nl;
+	size_t len = 0;
+	uint64_t sum = 0, want = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	size_t i;
+
+	if (!fp)
+		harness_fail("open_memstream: %s", strerror(errno));
+	if (stacks_folded(fp, r, o, a))
+		harness_fail("stacks_folded: out of memory");
+	if (fclose(fp))
+		harness_fail("open_memstream: %s", strerror(errno));
+	for (p = buf; p && *p; p = nl + 1) {
+		char *sp, *end;
+		unsigned long long v;
+
+		nl = strchr(p, '\n');
+		if (!nl)
+			fail("folded output not ending in a newline");
+		*nl = '\0';
+		sp = strrchr(p, ' ');
+		if (!sp || sp == p || strchr(p, ' ') != sp || strstr(p, ";;") || *p == ';' ||
+		    sp[-1] == ';')
+			fail("bad folded line: %s", p);
+		v = strtoull(sp + 1, &end, 10);
+		if (*end || !v)
+			fail("bad folded count: %s", p);
+		sum += v;
+	}
+	free(buf);
+	if (a->min_count > 1 || a->nexclude)
+		return;
+	for (i = 0; i < rpt_nstacks(r); i++) {
+		const struct rpt_stack *s = rpt_stack(r, i);
+
+		want += a->weight == FOLD_BYTES ? s->bytes_alloc :
+			a->weight == FOLD_REQ ? s->bytes_req : s->hits;
+	}
+	if (sum != want)
+		fail("folded counts sum to %" PRIu64 ", the stacks to %" PRIu64, sum, want);
+}
+
 /* Prints the report in every format; the JSON must parse. */
 static void print_all(const struct rpt *r, struct out_opts *o)
 {
@@ -889,6 +966,19 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	o.meta = fixed_meta_get();
 	o.ks = o.raw_ip ? NULL : fixed_ksyms();
 	print_all(r, &o);
+	check_stacks(r);
+	{
+		static const char *const excl[] = { "kmem_site_two", "0xffffffff81001047" };
+		struct stacks_args sa = { .min_count = cut % 3, .weight = (enum folded_weight)(cut % 3),
+					  .exclude = excl, .nexclude = opt & 0x20 ? 2 : 0 };
+
+		o.xview = &view_stacks;
+		o.view_args = &sa;
+		o.nsort = 1;
+		o.sort[0] = opt & 2 ? SK_BYTES : SK_OUT;
+		print_all(r, &o);
+		check_folded(r, &o, &sa);
+	}
 	rpt_free(r);
 	kmt_merge_close(m);
 	kmt_merge_close(m2);

@@ -226,6 +226,101 @@ static void trace_unknown(const char *dir)
 	close_gen(g);
 }
 
+/*
+ * Kernel stacks (1.2) on two CPUs: shared and per-CPU stacks, an id given a
+ * new stack, a stack cut by a LOST marker and continued by an orphan, a
+ * file starting inside a stack, allocations marked without a stack or
+ * naming an unknown id, frees of objects allocated with stacks.
+ */
+static void trace_stacks(const char *dir, int be, unsigned int bits)
+{
+	uint64_t text = bits == 32 ? 0xc1001000ULL : 0xffffffff81001000ULL;
+	uint64_t heap = bits == 32 ? 0xd0000000ULL : 0xffff888100000000ULL;
+	struct gen *g = open_gen(dir, 2, be, bits, 0, 0);
+	uint64_t fr[KMT_STACK_MAX_DEPTH], t = 300;
+	union kmt_rec r;
+	unsigned int i, cpu;
+
+	for (i = 0; i < KMT_STACK_MAX_DEPTH; i++)
+		fr[i] = text + 0x40 * i + 7;
+	/* CPU 1 begins inside a stack: its last slot. */
+	memset(&r, 0, sizeof(r));
+	r.stack.type = KMT_REC_STACK;
+	r.stack.cpu = 1;
+	r.stack.seq = gen_next_seq(g, 1);
+	r.stack.timestamp = t;
+	r.stack.stack_id = 9;
+	r.stack.depth = 7;
+	r.stack.first = 5;
+	r.stack.nframes = 2;
+	r.stack.frames[0] = fr[5];
+	r.stack.frames[1] = fr[6];
+	CHK(gen_raw(g, 1, &r));
+	gen_set_seq(g, 1, r.stack.seq + 1);
+	for (cpu = 0; cpu < 2; cpu++) {
+		CHK(gen_stack(g, cpu, t++, 1, fr, 3));
+		CHK(gen_stack(g, cpu, t++, 2, fr + 1, 12));
+	}
+	for (i = 0; i < 12; i++) {
+		struct kmt_event ev = { .type = i & 1 ? KMT_REC_CACHE_ALLOC : KMT_REC_KMALLOC,
+					.timestamp = t++, .call_site = fr[i % 2],
+					.ptr = i == 5 ? 0 : heap + 0x40 * i, .bytes_req = 24,
+					.bytes_alloc = 32, .node = KMT_NODE_ANY, .pid = 1,
+					.cache_id = i & 1 ? heap - 0x1000 : 0,
+					.stack_id = (uint16_t)(1 + i % 2) };
+
+		if (i == 7) {
+			ev.stack_id = 0;
+			ev.flags = KMT_F_NO_STACK;
+		} else if (i == 9) {
+			ev.stack_id = 77;
+		}
+		CHK(gen_event(g, i % 2, &ev));
+	}
+	/* Id 1 of CPU 0 becomes another stack; a stack cut short, then an orphan. */
+	CHK(gen_stack(g, 0, t++, 1, fr + 20, KMT_STACK_MAX_DEPTH - 20));
+	CHK(gen_kmalloc(g, 0, t++, fr[20], heap + 0x1000, 8, 8, KMT_NODE_ANY, 1));
+	CHK(gen_stack(g, 1, t, 3, fr, 10));
+	CHK(gen_lost(g, 1, t++, 1));
+	CHK(gen_kfree(g, 0, t++, text + 0x10000, heap, 1));
+	CHK(gen_kfree(g, 1, t++, text + 0x10000, heap + 0x40, 1));
+	CHK(gen_kfree(g, 0, t++, text + 0x10000, heap + 0x80, 1));
+	close_gen(g);
+}
+
+/* A stack slot broken one way after a good stack: each a reader rejection. */
+static void trace_bad_stack(const char *dir, const char *what)
+{
+	struct gen *g = open_gen(dir, 1, 0, 64, 0, 0);
+	uint64_t fr[8] = { 0xffffffff81001007ULL, 0xffffffff81001047ULL, 0xffffffff81001087ULL,
+			   0xffffffff810010c7ULL, 0xffffffff81001107ULL, 0xffffffff81001147ULL };
+	union kmt_rec r;
+
+	CHK(gen_stack(g, 0, 10, 1, fr, 2));
+	CHK(gen_kmalloc(g, 0, 11, fr[0], 0xffff888100000000ULL, 8, 8, KMT_NODE_ANY, 1));
+	memset(&r, 0, sizeof(r));
+	r.stack.type = KMT_REC_STACK;
+	r.stack.seq = gen_next_seq(g, 0);
+	r.stack.timestamp = 12;
+	r.stack.stack_id = 2;
+	r.stack.depth = 6;
+	r.stack.nframes = 5;
+	memcpy(r.stack.frames, fr, 5 * sizeof(fr[0]));
+	if (strcmp(what, "depth") == 0)
+		r.stack.depth = 65;
+	else if (strcmp(what, "short") == 0)
+		r.stack.nframes = 4, r.stack.frames[4] = 0;
+	else if (strcmp(what, "order") == 0)
+		r.stack = (struct kmt_stack){ .type = KMT_REC_STACK, .seq = r.stack.seq, .timestamp = 12,
+					      .stack_id = 2, .depth = 6, .first = 5, .nframes = 1,
+					      .frames = { fr[5] } };
+	CHK(gen_raw(g, 0, &r));
+	gen_set_seq(g, 0, r.stack.seq + 1);
+	if (strcmp(what, "inside") == 0)
+		CHK(gen_kmalloc(g, 0, 13, fr[0], 0xffff888100000040ULL, 8, 8, KMT_NODE_ANY, 1));
+	close_gen(g);
+}
+
 /* One good record, then one bad thing: each a reader rejection path. */
 static void trace_bad(const char *dir, const char *what, int be, unsigned int bits)
 {
@@ -326,6 +421,13 @@ static void crafted(void)
 	SEED(trace_churn(d), "churn", 0x02, 0);
 	SEED(trace_unknown(d), "unknown-types", 0x08, 0);
 	SEED(trace_minor(d), "newer-minor", 0x60, 0);
+	SEED(trace_stacks(d, 0, 64), "stacks-le64", 0x00, 0);
+	SEED(trace_stacks(d, 1, 32), "stacks-be32", 0x9a, 0);
+	SEED(trace_stacks(d, 1, 64), "stacks-be64", 0x31, 0);
+	SEED(trace_bad_stack(d, "depth"), "bad-stack-depth", 0x01, 1);
+	SEED(trace_bad_stack(d, "short"), "bad-stack-short", 0x02, 1);
+	SEED(trace_bad_stack(d, "order"), "bad-stack-order", 0x04, 1);
+	SEED(trace_bad_stack(d, "inside"), "bad-stack-inside", 0x08, 1);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		SEED(trace_bad(d, bad[i].bad, bad[i].be, bad[i].bits), bad[i].name, bad[i].opt, 1);
 #undef SEED
