@@ -187,13 +187,6 @@ static int check_file(const char *path, const struct args *a)
 				goto out;
 			}
 		} else if (rec.c.type <= KMT_REC_PAGE_FREE && rec.ev.stack_id) {
-			if (rec.ev.flags & KMT_F_NO_STACK) {
-				printf("%s: FAIL: offset %" PRIu64 ": %s record marked as having no "
-				       "stack names stack id %u\n", path, kmt_file_offset(f),
-				       kmt_rec_type_name(rec.c.type), rec.ev.stack_id);
-				ret = KMT_EXIT_DATA;
-				goto out;
-			}
 			if (kmt_stacks_lookup(stk, rec.c.cpu, rec.ev.stack_id) == KMT_STACK_NONE &&
 			    !su.unknown++)
 				su.first_off = kmt_file_offset(f);

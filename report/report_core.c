@@ -698,11 +698,14 @@ static int stack_alloc(struct rpt *r, const struct kmt_event *ev, const struct o
 	uint32_t i = KMT_STACK_NONE;
 	struct rpt_stack *st;
 
-	if (ev->stack_id)
-		i = kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id);
+	/* Marked as having none, it has none, whatever id it names (kmemtrace_check refuses that). */
+	if (ev->flags & KMT_F_NO_STACK) {
+		r->t.no_stack_allocs++;
+		return 0;
+	}
+	i = kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id);
 	if (i == KMT_STACK_NONE) {
-		r->t.no_stack_allocs += (ev->flags & KMT_F_NO_STACK) != 0;
-		r->t.unknown_stack_allocs += ev->stack_id != 0;
+		r->t.unknown_stack_allocs++;
 		return 0;
 	}
 	if (i >= r->stk_cap) {

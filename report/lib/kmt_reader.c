@@ -441,7 +441,7 @@ static int check_rare(struct kmt_file *f, const union kmt_rec *r)
 	return 0;
 }
 
-enum rec_fault { FAULT_NONE, FAULT_CPU, FAULT_TS, FAULT_SEQ, FAULT_ADDR };
+enum rec_fault { FAULT_NONE, FAULT_CPU, FAULT_TS, FAULT_SEQ, FAULT_ADDR, FAULT_NO_STACK };
 
 /*
  * The first of the checks every known record passes that r fails (a cache
@@ -461,6 +461,9 @@ static inline enum rec_fault rec_fault(const struct kmt_track *t, const union km
 	if (type <= KMT_REC_PAGE_FREE && t->word_bits == 32 &&
 	    ((r->ev.call_site | r->ev.ptr | r->ev.cache_id) >> 32))
 		return FAULT_ADDR;
+	/* Marked as having no stack, an event names none. */
+	if (type <= KMT_REC_PAGE_FREE && (r->ev.flags & KMT_F_NO_STACK) && r->ev.stack_id)
+		return FAULT_NO_STACK;
 	return FAULT_NONE;
 }
 
@@ -493,6 +496,9 @@ static int report_fault(struct kmt_file *f, const union kmt_rec *r, enum rec_fau
 	if (fault == FAULT_SEQ)
 		return rec_fail(f, "seq %" PRIu32 " where %" PRIu32
 				" expected and no lost-records marker", r->c.seq, f->tr.expected);
+	if (fault == FAULT_NO_STACK)
+		return rec_fail(f, "%s record marked as having no stack names stack id %u", name,
+				r->ev.stack_id);
 	return rec_fail(f, "%s address above 32 bits in a 32-bit trace (call_site 0x%" PRIx64
 			", ptr 0x%" PRIx64 ", cache 0x%" PRIx64 ")", name,
 			(uint64_t)r->ev.call_site, (uint64_t)r->ev.ptr, (uint64_t)r->ev.cache_id);

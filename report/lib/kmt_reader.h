@@ -119,7 +119,8 @@ struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_
  * type 0 (a zeroed slot) is corruption; timestamps never decrease; seq
  * continuity (a gap must be explained by a LOST record; an unknown-type
  * slot may consume one seq); a cache name is NUL-terminated; on a 32-bit
- * trace, addresses fit in 32 bits. A stack's slots (KMT_REC_STACK) are
+ * trace, addresses fit in 32 bits; an event marked KMT_F_NO_STACK names no
+ * stack id. A stack's slots (KMT_REC_STACK) are
  * checked one by one and as a sequence: stack id not 0, depth
  * 1..KMT_STACK_MAX_DEPTH, first a multiple of KMT_STACK_SLOT_FRAMES,
  * every slot but the last full, unused frames zero (and the reserved

@@ -425,6 +425,9 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 			   (rd(r + 16, 8, be) | rd(r + 24, 8, be) | rd(r + 32, 8, be)) >> 32) {
 			return -1;
 		}
+		/* An event marked KMT_F_NO_STACK names no stack (stack_id at 62). */
+		if (type <= KMT_REC_PAGE_FREE && (r[1] & KMT_F_NO_STACK) && rd(r + 62, 2, be))
+			return -1;
 		have_seq = 1;
 		any = 1;
 		unknown_since = 0;

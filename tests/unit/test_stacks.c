@@ -239,6 +239,17 @@ static uint64_t w_event_inside(struct gen *g)
 	return off;
 }
 
+static uint64_t w_marked(struct gen *g)
+{
+	struct kmt_event ev = { .type = KMT_REC_KMALLOC, .flags = KMT_F_NO_STACK, .timestamp = 600,
+				.call_site = 0xc1000000, .ptr = 0xc8000100, .bytes_req = 8,
+				.bytes_alloc = 8, .node = -1, .stack_id = 3 };
+	uint64_t off = gen_offset(g, 0);
+
+	gen_event(g, 0, &ev);
+	return off;
+}
+
 static uint64_t w_no_first(struct gen *g)
 {
 	return put_slot(g, slot(7, 12, 5, 5));
@@ -268,6 +279,8 @@ static const struct bad_stack bad[] = {
 	  "first", 64, w_event_inside },
 	{ "no first slot", "stack id 7: slot at frame 5 without the stack's first slot before it",
 	  64, w_no_first },
+	{ "marked with an id", "kmalloc record marked as having no stack names stack id 3", 64,
+	  w_marked },
 };
 
 static void test_rejects(void)
