@@ -1025,6 +1025,17 @@ static int lost(struct rpt *r, const struct kmt_lost *l)
 	return 0;
 }
 
+/* A free or page event that asked for a stack and has none. */
+static void other_stack(struct rpt *r, const struct kmt_event *ev)
+{
+	if (!cpu_pid_ok(r, ev))
+		return;
+	if (ev->flags & KMT_F_NO_STACK)
+		r->t.other_no_stack++;
+	else if (kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id) == KMT_STACK_NONE)
+		r->t.other_unknown_stack++;
+}
+
 /* The first record sets the trace's start and, with it, the absolute time window. */
 static void feed_start(struct rpt *r, uint64_t ts)
 {
@@ -1061,6 +1072,9 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 
 	if (type - KMT_REC_KMALLOC <= (unsigned int)(KMT_REC_CACHE_ALLOC - KMT_REC_KMALLOC))
 		return slab_alloc(r, &rec->ev);
+	if (__builtin_expect(type <= KMT_REC_PAGE_FREE &&
+			     (rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)), 0))
+		other_stack(r, &rec->ev);
 	if (type - KMT_REC_KFREE <= (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KFREE))
 		return rec->ev.ptr ? slab_free(r, &rec->ev) : 0;
 	switch (type) {
@@ -1280,7 +1294,7 @@ unsigned int rpt_lost_ncpus(const struct rpt *r)
 bool rpt_has_stacks(const struct rpt *r)
 {
 	return r->t.stack_slots || r->t.stack_allocs || r->t.no_stack_allocs ||
-	       r->t.unknown_stack_allocs;
+	       r->t.unknown_stack_allocs || r->t.other_no_stack || r->t.other_unknown_stack;
 }
 
 const struct kmt_stacks *rpt_stacks(const struct rpt *r)

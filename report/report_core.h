@@ -168,6 +168,11 @@ struct rpt_totals {
 	 * (its slots lost, or written before the trace began).
 	 */
 	uint64_t stack_allocs, no_stack_allocs, unknown_stack_allocs;
+	/*
+	 * Frees (stack_frees=1) and page events without a stack the same
+	 * ways, on the CPUs and pids selected.
+	 */
+	uint64_t other_no_stack, other_unknown_stack;
 	uint64_t stack_slots;	/* KMT_REC_STACK records fed */
 	uint64_t first_ts;	/* of the first record fed (the trace's start) */
 	uint64_t last_ts;	/* of the last record counted: the end for ages */

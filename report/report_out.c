@@ -199,6 +199,7 @@ static void json_stack_totals(FILE *fp, const struct rpt *r, bool *f2)
 	json_u64(fp, "events_without_stack", without_stack(r), f2);
 	json_u64(fp, "no_stack_allocs", t->no_stack_allocs, f2);
 	json_u64(fp, "unknown_stack_allocs", t->unknown_stack_allocs, f2);
+	json_u64(fp, "other_events_without_stack", t->other_no_stack + t->other_unknown_stack, f2);
 }
 
 static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
@@ -875,6 +876,9 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 			"                         (%" PRIu64 " marked, %" PRIu64
 			" naming a stack not in it)\n", rpt_nstacks(r), without_stack(r),
 			t->no_stack_allocs, t->unknown_stack_allocs);
+	if (t->other_no_stack + t->other_unknown_stack)
+		fprintf(fp, "                         and %" PRIu64 " frees or page events without "
+			"one\n", t->other_no_stack + t->other_unknown_stack);
 	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
 	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
 	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);

@@ -56,6 +56,8 @@ gen le32 "${COMMON[@]}" --word-bits 32
 gen be32 "${COMMON[@]}" --word-bits 32 --big-endian
 gen tiny --cpus 2 --events 5000 --callsites 8 --stack-depth 6 --stacks 30 --stack-table 3 --seed 3
 gen plain --cpus 2 --events 2000
+gen frees --cpus 2 --events 6000 --callsites 6 --stack-depth 8 --stacks 12 --stack-table 10 \
+	--stack-frees --seed 11
 
 # ---- every stack's figures, exactly ---------------------------------------------------------
 for v in le le32; do
@@ -85,6 +87,26 @@ PY
 	is "$(jget "sum(s['hits'] for s in d['stacks']) + d['totals']['events_without_stack'] == d['totals']['allocs']" "$T/$v.json")" \
 		True "$v: stacks plus events without one are all allocations"
 done
+
+# ---- stacks on frees too (stack_frees=1): counted apart ---------------------------------------
+run "$REPORT" --stacks --json -l 0 "$T/frees"
+echo "$out" >"$T/frees.json"
+res=$(python3 - "$T/frees.sum" "$T/frees.json" "$T/expect.py" <<'PY'
+import json, sys
+exec(open(sys.argv[3]).read())
+want = expected(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+got = {tuple(int(a, 16) for a in s["frame_addrs"]): {k: s[k] for k in KEYS} for s in d["stacks"]}
+print("same" if got == want else "differ")
+PY
+)
+is "$res" "same" "frees with stacks: the allocation stacks' figures as generated"
+is "$(jget "(d['totals']['events_without_stack'], d['totals']['other_events_without_stack'])" "$T/frees.json")" \
+	"($(summary no_stack_allocs "$T/frees.sum"), $(summary no_stack_frees "$T/frees.sum"))" \
+	"frees with stacks: allocations and frees without a stack counted apart, as generated"
+run "$REPORT" "$T/frees"
+like "$out" "and $(summary no_stack_frees "$T/frees.sum") frees or page events without one" \
+	"frees with stacks: the summary says how many frees have none"
 
 # ---- big-endian and 32-bit traces read the same ------------------------------------------------
 for p in "le be" "le32 be32"; do

@@ -391,8 +391,12 @@ static int tally_alloc(struct gen *g, unsigned int cpu, const struct kmt_event *
 		g->tot.probed_allocs++;
 	if (!page && ev->stack_id)
 		g->tot.stack_allocs++;
-	if (!page && (ev->flags & KMT_F_NO_STACK))
-		g->tot.no_stack_allocs++;
+	if (ev->flags & KMT_F_NO_STACK) {
+		if (page)
+			g->tot.no_stack_frees++;
+		else
+			g->tot.no_stack_allocs++;
+	}
 	s->hits++;
 	if (ev->node != KMT_NODE_ANY && ev->node != ev->cpu_node)
 		g->tot.cross_node_allocs++;
@@ -436,6 +440,8 @@ static void tally_free(struct gen *g, unsigned int cpu, const struct kmt_event *
 	g->tot.frees++;
 	if (!page && (ev->flags & KMT_F_PROBED))
 		g->tot.probed_frees++;
+	if (ev->flags & KMT_F_NO_STACK)
+		g->tot.no_stack_frees++;
 	if (!e) {
 		g->tot.untracked_frees++;
 		return;

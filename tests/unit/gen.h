@@ -52,6 +52,7 @@ struct gen_totals {
 	uint64_t stacks;		/* stacks written (gen_stack), each of one or more slots */
 	uint64_t stack_allocs;		/* slab allocation events carrying a stack id */
 	uint64_t no_stack_allocs;	/* slab allocation events with KMT_F_NO_STACK */
+	uint64_t no_stack_frees;	/* free and page events with KMT_F_NO_STACK */
 };
 
 /* Per allocation call site (frees are counted at the site that allocated). */

@@ -59,7 +59,7 @@ enum {
 	OPT_CPUS = 256, OPT_EVENTS, OPT_CALLSITES, OPT_SEED, OPT_BE, OPT_WORD_BITS,
 	OPT_LOST_EVERY, OPT_PAGES, OPT_NODES, OPT_FIRST_SEQ, OPT_LIVE, OPT_PAGE_SIZE,
 	OPT_FRESH, OPT_ABI_MINOR, OPT_PROBED_EVERY, OPT_SCRIPT, OPT_STACK_DEPTH, OPT_STACKS,
-	OPT_STACK_TABLE,
+	OPT_STACK_TABLE, OPT_STACK_FREES,
 };
 
 static const struct argp_option options[] = {
@@ -87,6 +87,8 @@ static const struct argp_option options[] = {
 	{ "stack-table", OPT_STACK_TABLE, "T", 0,
 	  "Stack ids a CPU gives out before events get KMT_F_NO_STACK, 0-65535 (default 65535)",
 	  0 },
+	{ "stack-frees", OPT_STACK_FREES, NULL, 0,
+	  "Slab frees carry stacks too (a stack per call site), as with stack_frees=1", 0 },
 	{ "script", OPT_SCRIPT, "FILE", 0, "Write the records FILE lists ('-': standard input), nothing else", 0 },
 	{ 0 }
 };
@@ -95,7 +97,7 @@ struct args {
 	const char *dir;
 	uint64_t cpus, events, callsites, seed, word_bits, lost_every, nodes, first_seq, live;
 	uint64_t page_size, abi_minor, probed_every, stack_depth, nstacks, stack_table;
-	int big_endian, pages, fresh, set_minor;
+	int big_endian, pages, fresh, set_minor, stack_frees;
 	const char *script;
 };
 
@@ -182,6 +184,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FRESH:
 		a->fresh = 1;
 		return 0;
+	case OPT_STACK_FREES:
+		a->stack_frees = 1;
+		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		return 0;
@@ -223,6 +228,7 @@ static uint64_t below(uint64_t n)
 struct obj {
 	uint64_t ptr, cache_id, site_addr;
 	int32_t stk;		/* the stack it was allocated through, -1 for none */
+	uint32_t site;		/* index of its call site */
 	uint32_t bytes;		/* bytes_alloc */
 	uint32_t order;
 	uint32_t freelist;	/* slab objects: where its address goes when freed */
@@ -454,7 +460,8 @@ int main(int argc, char **argv)
 	bool probed;
 	struct gen *g = NULL;
 	struct gstack *stk = NULL;
-	uint16_t *stk_id = NULL, *next_id = NULL;	/* [cpu * nstacks + k], [cpu] */
+	uint16_t *stk_id = NULL, *next_id = NULL;	/* [cpu * nstk + k], [cpu] */
+	uint64_t nstk = 0;
 	int ret = KMT_EXIT_INTERNAL;
 
 	/* argp's default is EX_USAGE (64); every kmemtrace tool says 1. */
@@ -488,8 +495,10 @@ int main(int argc, char **argv)
 	}
 
 	if (a.stack_depth) {
-		stk = calloc(a.nstacks, sizeof(*stk));
-		stk_id = calloc(a.cpus * a.nstacks, sizeof(*stk_id));
+		/* Free stacks (--stack-frees) follow the allocation ones, one per call site. */
+		nstk = a.nstacks + (a.stack_frees ? a.callsites : 0);
+		stk = calloc(nstk, sizeof(*stk));
+		stk_id = calloc(a.cpus * nstk, sizeof(*stk_id));
 		next_id = calloc(a.cpus, sizeof(*next_id));
 		if (!stk || !stk_id || !next_id) {
 			fprintf(stderr, "kmemtrace-gen: out of memory\n");
@@ -506,6 +515,16 @@ int main(int argc, char **argv)
 			for (j = 1; j < k->depth; j++)
 				k->frames[j] = text + (j == 1 ? 0x400000 + below(4) * 0x80 :
 						       0x500000 + below(64) * 0x100) + j;
+		}
+		for (i = a.nstacks; i < nstk; i++) {
+			struct gstack *k = &stk[i];
+			unsigned int j;
+
+			k->site = (unsigned int)(i - a.nstacks);
+			k->depth = a.stack_depth < 3 ? (unsigned int)a.stack_depth : 3;
+			k->frames[0] = sites[k->site].addr + 0x100000;
+			for (j = 1; j < k->depth; j++)
+				k->frames[j] = text + 0x600000 + (k->site % 3) * 0x80 + j;
 		}
 	}
 
@@ -563,7 +582,33 @@ int main(int argc, char **argv)
 				stk[o.stk].out--;
 				stk[o.stk].out_bytes -= o.bytes;
 			}
-			if (o.kind == 0) {
+			if (a.stack_frees && a.stack_depth && o.kind != 2) {
+				/* The module's way: the stack once per CPU, then its id, or none. */
+				uint64_t fk = a.nstacks + o.site;
+				uint16_t *id = &stk_id[cpu * nstk + fk];
+				struct kmt_event ev = { 0 };
+
+				if (!*id && next_id[cpu] < a.stack_table) {
+					*id = ++next_id[cpu];
+					if (gen_stack(g, cpu, t, *id, stk[fk].frames, stk[fk].depth) < 0)
+						goto io_err;
+				}
+				ev.type = o.kind == 0 ? KMT_REC_KFREE : KMT_REC_CACHE_FREE;
+				ev.timestamp = t;
+				ev.call_site = o.site_addr + 0x100000;
+				ev.ptr = o.ptr;
+				ev.cache_id = o.kind == 1 ? o.cache_id : 0;
+				ev.node = KMT_NODE_ANY;
+				ev.pid = pid;
+				ev.stack_id = *id;
+				ev.flags = *id ? 0 : KMT_F_NO_STACK;
+				if (o.kind == 1)
+					r = describe(g, described, cpu,
+						     (unsigned int)((o.cache_id - cache_base) / 0x100),
+						     cache_base, t);
+				if (!r)
+					r = gen_event(g, cpu, &ev);
+			} else if (o.kind == 0) {
 				r = gen_kfree(g, cpu, t, o.site_addr + 0x100000, o.ptr, pid);
 			} else if (o.kind == 1) {
 				unsigned int c = (unsigned int)((o.cache_id - cache_base) / 0x100);
@@ -583,10 +628,12 @@ int main(int argc, char **argv)
 				      pid);
 		} else {
 			int32_t ki = a.stack_depth ? (int32_t)below(a.nstacks) : -1;
-			struct site *s = &sites[ki >= 0 ? stk[ki].site : below(a.callsites)];
+			uint32_t si = ki >= 0 ? stk[ki].site : (uint32_t)below(a.callsites);
+			struct site *s = &sites[si];
 			int32_t node = below(8) ? KMT_NODE_ANY : (int32_t)below(a.nodes);
 			int fail = below(2000) == 0;
-			struct obj o = { .site_addr = s->addr, .kind = s->kind, .cpu = (uint16_t)cpu };
+			struct obj o = { .site_addr = s->addr, .kind = s->kind, .cpu = (uint16_t)cpu,
+					 .site = si };
 			uint32_t req = s->size - (uint32_t)below(s->size / 4 + 1);
 			struct freelist *f;
 
@@ -605,7 +652,7 @@ int main(int argc, char **argv)
 			/* Page allocations carry no stack here: the stacks view is of slab ones. */
 			o.stk = s->kind != 2 ? ki : -1;
 			if (o.stk >= 0) {
-				uint16_t *id = &stk_id[cpu * a.nstacks + (uint64_t)o.stk];
+				uint16_t *id = &stk_id[cpu * nstk + (uint64_t)o.stk];
 
 				if (!*id && next_id[cpu] < a.stack_table) {
 					*id = ++next_id[cpu];
@@ -640,7 +687,7 @@ int main(int argc, char **argv)
 				ev.node = node;
 				ev.pid = pid;
 				if (o.stk >= 0)
-					ev.stack_id = stk_id[cpu * a.nstacks + (uint64_t)o.stk];
+					ev.stack_id = stk_id[cpu * nstk + (uint64_t)o.stk];
 				else if (ki >= 0)
 					ev.flags = KMT_F_NO_STACK;
 				r = gen_event(g, cpu, &ev);
@@ -700,6 +747,8 @@ int main(int argc, char **argv)
 	printf("stacks_written %" PRIu64 "\n", tot->stacks);
 	printf("stack_allocs %" PRIu64 "\n", tot->stack_allocs);
 	printf("no_stack_allocs %" PRIu64 "\n", tot->no_stack_allocs);
+	printf("no_stack_frees %" PRIu64 "\n", tot->no_stack_frees);
+	/* Allocation stacks only: the report's stacks are those of allocations. */
 	for (i = 0; stk && i < a.nstacks; i++) {
 		const struct gstack *k = &stk[i];
 		unsigned int j;
