@@ -13,7 +13,9 @@
 #     with KMT_F_NO_STACK and whole stacks written equal the module's counters (kmemtraced copies
 #     them into kmemtrace.meta at start and end) exactly, and the stacks written are the table's
 #     8 entries.
-#  3. stack_depth=64 with frees and pages, under the allocation load: enabled toggled, a CPU
+#  3. Two 4 KiB sub-buffers under load, stack_depth=64 with frees: records and stacks dropped;
+#     a stack is only ever cut short by a LOST record, and the counters still match exactly.
+#  4. stack_depth=64 with frees and pages, under the allocation load: enabled toggled, a CPU
 #     unplugged and plugged back while kmemtraced drains, then unloaded with tracing on.
 #  kmemtrace-report --stacks --json and --folded give the chain's stacks and the recursion's
 #  with the oracle's counts; on the tiny table, the report's "N events without a stack" is the
@@ -78,7 +80,14 @@ kmemtraced -o $O/tiny -- sh -c \
 	> $O/tiny.err 2>&1
 echo $? > $O/tiny.status
 
-# 3. The deepest stacks, with frees and pages, under load: toggles, hotplug, unload.
+# 3. Tiny buffers under load: stacks dropped with the records, the accounting still exact.
+rmmod kmemtrace
+insmod $KO start_disabled=1 subbufs=2 subbuf_size=4096 stack_depth=64 stack_frees=1
+kmemtraced -o $O/lossy -- sh -c "echo 4 > $OR/load; sleep 1; echo 1 > $OR/stacks; echo 1 > $OR/stacks; sleep 1; echo 0 > $OR/load" \
+	> $O/lossy.err 2>&1
+echo $? > $O/lossy.status
+
+# 4. The deepest stacks, with frees and pages, under load: toggles, hotplug, unload.
 rmmod kmemtrace
 insmod $KO start_disabled=1 stack_depth=64 stack_frees=1 pages=1
 echo 4 > $OR/load
@@ -151,7 +160,14 @@ is "$?" 0 "tiny table: kmemtrace-report --json: exit 0" || note_file "$R/tiny.js
 is "$?" 0 "tiny table: kmemtrace-report: exit 0"
 tap_checks python3 "$JUDGE" nostack "$R/tiny" "$R/tiny.json" "$R/tiny.txt"
 
-# 3. Toggles, hotplug, unload with tracing on.
+# 3. Tiny buffers.
+is "$(cat "$R/lossy.status" 2>/dev/null)" 0 "tiny buffers: kmemtraced -- COMMAND exit 0" ||
+	note_file "$R/lossy.err"
+ok "tiny buffers: every file passes kmemtrace_check --strict" all_strict "$R/lossy"
+tap_checks python3 "$JUDGE" stream "$R/lossy" 1
+tap_checks python3 "$JUDGE" account "$R/lossy" lossy
+
+# 4. Toggles, hotplug, unload with tracing on.
 is "$(cat "$R/faults.status" 2>/dev/null)" 0 "faults: kmemtraced exit 0" ||
 	note_file "$R/faults.err"
 is "$(cat "$R/faults.toggle" 2>/dev/null)" "" "faults: every toggle and hotplug write succeeded"
