@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # guest-drain.sh - part 2 of make bench, run in the kmemtrace-vm guest: the event rates that
-# kmemtraced drains without an overrun, for several buffer sizes.
+# kmemtraced drains without an overrun, for several buffer sizes; then kmemtrace-top's own
+# cost at some of those rates.
 #
-# Usage (in the guest, kmemtrace_bench.ko loaded): guest-drain.sh SECONDS START FACTOR MAX SERIES...
+# Usage (in the guest, kmemtrace_bench.ko loaded):
+#   guest-drain.sh [--top RATES:SECS:REPS] SECONDS START FACTOR MAX SERIES...
 #   SECONDS  length of each step (guest seconds)
 #   START    first rate, slab events per second per CPU
 #   FACTOR   each step multiplies the rate by FACTOR/10 (15: by 1.5)
@@ -18,6 +20,28 @@
 #   subbufs nice subbuf_size target achieved events written dropped daemon_ticks ticks_per_s seconds
 # target and achieved are per CPU; events: what the load did on all CPUs; written, dropped:
 # what kmemtrace.ko wrote and dropped meanwhile (all CPUs, the daemon's own allocations too).
+#
+# --top: afterwards, with kmemtrace.ko's default buffers, the same paced load runs SECS seconds
+# at each per-CPU rate of RATES (comma-separated; "auto": the lowest and highest clean rates
+# of the 64-subbuf nice-0 series above and the clean rate nearest their geometric mean;
+# "none": skip), REPS times, in each of these setups in turn:
+#   untraced     kmemtrace off, no reader
+#   kmemtraced   kmemtraced -- the load, draining into tmpfs (as above)
+#   follow       kmemtraced -- the load, and kmemtrace-top -b -d on kmemtraced's directory
+#   live         kmemtrace-top -b alone, reading the relay buffers itself (no kmemtraced)
+#   live-locked  (first rate, first run only) kmemtrace-top -b live beside kmemtraced: it must
+#                refuse (exit 3), the buffers being kmemtraced's
+# kmemtrace-top refreshes every second (its default), its tables going to a file in tmpfs.
+# Writes $KMT_OUT/top.tsv, one line per run:
+#   rate rep setup target achieved events load_ns top_ns top_ticks top_start_ns kmtd_ns
+#   busy_ticks hz secs top_status top_events written dropped
+# load_ns: CPU time of the load's kthreads (the traced workload: the probes run in them);
+# top_ns, kmtd_ns: CPU time of kmemtrace-top and of kmemtraced (all their threads,
+# /proc/PID/task/*/schedstat) during the load; top_ticks: kmemtrace-top's utime + stime
+# (/proc/PID/stat, clock ticks of hz) during the load; top_start_ns: its CPU before the load
+# (start-up); busy_ticks: the guest's non-idle time (/proc/stat, clock ticks); top_status:
+# kmemtrace-top's exit status after SIGTERM (0 expected; - when not run); top_events: the
+# allocations and frees in its tables' interval lines.
 
 set -u
 
@@ -36,6 +60,97 @@ say() {
 # Inside kmemtraced, as its COMMAND: run the paced load for SECONDS and note the daemon's
 # CPU ticks (user + system, all its threads) around it. $PPID is kmemtraced.
 # guest-drain.sh --step RATE SECONDS NICE
+# The CPU time in ns of every thread of process $1 (0 when it is gone).
+proc_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+}
+
+# The guest's non-idle clock ticks so far.
+busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# The CPU time in ns of the paced load's kthreads.
+load_ns() {
+	for p in /proc/[0-9]*; do
+		case $(cat "$p/comm" 2>/dev/null) in
+		kmt_bench_rate*) cat "$p/schedstat" ;;
+		esac
+	done | awk '{ s += $1 } END { printf "%d", s }'
+}
+
+# One kmemtrace-top run beside the paced load; under kmemtraced ($PPID) when SETUP is follow
+# or live-locked. guest-drain.sh --top-step SETUP RATE SECONDS; writes $work/top.vals.
+if [ "${1:-}" = --top-step ]; then
+	setup=$2
+	rate=$3
+	secs=$4
+	kmtd=
+	topst=-
+	tpid=
+	case $setup in
+	kmemtraced | follow | live-locked) kmtd=$PPID ;;
+	esac
+	rm -f "$work/top.out" "$work/top.err"
+	case $setup in
+	follow)
+		kmemtrace-top -b -r 1000 --follow -d "$work/trace" >"$work/top.out" 2>"$work/top.err" &
+		tpid=$!
+		;;
+	live | live-locked)
+		kmemtrace-top -b -r 1000 >"$work/top.out" 2>"$work/top.err" &
+		tpid=$!
+		;;
+	esac
+	if [ -n "$tpid" ]; then
+		# Started: live has switched tracing on, or the refusal has ended it; follow has
+		# had time to open the directory (idle guest time costs nothing under icount).
+		i=0
+		while [ "$i" -lt 100 ] && kill -0 "$tpid" 2>/dev/null; do
+			if [ "$setup" = live ]; then
+				[ "$(cat "$K/enabled")" = 1 ] && break
+			elif [ "$i" -ge 5 ]; then
+				break
+			fi
+			sleep 0.1
+			i=$((i + 1))
+		done
+	fi
+	tstart=0
+	tt0=0
+	if [ -n "$tpid" ]; then
+		tstart=$(proc_ns "$tpid")
+		tt0=$(awk '{ print $14 + $15 }' "/proc/$tpid/stat" 2>/dev/null || echo 0)
+	fi
+	k0=0
+	[ -n "$kmtd" ] && k0=$(proc_ns "$kmtd")
+	b0=$(busy_ticks)
+	echo "$rate" >"$B/rate"
+	sleep "$secs"
+	cat "$B/rate" >"$work/rate.out"
+	lns=$(load_ns)
+	b1=$(busy_ticks)
+	k1=0
+	[ -n "$kmtd" ] && k1=$(proc_ns "$kmtd")
+	tns=0
+	tt1=$tt0
+	if [ -n "$tpid" ]; then
+		tns=$(($(proc_ns "$tpid") - tstart))
+		tt1=$(awk '{ print $14 + $15 }' "/proc/$tpid/stat" 2>/dev/null || echo "$tt0")
+		[ "$tns" -lt 0 ] && tns=0
+	fi
+	echo 0 >"$B/rate"
+	if [ -n "$tpid" ]; then
+		kill -TERM "$tpid" 2>/dev/null
+		wait "$tpid"
+		topst=$?
+	fi
+	tev=$(awk '$1 == "interval" { for (i = 2; i < NF; i++) if ($i == "allocs" || $i == "frees") s += $(i + 1) }
+		END { printf "%d", s }' "$work/top.out" 2>/dev/null)
+	echo "$lns $tns $((tt1 - tt0)) $tstart $((k1 - k0)) $((b1 - b0)) $topst ${tev:-0}" >"$work/top.vals"
+	exit 0
+fi
+
 if [ "${1:-}" = --step ]; then
 	rate=$2
 	secs=$3
@@ -55,6 +170,11 @@ if [ "${1:-}" = --step ]; then
 	exit 0
 fi
 
+top=none:3:1
+if [ "${1:-}" = --top ]; then
+	top=$2
+	shift 2
+fi
 secs=$1
 start=$2
 factor=$3
@@ -130,4 +250,84 @@ for series in "$@"; do
 	say "subbufs $sb nice $nice: highest clean rate $good, first bad rate $bad"
 done
 rmmod kmemtrace 2>/dev/null
+
+# ---- kmemtrace-top beside the same load ----------------------------------------------------
+top_rates=${top%%:*}
+top_rest=${top#*:}
+top_secs=${top_rest%%:*}
+top_reps=${top_rest#*:}
+: >"$out/top.tsv"
+if [ "$top_rates" = auto ]; then
+	# The clean steps of the default buffers' nice-0 series: lowest, highest and the one
+	# nearest their geometric mean.
+	top_rates=$(awk -F'\t' '$1 == 64 && $2 == 0 && $8 == 0 && $5 * 100 >= $4 * 95 { print $4 }' "$tsv" |
+		sort -n | uniq | awk '{ r[NR] = $1 } END {
+			if (!NR) exit
+			lo = r[1]; hi = r[NR]; g = sqrt(lo * hi); m = lo
+			for (i = 1; i <= NR; i++) if ((r[i] - g) ^ 2 < (m - g) ^ 2) m = r[i]
+			out = lo; if (m != lo && m != hi) out = out "," m; if (hi != lo) out = out "," hi
+			print out }')
+	[ -n "$top_rates" ] || top_rates=$start
+fi
+if [ "$top_rates" != none ] && ! command -v kmemtrace-top >/dev/null; then
+	say "kmemtrace-top is not in the guest: its steps skipped"
+	top_rates=none
+fi
+if [ "$top_rates" != none ]; then
+	if ! insmod "$KMT_MODDIR/kmemtrace.ko" start_disabled=1; then
+		say "insmod kmemtrace.ko failed: kmemtrace-top's steps skipped"
+		top_rates=none
+	fi
+fi
+# top_run RATE REP SETUP: one run; appends its line to top.tsv.
+top_run() {
+	rate=$1 rep=$2 setup=$3
+	rm -rf "$work/trace" "$work/rate.out" "$work/top.vals"
+	w0=$(kmt_stat 3)
+	d0=$(kmt_stat 4)
+	case $setup in
+	untraced | live)
+		"$self" --top-step "$setup" "$rate" "$top_secs"
+		;;
+	*)
+		kmemtraced -q -f -o "$work/trace" -- "$self" --top-step "$setup" "$rate" "$top_secs" ||
+			say "kmemtraced failed"
+		;;
+	esac
+	written=$(($(kmt_stat 3) - w0))
+	dropped=$(($(kmt_stat 4) - d0))
+	# live-locked: kmemtrace-top's words, to show it refused.
+	[ "$setup" = live-locked ] && cp "$work/top.err" "$out/top-live-locked.err"
+	[ "$setup" = follow ] && [ "$rep" = 1 ] && cp "$work/top.out" "$out/top-follow-$rate.txt"
+	[ "$setup" = live ] && [ "$rep" = 1 ] && cp "$work/top.out" "$out/top-live-$rate.txt"
+	rm -rf "$work/trace"
+	# shellcheck disable=SC2046  # the words are the fields
+	set -- $(cat "$work/rate.out" 2>/dev/null)
+	events=${4:-0}
+	ns=${6:-1}
+	achieved=$(awk -v e="$events" -v ns="$ns" -v c="$ncpus" 'BEGIN { printf "%d", e / c / (ns / 1e9) }')
+	# shellcheck disable=SC2046
+	set -- $(cat "$work/top.vals" 2>/dev/null || echo 0 0 0 0 0 0 - 0)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		"$rate" "$rep" "$setup" "$rate" "$achieved" "$events" "$1" "$2" "$3" "$4" "$5" "$6" \
+		"$hz" "$top_secs" "$7" "$8" "$written" "$dropped" >>"$out/top.tsv"
+	say "top: rate $rate run $rep $setup: achieved $achieved, load ${1}ns, kmemtrace-top ${2}ns (status $7, saw $8 events), kmemtraced ${5}ns, written $written, dropped $dropped"
+}
+if [ "$top_rates" != none ]; then
+	first=1
+	for rate in $(echo "$top_rates" | tr ',' ' '); do
+		rep=1
+		while [ "$rep" -le "$top_reps" ]; do
+			for setup in untraced kmemtraced follow live; do
+				top_run "$rate" "$rep" "$setup"
+			done
+			if [ "$first" = 1 ]; then
+				top_run "$rate" "$rep" live-locked
+				first=0
+			fi
+			rep=$((rep + 1))
+		done
+	done
+	rmmod kmemtrace 2>/dev/null
+fi
 say "done"

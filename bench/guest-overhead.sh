@@ -1,12 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# guest-overhead.sh - parts 1 and 4 of make bench, run in the kmemtrace-vm guest: the same
+# guest-overhead.sh - parts 1, 4 and 6 of make bench, run in the kmemtrace-vm guest: the same
 # allocation workloads timed untraced, under kmemtrace, ftrace and perf record, with the size
 # of what each tracer kept.
 #
 # Usage (in the guest, as the kmemtrace-vm COMMAND, with kmemtrace.ko loaded start_disabled=1
-# and kmemtrace_bench.ko loaded): guest-overhead.sh PAIRS ITERATIONS ROUNDS [METHOD...]
-#   PAIRS       kmalloc/kfree pairs per CPU of the module workload (kmemtrace_bench run)
+# and kmemtrace_bench.ko loaded):
+#   guest-overhead.sh [--workloads LIST] [--batch B] PAIRS ITERATIONS ROUNDS [METHOD...]
+#   LIST        space-separated workloads, in this order each round (default "module user"):
+#               module      kmemtrace_bench run: kmalloc/kfree pairs (slab tracepoints)
+#               cache       kmemtrace_bench run: kmem_cache_alloc/free pairs on its own cache
+#                           (tracepoints)
+#               bulk        kmemtrace_bench run: kmem_cache_alloc_bulk + kmem_cache_free_bulk
+#                           of B objects at a time (kmemtrace's kprobes and kretprobes)
+#               kfree_bulk  the same, freed with kfree_bulk
+#               user        kmt-alloc-load, one copy pinned to each CPU
+#   B           objects per bulk call (default 16)
+#   PAIRS       objects allocated and freed per CPU by the module workloads
 #   ITERATIONS  iterations of kmt-alloc-load per CPU (one copy pinned to each CPU)
 #   ROUNDS      every method runs every workload once per round, methods taking turns, after
 #               one warm-up round (a kernel's first runs fill its slab caches, and more):
@@ -22,20 +32,29 @@
 # Writes $KMT_OUT/overhead.tsv, one line per run:
 #   round method workload ns events recorded lost bytes status
 # ns: CPU time the workload took, summed over CPUs (each CPU's loop times itself);
-# events: slab events the workload itself caused (module: 2 * PAIRS * CPUs; user: what
-# kmemtrace recorded in its run of the same round, filled in on the host); recorded/lost:
+# events: slab events the workload itself caused (module workloads: 2 * PAIRS * CPUs; user:
+# what kmemtrace recorded in its run of the same round, filled in on the host); recorded/lost:
 # what the tracer kept and dropped or overwrote; bytes: the tracer's output size; status: the
-# exit status of kmemtraced or perf record (0 for the other methods). Also writes
-# $KMT_OUT/kernel.txt (uname -r) and, for perf, the first round's perf.data and its messages.
+# exit status of kmemtraced or perf record (0 for the other methods; 99 when a bulk
+# allocation of the workload failed). Also writes $KMT_OUT/kernel.txt (uname -r),
+# $KMT_OUT/coverage.txt (kmemtrace's coverage file: which paths its probes hook),
+# $KMT_OUT/batch.txt (B) and, for
+# perf, the first round's perf.data and its messages.
 
 set -u
 # Under kmemtraced and perf the workload is their COMMAND: this script again, as
-# guest-overhead.sh --workload WORKLOAD PAIRS ITERATIONS.
+# guest-overhead.sh --batch B --workload WORKLOAD PAIRS ITERATIONS.
 workload=
-if [ "${1:-}" = --workload ]; then
-	workload=$2
-	shift 2
-fi
+workloads="module user"
+batch=16
+while :; do
+	case ${1:-} in
+	--workload) workload=$2; shift 2 ;;
+	--workloads) workloads=$2; shift 2 ;;
+	--batch) batch=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
 pairs=$1
 iters=$2
 rounds=${3:-1}
@@ -56,10 +75,29 @@ say() {
 	echo "guest-overhead: $*" >&2
 }
 
-# The workloads write their CPU-ns into $work/ns.
-wl_module() {
+# The workloads write their CPU-ns into $work/ns (and the module's failed bulk allocations
+# into $work/failed).
+wl_bench() {
+	echo "$1" >"$B/workload" || return 1
 	echo "$pairs" >"$B/run" || return 1
 	awk '$1 == "total_ns" { print $2 }' "$B/result" >"$work/ns"
+	awk '$1 == "failed" { print $2 }' "$B/result" >"$work/failed"
+}
+
+wl_module() {
+	wl_bench kmalloc
+}
+
+wl_cache() {
+	wl_bench cache
+}
+
+wl_bulk() {
+	wl_bench "bulk $batch"
+}
+
+wl_kfree_bulk() {
+	wl_bench "kfree_bulk $batch"
 }
 
 wl_user() {
@@ -87,6 +125,8 @@ mkdir -p "$work"
 : >"$tsv"
 : >"$out/warmup.tsv"
 uname -r >"$out/kernel.txt"
+cat "$K/coverage" >"$out/coverage.txt" 2>/dev/null
+echo "$batch" >"$out/batch.txt"
 
 # Sum of a column of kmemtrace's stats file.
 kmt_stat() {
@@ -103,7 +143,7 @@ ftrace_set() {
 run_method() {
 	m=$1 w=$2 r=$3
 	rec=0 lost=0 bytes=0 st=0
-	rm -f "$work/ns"
+	rm -f "$work/ns" "$work/failed"
 	case $m in
 	none)
 		"wl_$w"
@@ -112,7 +152,7 @@ run_method() {
 		rm -rf "$work/kt"
 		w0=$(kmt_stat 3)
 		d0=$(kmt_stat 4)
-		kmemtraced -q -f -o "$work/kt" -- sh -c "$(command -v "$0") --workload $w $pairs $iters" ||
+		kmemtraced -q -f -o "$work/kt" -- sh -c "$(command -v "$0") --batch $batch --workload $w $pairs $iters" ||
 			{ st=$?; say "kmemtraced failed (status $st)"; }
 		rec=$(($(kmt_stat 3) - w0))
 		lost=$(($(kmt_stat 4) - d0))
@@ -155,7 +195,7 @@ run_method() {
 		# workload's time); -a: every CPU, like the others.
 		# shellcheck disable=SC2086
 		perf record -B -a $ev -o "$work/perf.data" -- \
-			sh -c "$(command -v "$0") --workload $w $pairs $iters" >"$work/perf.out" 2>&1 ||
+			sh -c "$(command -v "$0") --batch $batch --workload $w $pairs $iters" >"$work/perf.out" 2>&1 ||
 			{ st=$?; say "perf record failed (status $st): $(tail -n 3 "$work/perf.out")"; }
 		bytes=$(wc -c <"$work/perf.data" 2>/dev/null || echo 0)
 		[ "$r" = 1 ] && cp "$work/perf.out" "$out/$m-$w.out"
@@ -169,7 +209,12 @@ run_method() {
 	esac
 	ns=$(cat "$work/ns" 2>/dev/null)
 	[ -n "$ns" ] || { say "$m $w: the workload did not report its time"; ns=0; }
-	if [ "$w" = module ]; then ev=$((2 * pairs * ncpus)); else ev=0; fi
+	failed=$(cat "$work/failed" 2>/dev/null)
+	if [ "${failed:-0}" != 0 ]; then
+		say "$m $w: $failed bulk allocations failed"
+		st=99
+	fi
+	if [ "$w" = user ]; then ev=0; else ev=$((2 * pairs * ncpus)); fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$m" "$w" "$ns" "$ev" "${rec:-0}" \
 		"${lost:-0}" "${bytes:-0}" "$st" >>"$tsv"
 	say "round $r $m $w: ns $ns recorded ${rec:-0} lost ${lost:-0} bytes ${bytes:-0} status $st"
@@ -179,7 +224,7 @@ timed=$tsv
 r=0
 while [ "$r" -le "$rounds" ]; do
 	if [ "$r" = 0 ]; then tsv=$out/warmup.tsv; else tsv=$timed; fi
-	for w in module user; do
+	for w in $workloads; do
 		for m in $methods; do
 			run_method "$m" "$w" "$r"
 		done

@@ -1,17 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kmemtrace_bench.c - allocation load for make bench: timed kmalloc/kfree
- * loops on every online CPU, and a load paced to a chosen event rate.
+ * kmemtrace_bench.c - allocation load for make bench: timed allocate/free
+ * loops on every online CPU (single objects or the bulk API), and a load
+ * paced to a chosen event rate.
  *
  * <debugfs>/kmemtrace_bench/ (root only):
  *
+ *   workload  what run does; write one of (read: the current one):
+ *             kmalloc       kmalloc()/kfree() pairs, sizes 32, 64, 128 and
+ *                           256 in turn (the default)
+ *             cache         kmem_cache_alloc()/kmem_cache_free() pairs on
+ *                           the module's own 64-byte cache
+ *             bulk B        kmem_cache_alloc_bulk() of B objects of that
+ *                           cache, then kmem_cache_free_bulk() of them
+ *             kfree_bulk B  kmem_cache_alloc_bulk() of B objects, then
+ *                           kfree_bulk() of them
+ *           B: objects per call, 1..64 (default 16). The first two reach
+ *           kmemtrace through slab tracepoints, the bulk API through its
+ *           kprobes and kretprobes: no tracepoint covers it.
  *   run     write N (1..1000000000): on every online CPU at once, a
- *           kthread bound to it does N kmalloc()/kfree() pairs (sizes
- *           32, 64, 128 and 256 in turn) and times itself; the write
- *           returns when all are done. Each pair is two slab events.
+ *           kthread bound to it allocates and frees N objects (N pairs)
+ *           the workload's way and times itself; the write returns when
+ *           all are done. Each object is two slab events.
  *   result  read: what the last run measured, one "key value" line each:
  *             cpus C
  *             pairs N                 per CPU
+ *             workload W              as written to workload
+ *             batch B                 objects per bulk call (1: single)
+ *             failed F                bulk allocations that failed (none
+ *                                     of their objects counted in N)
  *             cpu I ns T              per CPU, its loop's elapsed time
  *             total_ns T              sum over the CPUs
  *   rate    write R: one kthread per online CPU, bound to it, doing
@@ -47,6 +64,24 @@
 #define BENCH_MAX_RATE		100000000U
 /* Pairs between two cond_resched() calls: long loops must not stall RCU. */
 #define BENCH_RESCHED_EVERY	256U
+/* Objects per bulk call at most: the array lives on the kthread's stack. */
+#define BENCH_MAX_BATCH		64U
+#define BENCH_DEF_BATCH		16U
+#define BENCH_CACHE_SIZE	64U
+
+enum bench_workload {
+	BENCH_KMALLOC,
+	BENCH_CACHE,
+	BENCH_BULK,
+	BENCH_KFREE_BULK,
+};
+
+static const char * const bench_workload_names[] = {
+	[BENCH_KMALLOC] = "kmalloc",
+	[BENCH_CACHE] = "cache",
+	[BENCH_BULK] = "bulk",
+	[BENCH_KFREE_BULK] = "kfree_bulk",
+};
 
 static DEFINE_MUTEX(bench_lock);
 static struct dentry *bench_dir;
@@ -62,6 +97,11 @@ static unsigned int bench_pairs;
 static atomic_t bench_waiting;		/* threads not yet at the start line */
 static unsigned int bench_ran_cpus;
 static u64 *bench_ns;			/* per-CPU result of the last run */
+static atomic_t bench_failed;		/* bulk allocations that failed */
+/* What run does (under bench_lock); the last run's, for result. */
+static enum bench_workload bench_wl = BENCH_KMALLOC, bench_ran_wl;
+static unsigned int bench_batch = BENCH_DEF_BATCH, bench_ran_batch = 1;
+static struct kmem_cache *bench_cache;
 
 /* Keeps the compiler from proving anything about the allocation. */
 static void *bench_sink;
@@ -80,6 +120,49 @@ static noinline void bench_pairs_loop(unsigned int pairs)
 	}
 }
 
+static noinline void bench_cache_loop(unsigned int pairs)
+{
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < pairs; i++) {
+		p = kmem_cache_alloc(bench_cache, GFP_KERNEL);
+		WRITE_ONCE(bench_sink, p);
+		if (p)
+			kmem_cache_free(bench_cache, p);
+		if (!((i + 1) % BENCH_RESCHED_EVERY))
+			cond_resched();
+	}
+}
+
+/* pairs objects in calls of batch; kfree_bulk() frees them when kfree. */
+static noinline void bench_bulk_loop(unsigned int pairs, unsigned int batch,
+				     bool kfree)
+{
+	void *objs[BENCH_MAX_BATCH];
+	unsigned int done = 0, n, since = 0;
+
+	while (done < pairs) {
+		n = min(batch, pairs - done);
+		/* All or nothing: 0 (false from 6.18) when it fails. */
+		if (!kmem_cache_alloc_bulk(bench_cache, GFP_KERNEL, n, objs)) {
+			atomic_inc(&bench_failed);
+		} else {
+			WRITE_ONCE(bench_sink, objs[0]);
+			if (kfree)
+				kfree_bulk(n, objs);
+			else
+				kmem_cache_free_bulk(bench_cache, n, objs);
+		}
+		done += n;
+		since += n;
+		if (since >= BENCH_RESCHED_EVERY) {
+			since = 0;
+			cond_resched();
+		}
+	}
+}
+
 static int bench_run_fn(void *data)
 {
 	struct bench_cpu *bc = data;
@@ -93,7 +176,19 @@ static int bench_run_fn(void *data)
 	while (atomic_read(&bench_waiting))
 		cond_resched();
 	t0 = ktime_get_ns();
-	bench_pairs_loop(bench_pairs);
+	switch (bench_ran_wl) {
+	case BENCH_KMALLOC:
+		bench_pairs_loop(bench_pairs);
+		break;
+	case BENCH_CACHE:
+		bench_cache_loop(bench_pairs);
+		break;
+	case BENCH_BULK:
+	case BENCH_KFREE_BULK:
+		bench_bulk_loop(bench_pairs, bench_ran_batch,
+				bench_ran_wl == BENCH_KFREE_BULK);
+		break;
+	}
 	bc->ns = ktime_get_ns() - t0;
 	complete(&bc->done);
 	return 0;
@@ -112,6 +207,9 @@ static int bench_run(unsigned int pairs)
 		goto out_free;
 	}
 	bench_pairs = pairs;
+	bench_ran_wl = bench_wl;
+	bench_ran_batch = bench_wl >= BENCH_BULK ? bench_batch : 1;
+	atomic_set(&bench_failed, 0);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		init_completion(&bench_cpus[cpu].done);
@@ -252,7 +350,7 @@ static const struct file_operations bench_run_fops = {
 static ssize_t bench_result_read(struct file *file, char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	size_t size = 64 + 48 * (size_t)nr_cpu_ids, len = 0;
+	size_t size = 128 + 48 * (size_t)nr_cpu_ids, len = 0;
 	unsigned int cpu;
 	u64 total = 0;
 	ssize_t ret;
@@ -264,6 +362,10 @@ static ssize_t bench_result_read(struct file *file, char __user *ubuf,
 	mutex_lock(&bench_lock);
 	len += scnprintf(text + len, size - len, "cpus %u\npairs %u\n",
 			 bench_ran_cpus, bench_ran_cpus ? bench_pairs : 0);
+	len += scnprintf(text + len, size - len,
+			 "workload %s\nbatch %u\nfailed %d\n",
+			 bench_workload_names[bench_ran_wl], bench_ran_batch,
+			 atomic_read(&bench_failed));
 	for (cpu = 0; bench_ran_cpus && cpu < nr_cpu_ids; cpu++) {
 		if (!bench_ns[cpu])
 			continue;
@@ -281,6 +383,68 @@ static ssize_t bench_result_read(struct file *file, char __user *ubuf,
 static const struct file_operations bench_result_fops = {
 	.owner = THIS_MODULE,
 	.read = bench_result_read,
+	.llseek = default_llseek,
+};
+
+static ssize_t bench_workload_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	unsigned int batch = BENCH_DEF_BATCH, i;
+	char buf[32], *arg;
+	int wl = -1;
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	arg = strim(buf);
+	for (i = 0; i < ARRAY_SIZE(bench_workload_names); i++) {
+		size_t n = strlen(bench_workload_names[i]);
+
+		if (strncmp(arg, bench_workload_names[i], n) ||
+		    (arg[n] && arg[n] != ' '))
+			continue;
+		wl = i;
+		arg = skip_spaces(arg + n);
+		break;
+	}
+	if (wl < 0)
+		return -EINVAL;
+	if (*arg) {
+		/* Only the bulk workloads take a batch size. */
+		if (wl < BENCH_BULK || kstrtouint(arg, 0, &batch) ||
+		    !batch || batch > BENCH_MAX_BATCH)
+			return -EINVAL;
+	}
+	mutex_lock(&bench_lock);
+	bench_wl = wl;
+	bench_batch = batch;
+	mutex_unlock(&bench_lock);
+	return count;
+}
+
+static ssize_t bench_workload_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	char text[48];
+	int len;
+
+	mutex_lock(&bench_lock);
+	if (bench_wl >= BENCH_BULK)
+		len = scnprintf(text, sizeof(text), "%s %u\n",
+				bench_workload_names[bench_wl], bench_batch);
+	else
+		len = scnprintf(text, sizeof(text), "%s\n",
+				bench_workload_names[bench_wl]);
+	mutex_unlock(&bench_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, text, len);
+}
+
+static const struct file_operations bench_workload_fops = {
+	.owner = THIS_MODULE,
+	.read = bench_workload_read,
+	.write = bench_workload_write,
 	.llseek = default_llseek,
 };
 
@@ -325,19 +489,35 @@ static const struct file_operations bench_rate_fops = {
 
 static int __init bench_init(void)
 {
+	int ret;
+
 	bench_ns = kcalloc(nr_cpu_ids, sizeof(*bench_ns), GFP_KERNEL);
 	if (!bench_ns)
 		return -ENOMEM;
+	bench_cache = kmem_cache_create("kmt_bench_64", BENCH_CACHE_SIZE, 0, 0,
+					NULL);
+	if (!bench_cache) {
+		ret = -ENOMEM;
+		goto out_free_ns;
+	}
 	bench_dir = debugfs_create_dir("kmemtrace_bench", NULL);
 	if (IS_ERR(bench_dir)) {
-		kfree(bench_ns);
-		return PTR_ERR(bench_dir);
+		ret = PTR_ERR(bench_dir);
+		goto out_destroy_cache;
 	}
+	debugfs_create_file("workload", 0600, bench_dir, NULL,
+			    &bench_workload_fops);
 	debugfs_create_file("run", 0200, bench_dir, NULL, &bench_run_fops);
 	debugfs_create_file("result", 0400, bench_dir, NULL,
 			    &bench_result_fops);
 	debugfs_create_file("rate", 0600, bench_dir, NULL, &bench_rate_fops);
 	return 0;
+
+out_destroy_cache:
+	kmem_cache_destroy(bench_cache);
+out_free_ns:
+	kfree(bench_ns);
+	return ret;
 }
 
 static void __exit bench_exit(void)
@@ -346,6 +526,7 @@ static void __exit bench_exit(void)
 	mutex_lock(&bench_lock);
 	bench_rate_stop();
 	mutex_unlock(&bench_lock);
+	kmem_cache_destroy(bench_cache);
 	kfree(bench_ns);
 }
 
@@ -353,4 +534,4 @@ module_init(bench_init);
 module_exit(bench_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Timed and paced kmalloc/kfree load for kmemtrace's benchmarks");
+MODULE_DESCRIPTION("Timed and paced slab load, single and bulk, for kmemtrace's benchmarks");
