@@ -29,9 +29,11 @@
 #   kmemtraced   kmemtraced -- the load, draining into tmpfs (as above)
 #   follow       kmemtraced -- the load, and kmemtrace-top -b -d on kmemtraced's directory
 #   live         kmemtrace-top -b alone, reading the relay buffers itself (no kmemtraced)
+#   live-0.1     the same, refreshing every 0.1 s: it reads the buffers at each refresh only
 #   live-locked  (first rate, first run only) kmemtrace-top -b live beside kmemtraced: it must
 #                refuse (exit 3), the buffers being kmemtraced's
-# kmemtrace-top refreshes every second (its default), its tables going to a file in tmpfs.
+# kmemtrace-top refreshes every second (its default) but in live-0.1, its tables going to a
+# file in tmpfs.
 # Writes $KMT_OUT/top.tsv, one line per run:
 #   rate rep setup target achieved events load_ns top_ns top_ticks top_start_ns kmtd_ns
 #   busy_ticks hz secs top_status top_events written dropped
@@ -39,7 +41,8 @@
 # top_ns, kmtd_ns: CPU time of kmemtrace-top and of kmemtraced (all their threads,
 # /proc/PID/task/*/schedstat) during the load; top_ticks: kmemtrace-top's utime + stime
 # (/proc/PID/stat, clock ticks of hz) during the load; top_start_ns: its CPU before the load
-# (start-up); busy_ticks: the guest's non-idle time (/proc/stat, clock ticks); top_status:
+# (start-up); busy_ticks: the guest's non-idle time during the load (its elapsed time less
+# the idle time of /proc/stat, clock ticks); top_status:
 # kmemtrace-top's exit status after SIGTERM (0 expected; - when not run); top_events: the
 # allocations and frees in its tables' interval lines.
 
@@ -65,9 +68,10 @@ proc_ns() {
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
 }
 
-# The guest's non-idle clock ticks so far.
-busy_ticks() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+# The guest's idle clock ticks so far (idle + iowait): measured, not sampled, with NO_HZ,
+# unlike the busy fields.
+idle_ticks() {
+	awk '$1 == "cpu" { print $5 + $6; exit }' /proc/stat
 }
 
 # The CPU time in ns of the paced load's kthreads.
@@ -101,13 +105,17 @@ if [ "${1:-}" = --top-step ]; then
 		kmemtrace-top -b -r 1000 >"$work/top.out" 2>"$work/top.err" &
 		tpid=$!
 		;;
+	live-0.1)
+		kmemtrace-top -b -r 1000 0.1 >"$work/top.out" 2>"$work/top.err" &
+		tpid=$!
+		;;
 	esac
 	if [ -n "$tpid" ]; then
 		# Started: live has switched tracing on, or the refusal has ended it; follow has
 		# had time to open the directory (idle guest time costs nothing under icount).
 		i=0
 		while [ "$i" -lt 100 ] && kill -0 "$tpid" 2>/dev/null; do
-			if [ "$setup" = live ]; then
+			if [ "$setup" != follow ]; then
 				[ "$(cat "$K/enabled")" = 1 ] && break
 			elif [ "$i" -ge 5 ]; then
 				break
@@ -124,12 +132,12 @@ if [ "${1:-}" = --top-step ]; then
 	fi
 	k0=0
 	[ -n "$kmtd" ] && k0=$(proc_ns "$kmtd")
-	b0=$(busy_ticks)
+	b0=$(idle_ticks)
 	echo "$rate" >"$B/rate"
 	sleep "$secs"
 	cat "$B/rate" >"$work/rate.out"
 	lns=$(load_ns)
-	b1=$(busy_ticks)
+	b1=$(idle_ticks)
 	k1=0
 	[ -n "$kmtd" ] && k1=$(proc_ns "$kmtd")
 	tns=0
@@ -147,7 +155,11 @@ if [ "${1:-}" = --top-step ]; then
 	fi
 	tev=$(awk '$1 == "interval" { for (i = 2; i < NF; i++) if ($i == "allocs" || $i == "frees") s += $(i + 1) }
 		END { printf "%d", s }' "$work/top.out" 2>/dev/null)
-	echo "$lns $tns $((tt1 - tt0)) $tstart $((k1 - k0)) $((b1 - b0)) $topst ${tev:-0}" >"$work/top.vals"
+	# Busy: the load's elapsed time (the rate file's ns) less the idle time meanwhile.
+	# shellcheck disable=SC2046  # the words are the fields
+	set -- $(cat "$work/rate.out")
+	busy=$(awk -v ns="${6:-0}" -v hz="$hz" -v idle=$((b1 - b0)) 'BEGIN { printf "%d", ns / 1e9 * hz - idle }')
+	echo "$lns $tns $((tt1 - tt0)) $tstart $((k1 - k0)) $busy $topst ${tev:-0}" >"$work/top.vals"
 	exit 0
 fi
 
@@ -261,12 +273,19 @@ if [ "$top_rates" = auto ]; then
 	# The clean steps of the default buffers' nice-0 series: lowest, highest and the one
 	# nearest their geometric mean.
 	top_rates=$(awk -F'\t' '$1 == 64 && $2 == 0 && $8 == 0 && $5 * 100 >= $4 * 95 { print $4 }' "$tsv" |
-		sort -n | uniq | awk '{ r[NR] = $1 } END {
-			if (!NR) exit
-			lo = r[1]; hi = r[NR]; g = sqrt(lo * hi); m = lo
-			for (i = 1; i <= NR; i++) if ((r[i] - g) ^ 2 < (m - g) ^ 2) m = r[i]
-			out = lo; if (m != lo && m != hi) out = out "," m; if (hi != lo) out = out "," hi
-			print out }')
+		sort -n | uniq | awk '
+			# busybox awk has no sqrt(): the nearest r to sqrt(lo * hi) has r * r nearest.
+			function dist(r) { d = r * r - lo * hi; return d < 0 ? -d : d }
+			{ r[NR] = $1 }
+			END {
+				if (!NR) exit
+				lo = r[1]; hi = r[NR]; m = lo
+				for (i = 1; i <= NR; i++) if (dist(r[i]) < dist(m)) m = r[i]
+				out = lo
+				if (m != lo && m != hi) out = out "," m
+				if (hi != lo) out = out "," hi
+				print out
+			}')
 	[ -n "$top_rates" ] || top_rates=$start
 fi
 if [ "$top_rates" != none ] && ! command -v kmemtrace-top >/dev/null; then
@@ -286,7 +305,7 @@ top_run() {
 	w0=$(kmt_stat 3)
 	d0=$(kmt_stat 4)
 	case $setup in
-	untraced | live)
+	untraced | live | live-0.1)
 		"$self" --top-step "$setup" "$rate" "$top_secs"
 		;;
 	*)
@@ -318,7 +337,7 @@ if [ "$top_rates" != none ]; then
 	for rate in $(echo "$top_rates" | tr ',' ' '); do
 		rep=1
 		while [ "$rep" -le "$top_reps" ]; do
-			for setup in untraced kmemtraced follow live; do
+			for setup in untraced kmemtraced follow live live-0.1; do
 				top_run "$rate" "$rep" "$setup"
 			done
 			if [ "$first" = 1 ]; then

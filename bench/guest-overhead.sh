@@ -14,6 +14,7 @@
 #               bulk        kmemtrace_bench run: kmem_cache_alloc_bulk + kmem_cache_free_bulk
 #                           of B objects at a time (kmemtrace's kprobes and kretprobes)
 #               kfree_bulk  the same, freed with kfree_bulk
+#               bulk1       bulk with one object a call: the probes' cost per call, undivided
 #               user        kmt-alloc-load, one copy pinned to each CPU
 #   B           objects per bulk call (default 16)
 #   PAIRS       objects allocated and freed per CPU by the module workloads
@@ -98,6 +99,10 @@ wl_bulk() {
 
 wl_kfree_bulk() {
 	wl_bench "kfree_bulk $batch"
+}
+
+wl_bulk1() {
+	wl_bench "bulk 1"
 }
 
 wl_user() {
