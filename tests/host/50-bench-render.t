@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 50-bench-render.t - scripts/bench-render on results the test writes itself (a probes run of
+# the bulk workloads and kmemtrace-top's runs beside the drain load): the added cost per
+# event, the bulk ÷ single-object ratios and kmemtrace-top's CPU are the ones the test's own
+# numbers give; --update keeps every section of BENCHMARKS.md it has no results for, word for
+# word, and adds the new ones in their place; malformed results end in an error naming the
+# file. No guest: a quick test of the script.
+set -u
+
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+RENDER=$TOP/scripts/bench-render
+command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-bench-render.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+K=6.1.0-56-amd64
+R=$T/res
+P=$R/probes/$K
+mkdir -p "$P" "$R/drain"
+cat >"$R/run.txt" <<EOF
+date 2026-01-01 00:00 UTC
+commit 0123abc
+parts probes,drain
+kernels $K
+guest_kernel $K
+load_before 1.00 1.00 1.00
+load_after 2.00 2.00 2.00
+EOF
+echo 16 >"$P/batch.txt"
+printf '# path how detail\nkmem_cache_alloc_bulk kretprobe x\nkmem_cache_free_bulk kprobe x\n' \
+	>"$P/coverage.txt"
+
+# Workload times: untraced base + added * events, three rounds around the middle one.
+pairs=5000
+ev=$((2 * pairs))
+declare -A base=([module]=700000 [cache]=600000 [bulk]=400000 [kfree_bulk]=390000 [bulk1]=650000)
+declare -A probe=([module]=221 [cache]=250 [bulk]=190 [kfree_bulk]=175 [bulk1]=410)
+declare -A kmtd=([module]=300 [cache]=330 [bulk]=270 [kfree_bulk]=260 [bulk1]=480)
+: >"$P/overhead.tsv"
+for r in 1 2 3; do
+	d=$(((r - 2) * 1000))	# the median round is round 2
+	for w in module cache bulk kfree_bulk bulk1; do
+		printf '%s\tnone\t%s\t%s\t%s\t0\t0\t0\t0\n' "$r" "$w" $((base[$w] + d)) "$ev"
+		printf '%s\tkmemtrace-probe\t%s\t%s\t%s\t%s\t0\t0\t0\n' "$r" "$w" \
+			$((base[$w] + probe[$w] * ev + d)) "$ev" $((ev + 7))
+		printf '%s\tkmemtrace\t%s\t%s\t%s\t%s\t0\t%s\t0\n' "$r" "$w" \
+			$((base[$w] + kmtd[$w] * ev + d)) "$ev" $((ev + 9)) $(((ev + 9) * 64))
+	done >>"$P/overhead.tsv"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+commas() { printf '%s' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
+
+# kmemtrace-top: one rate, two runs each; the medians are what the test expects.
+rate=500000
+secs=3
+events=$((rate * secs))
+top_line() {	# SETUP REP LOAD_NS TOP_NS KMTD_NS STATUS WRITTEN DROPPED
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t0\t1000\t%s\t250\t100\t%s\t%s\t%s\t%s\t%s\n' \
+		"$rate" "$2" "$1" "$rate" "$rate" "$events" "$3" "$4" "$5" "$secs" "$6" \
+		$((events / 2)) "$7" "$8"
+}
+{
+	for rep in 1 2; do
+		top_line untraced "$rep" $((169 * events)) 0 0 - 0 0
+		top_line kmemtraced "$rep" $((400 * events)) 0 $((90 * events)) - "$events" 0
+		top_line follow "$rep" $((403 * events)) $((360 * events + rep - 1)) \
+			$((90 * events)) 0 "$events" 0
+		top_line live "$rep" $((410 * events)) $((80 * events)) 0 0 "$events" 0
+	done
+	top_line live-locked 1 $((400 * events)) 0 $((90 * events)) 3 "$events" 0
+} >"$R/drain/top.tsv"
+echo "kmemtrace-top: kmemtraced is draining the buffers" >"$R/drain/top-live-locked.err"
+echo "$K" >"$R/drain/kernel.txt"
+
+run "$RENDER" --update -n "$R"
+is "$rc" 0 "bench-render --update -n: exit 0" || echo "# $err"
+page=$out
+sec6=$(printf '%s\n' "$page" | sed -n '/^## 6\./,/^## 7\./p')
+sec7=$(printf '%s\n' "$page" | sed -n '/^## 7\./,$p')
+like "$sec6" "| probes only: kmem_cache_alloc_bulk() + kmem_cache_free_bulk(), 16 objects a call (kretprobe + kprobe) | ${probe[bulk]} |" \
+	"probes only, bulk: the added instructions per event the results hold"
+like "$sec6" "| with kmemtraced: kmem_cache_alloc_bulk() + kfree_bulk(), 16 objects a call (kretprobe + kprobe) | ${kmtd[kfree_bulk]} |" \
+	"with kmemtraced, kfree_bulk: likewise"
+like "$sec6" "| **bulk ÷ kmem_cache_alloc/free's**, probes only | **$(ratio "${probe[bulk]}" "${probe[cache]}")** |" \
+	"bulk ÷ the single-object cache path, probes only"
+like "$sec6" "| **bulk of 1 ÷ kmem_cache_alloc/free's**, with kmemtraced | **$(ratio "${kmtd[bulk1]}" "${kmtd[cache]}")** |" \
+	"bulk of 1 ÷ the single-object cache path, with kmemtraced"
+like "$sec6" "| records kept, probes only: bulk | $(commas $((ev + 7))) of $(commas "$ev") (lost 0) |" \
+	"records kept against the objects' events"
+like "$sec6" "commit 0123abc" "the section names the run it comes from"
+# kmemtrace-top's CPU per second of the load, and its share of a CPU.
+cpu() { awk -v n="$1" -v e="$events" -v s="$secs" 'BEGIN { printf "%.1f ms/s (%.2f%%)", n * e / s / 1e6, n * e / s / 1e7 }'; }
+like "$sec7" "| kmemtraced + kmemtrace-top -d (follow) | 403 | $((403 - 169)) | +$((403 - 400)) | $(cpu 360) | 360.0 |" \
+	"follow: the load's cost per event, against untraced and kmemtraced alone, and kmemtrace-top's CPU (medians of 2 runs)"
+like "$sec7" "| kmemtrace-top live alone (no kmemtraced) | 410 | $((410 - 169)) | +$((410 - 400)) | $(cpu 80) | 80.0 |" \
+	"live: likewise"
+like "$sec7" "refused, exit 3" "live beside kmemtraced: the refusal is shown"
+like "$(printf '%s\n' "$page" | sed -n '/^## Summary/,/^## 1\./p')" \
+	"- kmemtrace-top: 500 k/s per CPU, following kmemtraced's directory: kmemtrace-top $(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.2f", 360 * e / s / 1e7 }')% of a CPU" \
+	"the summary has kmemtrace-top's line"
+
+# Every section of the page the run had no results for is kept word for word, in order.
+# A section per file, without the blank lines that end it (the page's separators).
+split() {
+	awk -v d="$2" '/^## / { flush(); n++ } { buf[++m] = $0 }
+		function flush() { while (m && buf[m] == "") m--; for (i = 1; i <= m; i++) print buf[i] > (d "/" n + 0); m = 0 }
+		END { flush() }' "$1"
+}
+mkdir -p "$T/old" "$T/new"
+printf '%s\n' "$page" >"$T/page.md"
+split "$TOP/BENCHMARKS.md" "$T/old"
+split "$T/page.md" "$T/new"
+heads_old=$(grep '^## ' "$TOP/BENCHMARKS.md" | grep -v '^## [67]\.')
+heads_new=$(grep '^## ' "$T/page.md" | grep -v '^## [67]\.')
+is "$heads_new" "$heads_old" "the other sections' headings, in order"
+same=0
+for f in "$T"/old/*; do
+	h=$(head -n 1 "$f")
+	case $h in "## Summary" | "## 6."* | "## 7."*) continue ;; esac
+	g=$(grep -lxF -- "$h" "$T"/new/* | head -n 1)
+	[ -n "$g" ] && cmp -s "$f" "$g" && continue
+	[ "$h" = "$(head -n 1 "$T/old/0")" ] && [ "$(basename "$f")" = 0 ] && cmp -s "$f" "$T/new/0" &&
+		continue
+	echo "#   changed: $h"
+	same=1
+done
+ok "$same" "the sections without results are unchanged"
+
+# Malformed results: an error naming the file, not a traceback.
+printf '500000\t1\tfollow\n' >>"$R/drain/top.tsv"
+run "$RENDER" --update -n "$R"
+ok "$([ "$rc" = 1 ]; echo $?)" "a short line in top.tsv: exit 1"
+like "$err" "top.tsv: a line with 3 fields" "... naming the file and what is wrong"
+ok "$([[ $err != *Traceback* ]]; echo $?)" "... without a traceback"
+echo x >"$P/batch.txt"
+run "$RENDER" --update -n "$R"
+like "$err" "batch.txt: 'x' is not a batch size" "a bad batch.txt: named"
+
+done_testing
