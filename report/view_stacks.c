@@ -155,8 +155,9 @@ struct srow {
 	uint32_t idx;
 	const struct rpt_stack *t;
 	unsigned int depth;
-	char **frames;		/* "function+0xoff [module]" and " file:line" when known */
+	char **frames;		/* "function+0xoff [module]" and " at FILE:LINE" when known */
 	char **addrs;		/* "0x..." */
+	char **lines;		/* "FILE:LINE", "" when unknown */
 };
 
 struct crow {
@@ -189,7 +190,7 @@ static char *frame_text(const struct view_ctx *v, uint64_t addr)
 	if (!s)
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
 	else if (s->file)
-		snprintf(buf, sizeof(buf), "%s %s:%u", s->sym, s->file, s->line);
+		snprintf(buf, sizeof(buf), "%s at %s:%u", s->sym, s->file, s->line);
 	else
 		snprintf(buf, sizeof(buf), "%s", s->sym);
 	return strdup(buf);
@@ -205,9 +206,12 @@ static void rows_free(struct srow *rows, size_t n)
 				free(rows[i].frames[k]);
 			if (rows[i].addrs)
 				free(rows[i].addrs[k]);
+			if (rows[i].lines)
+				free(rows[i].lines[k]);
 		}
 		free(rows[i].frames);
 		free(rows[i].addrs);
+		free(rows[i].lines);
 	}
 	free(rows);
 }
@@ -228,15 +232,20 @@ static struct srow *rows_build(const struct view_ctx *v, const uint32_t *idx, si
 		w->t = rpt_stack(v->r, idx[i]);
 		w->frames = calloc(w->depth, sizeof(char *));
 		w->addrs = calloc(w->depth, sizeof(char *));
-		if (!w->frames || !w->addrs)
+		w->lines = calloc(w->depth, sizeof(char *));
+		if (!w->frames || !w->addrs || !w->lines)
 			goto nomem;
 		for (k = 0; k < w->depth; k++) {
-			char a[24];
+			const struct symres *sr = v->st ? symtab_get(v->st, fr[k]) : NULL;
+			char a[24], *l = NULL;
 
 			snprintf(a, sizeof(a), "0x%" PRIx64, fr[k]);
 			w->frames[k] = frame_text(v, fr[k]);
 			w->addrs[k] = strdup(a);
-			if (!w->frames[k] || !w->addrs[k])
+			if (sr && sr->file && asprintf(&l, "%s:%u", sr->file, sr->line) < 0)
+				l = NULL;
+			w->lines[k] = l ? l : strdup("");
+			if (!w->frames[k] || !w->addrs[k] || !w->lines[k])
 				goto nomem;
 		}
 	}
@@ -247,7 +256,7 @@ nomem:
 }
 
 enum { SC_HITS, SC_FAILED, SC_REQ, SC_ALLOC, SC_FREES, SC_OUT, SC_OUT_BYTES, SC_DEPTH,
-	SC_FRAMES, SC_ADDRS };
+	SC_FRAMES, SC_ADDRS, SC_LINES };
 
 static const struct out_col stack_cols[] = {
 	[SC_HITS] = { "hits", "Count", COL_U64, 9, 0 },
@@ -260,6 +269,7 @@ static const struct out_col stack_cols[] = {
 	[SC_DEPTH] = { "depth", NULL, COL_U64, 0, OC_NO_TEXT },
 	[SC_FRAMES] = { "frames", "Stack (innermost first)", COL_STRV, 0, OC_LEFT },
 	[SC_ADDRS] = { "frame_addrs", NULL, COL_STRV, 0, OC_NO_TEXT },
+	[SC_LINES] = { "frame_lines", NULL, COL_STRV, 0, OC_NO_TEXT },
 };
 
 static void stack_cell(const void *ctx, size_t row, size_t col, struct out_cell *out)
@@ -299,6 +309,10 @@ static void stack_cell(const void *ctx, size_t row, size_t col, struct out_cell 
 		break;
 	case SC_ADDRS:
 		out->sv = (const char *const *)w->addrs;
+		out->n = w->depth;
+		break;
+	case SC_LINES:
+		out->sv = (const char *const *)w->lines;
 		out->n = w->depth;
 		break;
 	}

@@ -220,6 +220,31 @@ line=$(awk -F'\t' '/fm_inline/ {print $2}' "$T/expect" | tr ' ' ':')
 grep -qF "at $line" "$T/text"
 ok $? "text: file:line under the call site ($line)"
 
+# A kernel stack (trace format 1.2) through the four call sites: every frame resolved alike.
+mkdir -p "$T/stk"
+cp "$T/trace/kallsyms" "$T/trace/modules" "$T/stk/"
+python3 - "$T/expect" "$T/stk/cpu0.out" <<'EOF'
+import struct, sys
+frames = [int(l.split()[0], 16) for l in open(sys.argv[1])]
+hdr = struct.pack("<IHHHHHBBB3sIQQ24s", 0x52544d4b, 1, 2, 64, 64, 0, 1, 64, 1, b"",
+                  4096, 0, 0, b"")
+slot = struct.pack("<BBHIQHBBB3s5Q", 9, 0, 0, 0, 1000, 1, len(frames), 0, len(frames), b"",
+                   *(frames + [0] * (5 - len(frames))))
+ev = struct.pack("<BBHIQQQQIIIiIhH", 1, 0, 0, 1, 1001, frames[0], 0xffff888000100000, 0, 24,
+                 32, 0xcc0, -1, 1, 0, 1)
+open(sys.argv[2], "wb").write(hdr + slot + ev)
+EOF
+"$REPORT" --stacks --json --ko "$T/src/fakemod.ko" --vmlinux "$T/src/vmlinux" "$T/stk" \
+	>"$T/stk.json" 2>"$T/err"
+is "$?" 0 "--stacks with --ko and --vmlinux: exit 0"
+is "$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['stacks'][0]
+print('\n'.join('%s %s\t%s' % (a, f.split(' at ')[0], l.replace(':', ' '))
+                for a, f, l in zip(s['frame_addrs'], s['frames'], s['frame_lines'])))" "$T/stk.json")" \
+	"$(cat "$T/expect")" "--stacks: every frame's symbol and file:line, as for call sites"
+is "$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['stacks'][0]
+print(all(f == f.split(' at ')[0] + ' at ' + l for f, l in zip(s['frames'], s['frame_lines'])))" \
+	"$T/stk.json")" True "--stacks: each frame's text ends in 'at FILE:LINE'"
+
 "$REPORT" --ko "$T/nonexistent.ko" "$T/trace" >/dev/null 2>"$T/err"
 is "$?" 3 "--ko of a missing file: exit 3"
 "$REPORT" --vmlinux "$T/trace/kallsyms" "$T/trace" >/dev/null 2>"$T/err"
