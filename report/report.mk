@@ -6,7 +6,7 @@ KMT_REPORT := $(BUILD)/kmemtrace-report
 TOOLS += $(KMT_REPORT)
 
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
-REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/sym_kallsyms.o \
+REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/report_life.o $(OBJDIR)/report/sym_kallsyms.o \
 	$(OBJDIR)/report/sym_path.o \
 	$(OBJDIR)/report/report_meta.o $(OBJDIR)/report/report_slab.o \
 	$(OBJDIR)/report/out_table.o

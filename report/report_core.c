@@ -403,6 +403,26 @@ struct rpt {
 	struct rpt_stack *stk;	/* by stack index */
 	size_t stk_cap;
 
+	/* Lifetimes and timelines (RPT_LIFETIMES, RPT_TIMELINE), or NULL. */
+	struct rpt_lp *lp;
+	/* Page allocations by order, migrate type and GFP mask (struct rpt_page_tally). */
+	struct rpt_page_tally pg_order[32], pg_mt[RPT_MT_NAMED + 1], *pg_gfp;
+	size_t npg_gfp, pg_gfp_cap;
+	struct u64map pg_gfp_map;
+	uint32_t page_size;
+	unsigned int page_shift;
+	/*
+	 * Large kmallocs: each CPU's last page allocation of more than a page,
+	 * waiting for the kmalloc event that may follow it on that CPU.
+	 */
+	struct page_pend {
+		uint64_t pfn;
+		uint32_t bytes;
+	} *pend;
+	unsigned int npend_cpus, npend;
+	uint64_t dmap_delta;	/* kmalloc address - (PFN << page_shift) of the direct map */
+	bool dmap_known;
+
 	bool finished;
 };
 
@@ -437,6 +457,14 @@ struct rpt *rpt_new(const struct rpt_filter *f, unsigned int flags)
 	r->flags = flags;
 	r->filtered = r->f.cpus || r->f.has_pid || r->f.min_size || r->f.cache_name;
 	r->stacks = kmt_stacks_new();
+	rpt_set_page_size(r, 4096);
+	if (flags & (RPT_LIFETIMES | RPT_TIMELINE)) {
+		r->lp = lp_new(flags & RPT_LIFETIMES, flags & RPT_TIMELINE);
+		if (!r->lp) {
+			rpt_free(r);
+			return NULL;
+		}
+	}
 	if (!r->stacks || obj_init(&r->objs) || obj_init(&r->pages)) {
 		rpt_free(r);
 		return NULL;
@@ -462,6 +490,10 @@ void rpt_free(struct rpt *r)
 	free(r->lost_cpu);
 	kmt_stacks_free(r->stacks);
 	free(r->stk);
+	lp_free(r->lp);
+	free(r->pg_gfp);
+	map_free(&r->pg_gfp_map);
+	free(r->pend);
 	free(r);
 }
 
@@ -736,6 +768,150 @@ static int stack_alloc(struct rpt *r, const struct kmt_event *ev, const struct o
 	return 0;
 }
 
+/* ---- lifetimes, timelines and pages ------------------------------------------ */
+
+static inline uint64_t since_start(const struct rpt *r, uint64_t ts)
+{
+	return ts > r->t.first_ts ? ts - r->t.first_ts : 0;
+}
+
+static int alloc_lp(struct rpt *r, uint32_t site, const struct kmt_event *ev)
+{
+	if (!(r->flags & RPT_TIMELINE))
+		return 0;
+	return lp_tl_event(r->lp, site, false, since_start(r, ev->timestamp));
+}
+
+static int free_lp(struct rpt *r, const struct obj *o, const struct kmt_event *ev)
+{
+	/* Another CPU's clock may run a little behind the allocating one's. */
+	uint64_t ns = ev->timestamp > o->ts ? ev->timestamp - o->ts : 0;
+
+	if ((r->flags & RPT_LIFETIMES) && lp_freed(r->lp, o->site, o->cache, ns))
+		return -1;
+	if (r->flags & RPT_TIMELINE)
+		return lp_tl_event(r->lp, o->site, true, since_start(r, ev->timestamp));
+	return 0;
+}
+
+void rpt_set_page_size(struct rpt *r, uint32_t page_size)
+{
+	if (!page_size || (page_size & (page_size - 1)))
+		return;
+	r->page_size = page_size;
+	r->page_shift = (unsigned int)__builtin_ctz(page_size);
+}
+
+const struct rpt_lp *rpt_lp(const struct rpt *r)
+{
+	return r->lp;
+}
+
+/* The tally of a GFP mask, new the first time. NULL: memory. */
+static struct rpt_page_tally *pg_gfp_get(struct rpt *r, uint32_t gfp, uint32_t *idx)
+{
+	uint32_t i;
+
+	if (map_get(&r->pg_gfp_map, gfp, &i)) {
+		*idx = i;
+		return &r->pg_gfp[i];
+	}
+	if (grow((void **)&r->pg_gfp, &r->pg_gfp_cap, r->npg_gfp, sizeof(*r->pg_gfp)))
+		return NULL;
+	i = (uint32_t)r->npg_gfp;
+	if (map_put(&r->pg_gfp_map, gfp, i))
+		return NULL;
+	r->npg_gfp++;
+	memset(&r->pg_gfp[i], 0, sizeof(r->pg_gfp[i]));
+	r->pg_gfp[i].key = gfp;
+	*idx = i;
+	return &r->pg_gfp[i];
+}
+
+static inline unsigned int log2_of(uint32_t bytes)
+{
+	return bytes ? 31u - (unsigned int)__builtin_clz(bytes) : 0;
+}
+
+/* The order's tally of a page block of bytes (orders below 0 count as 0). */
+static struct rpt_page_tally *pg_order(struct rpt *r, uint32_t bytes)
+{
+	unsigned int l = log2_of(bytes);
+
+	return &r->pg_order[l > r->page_shift ? l - r->page_shift : 0];
+}
+
+static unsigned int pg_mt_index(const struct kmt_event *ev)
+{
+	if (!(ev->cache_id & KMT_PAGE_MT_VALID))
+		return RPT_MT_UNKNOWN;
+	return (ev->cache_id & 0xff) < RPT_MT_NAMED ? (unsigned int)(ev->cache_id & 0xff) :
+						      RPT_MT_UNKNOWN;
+}
+
+/* Each of the three tallies a page block of an allocation counts in. */
+#define PG_EACH(r, o, T, body) do { \
+	struct rpt_page_tally *T; \
+	T = pg_order((r), (o)->bytes); body; \
+	T = &(r)->pg_mt[(o)->cache]; body; \
+	T = &(r)->pg_gfp[(o)->site]; body; \
+} while (0)
+
+/*
+ * A kmalloc() above KMALLOC_MAX_CACHE_SIZE allocates pages, firing
+ * mm_page_alloc, then kmalloc on the same CPU with bytes_alloc = PAGE_SIZE
+ * << order and the block's direct-map address. It is that when it is the
+ * CPU's next allocation event after a page allocation of those bytes, its
+ * address is page-aligned, and address - (PFN << PAGE_SHIFT) is the
+ * direct map's offset every such pair agrees on (the first one found sets
+ * it). The page block is then marked as the kmalloc's memory.
+ */
+static void page_pair(struct rpt *r, const struct kmt_event *ev)
+{
+	struct page_pend *p;
+	uint64_t delta;
+	struct obj *o;
+
+	if (ev->cpu >= r->npend_cpus || !r->pend[ev->cpu].bytes)
+		return;
+	p = &r->pend[ev->cpu];
+	r->npend--;
+	if (ev->type != KMT_REC_KMALLOC || !ev->ptr || ev->bytes_alloc != p->bytes ||
+	    (ev->ptr & (r->page_size - 1)))
+		goto done;
+	delta = ev->ptr - (p->pfn << r->page_shift);
+	if (r->dmap_known && delta != r->dmap_delta)
+		goto done;
+	o = obj_find(&r->pages, p->pfn);
+	if (!o || o->state != OBJ_LIVE_SEL || o->kind != KMT_REC_PAGE_ALLOC)
+		goto done;
+	r->dmap_delta = delta;
+	r->dmap_known = true;
+	o->kind = KMT_REC_KMALLOC;
+	r->t.page_kmalloc_allocs++;
+	r->t.page_kmalloc_bytes += o->bytes;
+	PG_EACH(r, o, t, (t->kmalloc_allocs++, t->kmalloc_bytes += o->bytes));
+done:
+	p->bytes = 0;
+}
+
+static int page_pend(struct rpt *r, const struct kmt_event *ev)
+{
+	if (ev->cpu >= r->npend_cpus) {
+		unsigned int n = ev->cpu + 1u;
+		struct page_pend *p = realloc(r->pend, n * sizeof(*p));
+
+		if (!p)
+			return -1;
+		memset(p + r->npend_cpus, 0, (n - r->npend_cpus) * sizeof(*p));
+		r->pend = p;
+		r->npend_cpus = n;
+	}
+	r->npend += !r->pend[ev->cpu].bytes;
+	r->pend[ev->cpu] = (struct page_pend){ .pfn = ev->ptr, .bytes = ev->bytes_alloc };
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 							    const struct kmt_event *ev)
 {
@@ -747,6 +923,8 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	bool sel = true, is_cache;
 	uint64_t key;
 
+	if (__builtin_expect(r->npend != 0, 0))
+		page_pair(r, ev);
 	/*
 	 * kmalloc() and kmem_cache_alloc() come in no order: one lookup for
 	 * both, in the map of their kind, rather than a branch that would be
@@ -784,6 +962,8 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	if (sel) {
 		s->hits++;
 		s->kinds |= 1u << ev->type;
+		if (__builtin_expect(r->lp != NULL, 0) && alloc_lp(r, site_idx, ev))
+			return -1;
 		if (c)
 			c->allocs++;
 		r->t.probed_allocs += (ev->flags & KMT_F_PROBED) != 0;
@@ -930,6 +1110,8 @@ static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
 	s = &r->sites[o->site];
 	s->frees++;
 	s->bytes_freed += o->bytes;
+	if (__builtin_expect(r->lp != NULL, 0) && free_lp(r, o, ev))
+		return -1;
 	if (r->objs.stk && r->objs.stk[o - r->objs.e] != KMT_STACK_NONE) {
 		struct rpt_stack *st = &r->stk[r->objs.stk[o - r->objs.e]];
 
@@ -960,18 +1142,32 @@ static bool page_sel(const struct rpt *r, const struct kmt_event *ev)
 	return cpu_pid_ok(r, ev) && !r->f.cache_name && ev->bytes_alloc >= r->f.min_size;
 }
 
+/*
+ * A page block's slot keeps in site the index of its GFP mask's tally and
+ * in cache its migrate type's; kind becomes KMT_REC_KMALLOC once a
+ * kmalloc event claimed it (page_pair()).
+ */
 static int page_alloc(struct rpt *r, const struct kmt_event *ev)
 {
 	bool sel = page_sel(r, ev);
-	struct obj *o;
+	struct obj *o, key = { .bytes = ev->bytes_alloc, .cache = pg_mt_index(ev) };
 
+	if (r->npend)
+		page_pair(r, ev);
 	if (sel) {
+		if (!pg_gfp_get(r, ev->gfp_flags, &key.site))
+			return -1;
+		PG_EACH(r, &key, t, t->allocs++);
 		r->t.page_allocs++;
 		if (!ev->ptr) {
 			r->t.page_failed++;
+			PG_EACH(r, &key, t, t->failed++);
 			return 0;
 		}
 		r->t.page_bytes_alloc += ev->bytes_alloc;
+		PG_EACH(r, &key, t, t->bytes += ev->bytes_alloc);
+		if (ev->bytes_alloc > r->page_size && page_pend(r, ev))
+			return -1;
 	}
 	if (!ev->ptr)
 		return 0;
@@ -979,7 +1175,7 @@ static int page_alloc(struct rpt *r, const struct kmt_event *ev)
 	if (!o)
 		return -1;
 	*o = (struct obj){
-		.ptr = ev->ptr, .ts = ev->timestamp, .site = UINT32_MAX, .cache = UINT32_MAX,
+		.ptr = ev->ptr, .ts = ev->timestamp, .site = key.site, .cache = key.cache,
 		.bytes = ev->bytes_alloc, .cpu = ev->cpu, .kind = ev->type,
 		.state = sel ? OBJ_LIVE_SEL : OBJ_LIVE,
 	};
@@ -994,12 +1190,15 @@ static int page_free(struct rpt *r, const struct kmt_event *ev)
 		if (page_sel(r, ev)) {
 			r->t.page_frees++;
 			r->t.page_untracked_frees++;
+			pg_order(r, ev->bytes_alloc)->untracked_frees++;
 		}
 		return 0;
 	}
 	if (o->state == OBJ_LIVE_SEL) {
 		r->t.page_frees++;
 		r->t.page_bytes_freed += o->bytes;
+		r->t.page_kmalloc_frees += o->kind == KMT_REC_KMALLOC;
+		PG_EACH(r, o, t, (t->frees++, t->bytes_freed += o->bytes));
 	}
 	o->state = OBJ_DEAD;
 	return 0;
@@ -1187,6 +1386,9 @@ int rpt_finish(struct rpt *r)
 			r->caches[o->cache].live++;
 			r->caches[o->cache].live_bytes += o->bytes;
 		}
+		if ((r->flags & RPT_LIFETIMES) &&
+		    lp_live(r->lp, o->site, o->cache, r->t.last_ts > o->ts ? r->t.last_ts - o->ts : 0))
+			return -1;
 	}
 	cap = (size_t)1 << r->pages.bits;
 	for (i = 0; i < cap; i++) {
@@ -1195,9 +1397,29 @@ int rpt_finish(struct rpt *r)
 		if (o->ptr && o->state == OBJ_LIVE_SEL) {
 			r->t.page_outstanding++;
 			r->t.page_outstanding_bytes += o->bytes;
+			PG_EACH(r, o, t, (t->live++, t->live_bytes += o->bytes));
 		}
 	}
+	for (i = 0; i < sizeof(r->pg_order) / sizeof(r->pg_order[0]); i++)
+		r->pg_order[i].key = i;
+	for (i = 0; i <= RPT_MT_NAMED; i++)
+		r->pg_mt[i].key = i;
 	return 0;
+}
+
+const struct rpt_page_tally *rpt_pages(const struct rpt *r, enum rpt_page_by by, size_t *n)
+{
+	switch (by) {
+	case RPT_PG_ORDER:
+		*n = sizeof(r->pg_order) / sizeof(r->pg_order[0]);
+		return r->pg_order;
+	case RPT_PG_MT:
+		*n = RPT_MT_NAMED + 1;
+		return r->pg_mt;
+	default:
+		*n = r->npg_gfp;
+		return r->pg_gfp;
+	}
 }
 
 unsigned int rpt_flags(const struct rpt *r)
@@ -1327,5 +1549,7 @@ size_t rpt_memory(const struct rpt *r)
 	       (r->err_bits ? ((size_t)1 << r->err_bits) * sizeof(*r->err_slots) : 0) +
 	       r->ptrs_cap * sizeof(*r->ptrs) + map_memory(&r->ptr_map) +
 	       r->lost_ncpus * sizeof(*r->lost_cpu) + kmt_stacks_memory(r->stacks) +
+	       (r->lp ? lp_memory(r->lp) : 0) + r->pg_gfp_cap * sizeof(*r->pg_gfp) +
+	       map_memory(&r->pg_gfp_map) + r->npend_cpus * sizeof(*r->pend) +
 	       r->stk_cap * sizeof(*r->stk);
 }

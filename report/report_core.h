@@ -14,6 +14,7 @@
 
 #include "kmt_reader.h"
 #include "kmt_stacks.h"
+#include "report_life.h"
 #include "report_slab.h"
 
 /* Which allocations count. A free counts when its object's allocation did. */
@@ -55,6 +56,10 @@ struct rpt_filter {
  * counted (kfree_cache_objects) but are no error.
  */
 #define RPT_KFREE_TAKES_CACHE_OBJS 0x8u
+/* Keep lifetimes per call site and cache (report_life.h): 4 KiB a site. */
+#define RPT_LIFETIMES	0x10u
+/* Keep allocations and frees over time per call site (report_life.h): 2 KiB a site. */
+#define RPT_TIMELINE	0x20u
 
 enum rpt_err_kind {
 	RPT_ERR_KFREE_OF_CACHE_OBJ,	/* kfree() of a kmem_cache_alloc() object */
@@ -161,6 +166,12 @@ struct rpt_totals {
 	uint64_t page_frees, page_untracked_frees, page_bytes_freed;
 	uint64_t page_outstanding, page_outstanding_bytes;
 	/*
+	 * Of the page allocations, those that were a large kmalloc() (above
+	 * KMALLOC_MAX_CACHE_SIZE, served by the page allocator): the same
+	 * memory as a kmalloc event, so counted once in the sum of both.
+	 */
+	uint64_t page_kmalloc_allocs, page_kmalloc_bytes, page_kmalloc_frees;
+	/*
 	 * Stacks (1.2). Of allocs, those carrying a stack the trace holds; the
 	 * others are without one, of which no_stack_allocs said so
 	 * (KMT_F_NO_STACK: the module's table was full, no frame, no room) and
@@ -232,5 +243,29 @@ size_t rpt_memory(const struct rpt *r);
 
 /* Internal fragmentation as perf kmem defines it: 100 - 100 * req / alloc. */
 double rpt_frag(uint64_t bytes_req, uint64_t bytes_alloc);
+
+/* ---- lifetimes and the page allocator (report_life.h) ------------------------ */
+
+/* The lifetimes and timelines kept (RPT_LIFETIMES, RPT_TIMELINE), or NULL. */
+const struct rpt_lp *rpt_lp(const struct rpt *r);
+/* PAGE_SIZE of the traced kernel (default 4096): page orders, large kmallocs. */
+void rpt_set_page_size(struct rpt *r, uint32_t page_size);
+
+/* Page allocations and frees of one order, migrate type or GFP mask. */
+struct rpt_page_tally {
+	uint64_t key;		/* order, migrate type (RPT_MT_UNKNOWN) or gfp_flags */
+	uint64_t allocs, failed, bytes;	/* allocation events; bytes of the successful */
+	uint64_t frees, bytes_freed;	/* frees of pages allocated in the trace */
+	uint64_t untracked_frees;	/* frees of pages allocated before (by order only) */
+	uint64_t live, live_bytes;	/* at the end (rpt_finish) */
+	uint64_t kmalloc_allocs, kmalloc_bytes;	/* of allocs, large kmallocs */
+};
+
+/* Migrate types the trace names (KMT_PAGE_MT_VALID), then one for "not recorded". */
+#define RPT_MT_NAMED	8
+#define RPT_MT_UNKNOWN	RPT_MT_NAMED
+enum rpt_page_by { RPT_PG_ORDER, RPT_PG_MT, RPT_PG_GFP };
+/* The tallies by order (0..31), migrate type (0..RPT_MT_UNKNOWN) or GFP mask; *n of them. */
+const struct rpt_page_tally *rpt_pages(const struct rpt *r, enum rpt_page_by by, size_t *n);
 
 #endif /* REPORT_CORE_H */
