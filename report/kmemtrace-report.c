@@ -23,6 +23,9 @@
 #include "sym_kallsyms.h"
 #include "sym_srcline.h"
 #include "view_interval.h"
+#include "out_html.h"
+#include "view_life.h"
+#include "view_pages.h"
 #include "view_stacks.h"
 
 #define PROG "kmemtrace-report"
@@ -69,7 +72,11 @@ static const char doc[] =
 	"  kmemtrace-report --stacks -l 10 out/    the 10 commonest kernel stacks\n"
 	"  kmemtrace-report --stacks -s bytes --min-count 5 --exclude kmem_cache_alloc_node out/\n"
 	"  kmemtrace-report --folded out/ | flamegraph.pl >kmalloc.svg\n"
-	"  kmemtrace-report --folded=bytes out/ | inferno-flamegraph >bytes.svg\n";
+	"  kmemtrace-report --folded=bytes out/ | inferno-flamegraph >bytes.svg\n"
+	"  kmemtrace-report --lifetimes out/       how long each call site's objects live\n"
+	"  kmemtrace-report --lifetimes --short-lived 100us --long-lived 10s --json out/\n"
+	"  kmemtrace-report --pages out/           page allocator: by order, migrate type, GFP\n"
+	"  kmemtrace-report --html report.html out/   one self-contained page with charts\n";
 
 static const char args_doc[] = "[DIR | FILE...]";
 
@@ -77,7 +84,7 @@ enum {
 	OPT_CALLER = 256, OPT_ALLOC, OPT_CACHE, OPT_CPU, OPT_PID, OPT_CACHE_NAME, OPT_MIN_SIZE,
 	OPT_TIME, OPT_JSON, OPT_CSV, OPT_RAW, OPT_RAW_IP, OPT_VMLINUX, OPT_KO, OPT_MODDIR,
 	OPT_RESOLVER, OPT_ALLOW_TRUNC, OPT_NO_PROGRESS, OPT_INTERVAL, OPT_STACKS, OPT_FOLDED,
-	OPT_MIN_COUNT, OPT_EXCLUDE,
+	OPT_MIN_COUNT, OPT_EXCLUDE, OPT_LIFETIMES, OPT_SHORT, OPT_LONG, OPT_PAGES, OPT_HTML,
 };
 
 static const struct argp_option options[] = {
@@ -95,7 +102,21 @@ static const struct argp_option options[] = {
 	{ "folded", OPT_FOLDED, "hits|bytes|req", OPTION_ARG_OPTIONAL,
 	  "Folded stacks for flame graphs: frames root first joined by ';', a blank and the "
 	  "count (default hits) or bytes", 1 },
+	{ "lifetimes", OPT_LIFETIMES, NULL, 0,
+	  "How long objects live, per call site and cache (count, p50, p90, p99, max, log2 "
+	  "histogram; live ones' age), short-lived and long-lived call sites", 1 },
+	{ "pages", OPT_PAGES, NULL, 0,
+	  "Page allocator (traces with pages=1): by order, migrate type and GFP flags; slab and "
+	  "page memory with large kmallocs counted once", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
+	{ "html", OPT_HTML, "FILE", 0,
+	  "Also write one self-contained HTML page (tables and SVG charts) to FILE", 2 },
+	{ "short-lived", OPT_SHORT, "T", 0,
+	  "--lifetimes, --html: short-lived when half the freed objects live at most T "
+	  "(default 1ms)", 2 },
+	{ "long-lived", OPT_LONG, "T", 0,
+	  "--lifetimes, --html: long-lived when half the freed, or the oldest live, exceed T "
+	  "(default 1s)", 2 },
 	{ "sort", 's', "KEY[,KEY...]", 0, "Sort the view's rows (see below)", 2 },
 	{ "lines", 'l', "N", 0, "Rows per table (text default 20, 0 = all)", 2 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON document (Documentation/report-json.md)", 2 },
@@ -145,6 +166,9 @@ struct args {
 	bool stacks, folded, stack_filters;
 	struct stacks_args stk;
 	char **excl;
+	bool lifetimes, pages, life_set;
+	struct life_args life;
+	const char *html;
 };
 
 /* Unsigned decimal with a range check. 0, or -1. */
@@ -420,6 +444,24 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		a->stack_filters = true;
 		break;
 	}
+	case OPT_LIFETIMES:
+		a->lifetimes = true;
+		break;
+	case OPT_PAGES:
+		a->pages = true;
+		break;
+	case OPT_HTML:
+		if (!*arg)
+			argp_error(st, "--html: no file name");
+		a->html = arg;
+		break;
+	case OPT_SHORT:
+	case OPT_LONG:
+		if (parse_time(arg, key == OPT_SHORT ? &a->life.short_ns : &a->life.long_ns))
+			argp_error(st, "--%s: '%s' is not a duration like 1ms or 250us",
+				   key == OPT_SHORT ? "short-lived" : "long-lived", arg);
+		a->life_set = true;
+		break;
 	case OPT_INTERVAL:
 		if (parse_time(arg, &a->interval_ns) || !a->interval_ns)
 			argp_error(st, "--interval: '%s' is not a duration like 1s or 250ms", arg);
@@ -452,6 +494,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (a->folded && (a->raw || a->interval_ns || a->view_set || a->json || a->csv))
 			argp_error(st, "--folded writes folded stacks: not with --raw, --interval, "
 				   "a view, --json or --csv");
+		if ((a->lifetimes || a->pages) &&
+		    (a->raw || a->interval_ns || a->folded || a->view_set || a->stacks ||
+		     (a->lifetimes && a->pages)))
+			argp_error(st, "--lifetimes and --pages are views of their own: one of them, "
+				   "not with --raw, --interval, --folded, --stacks or another view");
+		if (a->life_set && !a->lifetimes && !a->html)
+			argp_error(st, "--short-lived and --long-lived set --lifetimes' thresholds: "
+				   "give --lifetimes or --html");
+		if (a->html && (a->raw || a->interval_ns || a->folded))
+			argp_error(st, "--html writes the summary's page: not with --raw, --interval "
+				   "or --folded");
 		if (a->stack_filters && !a->stacks && !a->folded)
 			argp_error(st, "--min-count and --exclude filter stacks: give --stacks or "
 				   "--folded");
@@ -567,6 +620,8 @@ int main(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	a.out.lines = -1;
+	a.life.short_ns = LIFE_SHORT_NS;
+	a.life.long_ns = LIFE_LONG_NS;
 	argp_err_exit_status = KMT_EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return KMT_EXIT_USAGE;
@@ -574,6 +629,11 @@ int main(int argc, char **argv)
 	if (a.stacks) {
 		a.out.xview = &view_stacks;
 		a.out.view_args = &a.stk;
+	} else if (a.lifetimes) {
+		a.out.xview = &view_life;
+		a.out.view_args = &a.life;
+	} else if (a.pages) {
+		a.out.xview = &view_pages;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
@@ -679,10 +739,15 @@ int main(int argc, char **argv)
 			flags |= RPT_KMALLOC_ALLOCS_MISSED;
 		if (meta_kernel_at_least(meta, 6, 4) == 1)
 			flags |= RPT_KFREE_TAKES_CACHE_OBJS;
+		if (a.lifetimes || a.html)
+			flags |= RPT_LIFETIMES;
+		if (a.html)
+			flags |= RPT_TIMELINE;
 		a.f.slab = slab;
 		r = rpt_new(&a.f, flags);
 		if (!r)
 			goto nomem;
+		rpt_set_page_size(r, kmt_file_header(kmt_merge_file(m, 0))->page_size);
 		if (a.interval_ns) {
 			struct ivl_opts vo = { 0 };
 
@@ -832,6 +897,16 @@ int main(int argc, char **argv)
 			goto nomem;
 	} else if (report_print(stdout, r, &a.out)) {
 		goto nomem;
+	}
+	if (a.html) {
+		rc = html_write_file(a.html, r, &a.out, &a.life);
+		if (rc == -1)
+			goto nomem;
+		if (rc) {
+			fprintf(stderr, PROG ": %s: %s\n", a.html, strerror(rc));
+			ret = KMT_EXIT_IO;
+			goto flush;
+		}
 	}
 	if (sl && *srcline_warnings(sl))
 		fprintf(stderr, PROG ": warning: %s", srcline_warnings(sl));

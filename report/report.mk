@@ -13,7 +13,8 @@ REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/report_life.
 # What kmemtrace-report and kmemtrace-top share beyond the core: output, views, file:line.
 REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(OBJDIR)/report/report_out.o \
 	$(OBJDIR)/report/symtab.o $(OBJDIR)/report/report_views.o $(OBJDIR)/report/view_main.o \
-	$(OBJDIR)/report/view_stacks.o \
+	$(OBJDIR)/report/view_stacks.o $(OBJDIR)/report/view_life.o $(OBJDIR)/report/view_pages.o \
+	$(OBJDIR)/report/out_html.o \
 	$(OBJDIR)/report/view_interval.o $(OBJDIR)/report/sym_srcline.o \
 	$(OBJDIR)/report/sym_dw.o
 REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_VIEW_OBJS)

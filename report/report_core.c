@@ -412,7 +412,7 @@ struct rpt {
 	uint32_t page_size;
 	unsigned int page_shift;
 	/*
-	 * Large kmallocs: each CPU's last page allocation of more than a page,
+	 * Large kmallocs: each CPU's last page allocation of more than two pages,
 	 * waiting for the kmalloc event that may follow it on that CPU.
 	 */
 	struct page_pend {
@@ -858,9 +858,10 @@ static unsigned int pg_mt_index(const struct kmt_event *ev)
 } while (0)
 
 /*
- * A kmalloc() above KMALLOC_MAX_CACHE_SIZE allocates pages, firing
- * mm_page_alloc, then kmalloc on the same CPU with bytes_alloc = PAGE_SIZE
- * << order and the block's direct-map address. It is that when it is the
+ * A kmalloc() above KMALLOC_MAX_CACHE_SIZE (two pages from 6.1 to 7.3, so
+ * bytes_req above two pages and an order of 2 or more) allocates pages,
+ * firing mm_page_alloc, then kmalloc on the same CPU with bytes_alloc =
+ * PAGE_SIZE << order and the block's direct-map address. It is that when it is the
  * CPU's next allocation event after a page allocation of those bytes, its
  * address is page-aligned, and address - (PFN << PAGE_SHIFT) is the
  * direct map's offset every such pair agrees on (the first one found sets
@@ -877,7 +878,7 @@ static void page_pair(struct rpt *r, const struct kmt_event *ev)
 	p = &r->pend[ev->cpu];
 	r->npend--;
 	if (ev->type != KMT_REC_KMALLOC || !ev->ptr || ev->bytes_alloc != p->bytes ||
-	    (ev->ptr & (r->page_size - 1)))
+	    ev->bytes_req <= 2 * r->page_size || (ev->ptr & (r->page_size - 1)))
 		goto done;
 	delta = ev->ptr - (p->pfn << r->page_shift);
 	if (r->dmap_known && delta != r->dmap_delta)
@@ -1166,7 +1167,7 @@ static int page_alloc(struct rpt *r, const struct kmt_event *ev)
 		}
 		r->t.page_bytes_alloc += ev->bytes_alloc;
 		PG_EACH(r, &key, t, t->bytes += ev->bytes_alloc);
-		if (ev->bytes_alloc > r->page_size && page_pend(r, ev))
+		if (ev->bytes_alloc > 2 * r->page_size && page_pend(r, ev))
 			return -1;
 	}
 	if (!ev->ptr)
@@ -1398,6 +1399,10 @@ int rpt_finish(struct rpt *r)
 			r->t.page_outstanding++;
 			r->t.page_outstanding_bytes += o->bytes;
 			PG_EACH(r, o, t, (t->live++, t->live_bytes += o->bytes));
+			if (o->kind == KMT_REC_KMALLOC) {
+				r->t.page_kmalloc_live++;
+				r->t.page_kmalloc_live_bytes += o->bytes;
+			}
 		}
 	}
 	for (i = 0; i < sizeof(r->pg_order) / sizeof(r->pg_order[0]); i++)

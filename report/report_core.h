@@ -171,6 +171,7 @@ struct rpt_totals {
 	 * memory as a kmalloc event, so counted once in the sum of both.
 	 */
 	uint64_t page_kmalloc_allocs, page_kmalloc_bytes, page_kmalloc_frees;
+	uint64_t page_kmalloc_live, page_kmalloc_live_bytes;	/* at the end */
 	/*
 	 * Stacks (1.2). Of allocs, those carrying a stack the trace holds; the
 	 * others are without one, of which no_stack_allocs said so

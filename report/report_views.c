@@ -6,10 +6,14 @@
 #include <string.h>
 
 #include "out_table.h"
+#include "view_life.h"
+#include "view_pages.h"
 #include "view_stacks.h"
 
 const struct report_view *const report_views[] = {
 	&view_stacks,
+	&view_life,
+	&view_pages,
 	NULL
 };
 

@@ -223,9 +223,20 @@ run "$REPORT" --json --stacks "$T/stk"
 echo "$out" >"$T/stacks.json"
 is "$(jget "len(d['stacks']) > 0 and len(d['stack_callers']) > 0" "$T/stacks.json")" True \
 	"--stacks JSON has stacks and callers"
-missing=$(python3 - "$DOC" "$T/merged.json" "$T/alloc.json" "$T/p11.json" "$T/stacks.json" <<'PY'
+# Page events and lifetimes, for --lifetimes' and --pages' tables.
+"$GEN" -o "$T/pg" --cpus 2 --events 4000 --pages >/dev/null
+run "$REPORT" --json --lifetimes "$T/pg"
+echo "$out" >"$T/life.json"
+is "$(jget "len(d['lifetimes']) > 0 and len(d['cache_lifetimes']) > 0" "$T/life.json")" True \
+	"--lifetimes JSON has call sites and caches"
+run "$REPORT" --json --pages "$T/pg"
+echo "$out" >"$T/pages.json"
+is "$(jget "len(d['memory_totals']) == 4 and len(d['pages_by_order']) > 0" "$T/pages.json")" True \
+	"--pages JSON has the totals and orders"
+missing=$(python3 - "$DOC" "$T/merged.json" "$T/alloc.json" "$T/p11.json" "$T/stacks.json" \
+	"$T/life.json" "$T/pages.json" <<'PY'
 import json, re, sys
-doc = set(re.findall(r"`([a-z_]+)`", open(sys.argv[1]).read()))
+doc = set(re.findall(r"`([a-z][a-z0-9_]*)`", open(sys.argv[1]).read()))
 keys = set()
 def walk(v, parent=None):
     if isinstance(v, dict):

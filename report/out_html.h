@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * out_html.h - kmemtrace-report --html: one self-contained page (inline
+ * CSS and SVG, no script, nothing fetched) with the report's tables and
+ * charts of sizes, lifetimes and rates over time.
+ */
+#ifndef OUT_HTML_H
+#define OUT_HTML_H
+
+#include "report_out.h"
+#include "view_life.h"
+
+/*
+ * Writes the page of a finished analysis (made with RPT_LIFETIMES and
+ * RPT_TIMELINE) to path. 0; -1 out of memory; an errno value when the
+ * file could not be written.
+ */
+int html_write_file(const char *path, const struct rpt *r, const struct out_opts *o,
+		    const struct life_args *la);
+
+#endif /* OUT_HTML_H */
