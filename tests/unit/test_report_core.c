@@ -781,6 +781,153 @@ static void test_double_free_window(void)
 	rpt_free(r);
 }
 
+/* Feeds a stack of depth frames (innermost first) as its slots, on cpu under id. */
+static void feed_stack(struct rpt *r, uint16_t cpu, uint16_t id, const uint64_t *fr,
+		       unsigned int depth, uint64_t ts)
+{
+	union kmt_rec rec;
+	unsigned int first, i;
+
+	for (first = 0; first < depth; first += KMT_STACK_SLOT_FRAMES) {
+		memset(&rec, 0, sizeof(rec));
+		rec.stack.type = KMT_REC_STACK;
+		rec.stack.cpu = cpu;
+		rec.stack.timestamp = ts;
+		rec.stack.stack_id = id;
+		rec.stack.depth = (uint8_t)depth;
+		rec.stack.first = (uint8_t)first;
+		rec.stack.nframes = (uint8_t)(depth - first < 5 ? depth - first : 5);
+		for (i = 0; i < rec.stack.nframes; i++)
+			rec.stack.frames[i] = fr[first + i];
+		rpt_feed(r, &rec);
+	}
+}
+
+/*
+ * Two stacks on four CPUs, each CPU naming them by its own ids, the ids
+ * swapped halfway (the module's table reset), allocations marked without a
+ * stack or naming an unknown id, failed ones: every figure per stack as
+ * counted here, and memory that does not grow with the trace.
+ */
+static void test_stacks(void)
+{
+	enum { NLIVE = 512, TOTAL = 120000 };
+	static const uint64_t fa[7] = { S_A, 0xffffffff81400011ULL, 0xffffffff81500022ULL,
+					0xffffffff81500033ULL, 0xffffffff81500044ULL,
+					0xffffffff81500055ULL, 0xffffffff81500066ULL };
+	static const uint64_t fb[3] = { S_B, 0xffffffff81400077ULL, 0xffffffff81500088ULL };
+	struct want { uint64_t hits, failed, req, alloc, frees, out; } w[2] = { { 0 } };
+	uint64_t ring[NLIVE] = { 0 }, nostack = 0, unknown = 0, ts = 1, ptr = 0x100000;
+	int ring_stk[NLIVE];
+	struct rpt *r = rpt_new(NULL, 0);
+	size_t mem_early = 0, i, k, found[2] = { 0, 0 };
+	union kmt_rec rec;
+	uint16_t cpu;
+
+	if (!ok(r, "stacks: analysis created"))
+		return;
+	for (cpu = 0; cpu < 4; cpu++) {
+		feed_stack(r, cpu, 1 + cpu, fa, 7, ts);
+		feed_stack(r, cpu, 10 + cpu, fb, 3, ts);
+	}
+	for (i = 0; i < NLIVE; i++)
+		ring_stk[i] = -1;
+	for (i = 0; i < TOTAL; i++) {
+		unsigned int which = (unsigned int)(i % 3 == 0);	/* 1: fb */
+		size_t slot = i % NLIVE;
+		int swapped = i >= TOTAL / 2;
+
+		cpu = (uint16_t)(i % 4);
+		ts++;
+		if (i == TOTAL / 2) {
+			/* The tables reset: each CPU's ids now name the other stack. */
+			for (k = 0; k < 4; k++) {
+				feed_stack(r, (uint16_t)k, (uint16_t)(1 + k), fb, 3, ts);
+				feed_stack(r, (uint16_t)k, (uint16_t)(10 + k), fa, 7, ts);
+			}
+		}
+		if (ring[slot]) {
+			memset(&rec, 0, sizeof(rec));
+			rec.ev.type = KMT_REC_KFREE;
+			rec.ev.cpu = cpu;
+			rec.ev.timestamp = ts;
+			rec.ev.call_site = S_H;
+			rec.ev.ptr = ring[slot];
+			rec.ev.node = KMT_NODE_ANY;
+			rpt_feed(r, &rec);
+			if (ring_stk[slot] >= 0) {
+				w[ring_stk[slot]].frees++;
+				w[ring_stk[slot]].out--;
+			}
+			ring[slot] = 0;
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec.ev.type = which ? KMT_REC_CACHE_ALLOC : KMT_REC_KMALLOC;
+		rec.ev.cpu = cpu;
+		rec.ev.timestamp = ts;
+		rec.ev.call_site = which ? S_B : S_A;
+		rec.ev.cache_id = which ? 0xffff888003000000ULL : 0;
+		/* 4096 addresses reused in turn: the object table stays the same size. */
+		rec.ev.ptr = i % 101 == 0 ? 0 : ptr + (i % 4096) * 64;
+		rec.ev.bytes_req = which ? 100 : 24;
+		rec.ev.bytes_alloc = which ? 128 : 32;
+		rec.ev.node = KMT_NODE_ANY;
+		/* Before the swap fa is id 1 + cpu and fb 10 + cpu; after, the other way. */
+		rec.ev.stack_id = (uint16_t)((which != (unsigned int)swapped ? 10 : 1) + cpu);
+		if (i % 7 == 3) {
+			rec.ev.stack_id = 0;
+			rec.ev.flags = KMT_F_NO_STACK;
+			nostack++;
+		} else if (i % 11 == 5) {
+			rec.ev.stack_id = 99;
+			unknown++;
+		} else {
+			w[which].hits++;
+			if (!rec.ev.ptr) {
+				w[which].failed++;
+			} else {
+				w[which].req += rec.ev.bytes_req;
+				w[which].alloc += rec.ev.bytes_alloc;
+				w[which].out++;
+			}
+		}
+		rpt_feed(r, &rec);
+		if (rec.ev.ptr) {
+			ring[slot] = rec.ev.ptr;
+			ring_stk[slot] = rec.ev.stack_id && rec.ev.stack_id != 99 ? (int)which : -1;
+		}
+		if (i == TOTAL / 6)
+			mem_early = rpt_memory(r);
+	}
+	ok(rpt_memory(r) <= mem_early, "stacks: memory did not grow from 1/6 to the end");
+	rpt_finish(r);
+	is_u64(rpt_nstacks(r), 2, "stacks: two distinct stacks, whatever CPUs and ids carried them");
+	is_u64(rpt_totals(r)->no_stack_allocs, nostack, "stacks: marked without a stack, exactly");
+	is_u64(rpt_totals(r)->unknown_stack_allocs, unknown, "stacks: unknown ids, exactly");
+	is_u64(rpt_totals(r)->stack_allocs + nostack + unknown, rpt_totals(r)->allocs,
+	       "stacks: with a stack + marked + unknown = all allocations");
+	for (i = 0; i < rpt_nstacks(r); i++) {
+		unsigned int d = 0;
+		const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), (uint32_t)i, &d);
+		const struct rpt_stack *s = rpt_stack(r, i);
+		unsigned int which = d == 3;
+		const struct want *x = &w[which];
+
+		if (!ok(fr && s && memcmp(fr, which ? fb : fa, d * sizeof(*fr)) == 0,
+			"stacks: stack %zu has the frames fed", i))
+			continue;
+		found[which]++;
+		is_u64(s->hits, x->hits, "stacks: %s: hits", which ? "fb" : "fa");
+		is_u64(s->failed, x->failed, "stacks: %s: failed", which ? "fb" : "fa");
+		is_u64(s->bytes_req, x->req, "stacks: %s: bytes_req", which ? "fb" : "fa");
+		is_u64(s->bytes_alloc, x->alloc, "stacks: %s: bytes_alloc", which ? "fb" : "fa");
+		is_u64(s->frees, x->frees, "stacks: %s: frees", which ? "fb" : "fa");
+		is_u64(s->out_count, x->out, "stacks: %s: outstanding", which ? "fb" : "fa");
+	}
+	ok(found[0] == 1 && found[1] == 1, "stacks: each stack once");
+	rpt_free(r);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/kmt-test-report-XXXXXX";
@@ -801,6 +948,7 @@ int main(void)
 	test_bounded_memory();
 	test_double_free_window();
 	test_filtered_double_free();
+	test_stacks();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
 	if (system(cmd) != 0)
 		diag("could not remove %s", top);
