@@ -40,7 +40,10 @@ static bool frame_excluded(const struct out_opts *o, const struct stacks_args *a
 	return false;
 }
 
-/* A stack the filters keep: carried by a selected allocation, often enough, through no excluded function. */
+/*
+ * A stack the filters keep: carried by a selected allocation, often enough,
+ * through no excluded function.
+ */
 static bool stack_kept(const struct rpt *r, const struct out_opts *o, const struct stacks_args *a,
 		       uint32_t i)
 {
@@ -128,7 +131,10 @@ static void stacks_sort(const struct rpt *r, uint32_t *v, size_t n, enum sort_ke
 		qsort(v, n, sizeof(*v), stack_cmp);
 }
 
-/* The key --sort asks for, among those a stack has: hit (default), bytes, req, outstanding, failed, frees. */
+/*
+ * The key --sort asks for, among those a stack has: hit (default), bytes,
+ * req, outstanding, failed, frees.
+ */
 static enum sort_key stacks_key(const struct out_opts *o)
 {
 	size_t i;
@@ -516,14 +522,15 @@ static void stacks_note(const struct rpt *r, const struct stacks_args *a, size_t
 			 KMT_STACK_MAX_DEPTH);
 		return;
 	}
-	off = (size_t)snprintf(buf, len, "%" PRIu64 " allocations, %" PRIu64 " with a stack, in %zu "
-			       "distinct stacks; %" PRIu64 " events without a stack", t->allocs,
-			       t->stack_allocs, rpt_nstacks(r), t->allocs - t->stack_allocs);
+	off = (size_t)snprintf(buf, len, "%" PRIu64 " allocations, %" PRIu64
+			       " with a stack, in %zu distinct stacks; %" PRIu64
+			       " events without a stack", t->allocs, t->stack_allocs,
+			       rpt_nstacks(r), t->allocs - t->stack_allocs);
 	if (off < len && t->allocs - t->stack_allocs)
-		off += (size_t)snprintf(buf + off, len - off, " (%" PRIu64 " marked: the module's stack "
-					"table was full or no frame was found; %" PRIu64
-					" naming a stack not in the trace)", t->no_stack_allocs,
-					t->unknown_stack_allocs);
+		off += (size_t)snprintf(buf + off, len - off, " (%" PRIu64
+					" marked: the module's stack table was full or no frame "
+					"was found; %" PRIu64 " naming a stack not in the trace)",
+					t->no_stack_allocs, t->unknown_stack_allocs);
 	if (off < len && (a->min_count > 1 || a->nexclude))
 		off += (size_t)snprintf(buf + off, len - off, ". %zu stacks pass the filters",
 					kept);
@@ -531,12 +538,32 @@ static void stacks_note(const struct rpt *r, const struct stacks_args *a, size_t
 		snprintf(buf + off, len - off, ".");
 }
 
+/* Emits t with a row for each of the first --lines stacks of idx. 0, -1 or emit's nonzero. */
+static int emit_stacks(const struct view_ctx *v, struct out_table *t, struct sctx *c,
+		       const uint32_t *idx, size_t n, table_emit_fn emit, void *arg)
+{
+	size_t shown = limit_of(v->o, n);
+	int ret;
+
+	c->rows = rows_build(v, idx, shown);
+	if (!c->rows)
+		return -1;
+	c->n = shown;
+	t->nrows = shown;
+	t->total = n;
+	t->ctx = c;
+	ret = emit(t, arg);
+	rows_free(c->rows, c->n);
+	c->rows = NULL;
+	return ret;
+}
+
 static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 {
 	const struct stacks_args *a = args_of(v->o);
 	struct sctx c = { .v = v };
 	struct out_table t = { 0 };
-	size_t n, shown, nout = 0, i;
+	size_t n, nout = 0, i;
 	uint32_t *idx = kept_stacks(v->r, v->o, &n);
 	char note[1024];
 	int ret = -1;
@@ -547,49 +574,28 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 
 	/* Allocations by stack. */
 	stacks_sort(v->r, idx, n, stacks_key(v->o));
-	shown = limit_of(v->o, n);
-	c.rows = rows_build(v, idx, shown);
-	if (!c.rows)
-		goto out;
-	c.n = shown;
 	t.key = "stacks";
 	t.title = "Allocations by kernel stack";
 	t.note = note;
 	t.cols = stack_cols;
 	t.ncols = sizeof(stack_cols) / sizeof(stack_cols[0]);
-	t.nrows = shown;
-	t.total = n;
 	t.cell = stack_cell;
-	t.ctx = &c;
-	ret = emit(&t, arg);
-	rows_free(c.rows, c.n);
-	c.rows = NULL;
+	ret = emit_stacks(v, &t, &c, idx, n, emit, arg);
 	if (ret)
 		goto out;
 
 	/* Outstanding objects by stack (memleak's view): the kept stacks with live objects. */
-	ret = -1;
 	for (i = 0; i < n; i++)
 		if (rpt_stack(v->r, idx[i])->out_count)
 			idx[nout++] = idx[i];
 	stacks_sort(v->r, idx, nout, SK_OUT);
-	shown = limit_of(v->o, nout);
-	c.rows = rows_build(v, idx, shown);
-	if (!c.rows)
-		goto out;
-	c.n = shown;
 	memset(&t, 0, sizeof(t));
 	t.key = "stacks_outstanding";
 	t.title = "Outstanding objects by kernel stack (allocated, not freed in the trace)";
 	t.cols = out_cols;
 	t.ncols = sizeof(out_cols) / sizeof(out_cols[0]);
-	t.nrows = shown;
-	t.total = nout;
 	t.cell = out_cell;
-	t.ctx = &c;
-	ret = emit(&t, arg);
-	rows_free(c.rows, c.n);
-	c.rows = NULL;
+	ret = emit_stacks(v, &t, &c, idx, nout, emit, arg);
 	if (ret)
 		goto out;
 

@@ -47,14 +47,10 @@ struct kmt_stacks {
 	uint64_t joined;
 };
 
-static uint64_t mix(uint64_t x)
+/* Multiplicative hashing: the top bits of the product are well spread. */
+static inline size_t slot_of(uint64_t h, unsigned int bits)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
+	return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
 }
 
 static uint64_t frames_hash(const uint64_t *f, unsigned int depth)
@@ -62,9 +58,10 @@ static uint64_t frames_hash(const uint64_t *f, unsigned int depth)
 	uint64_t h = depth;
 	unsigned int i;
 
+	/* Rotate and multiply per frame: order matters, as it does in a stack. */
 	for (i = 0; i < depth; i++)
-		h = mix(h ^ f[i]) + i;
-	return h;
+		h = ((h << 23 | h >> 41) ^ f[i]) * 0xbf58476d1ce4e5b9ULL;
+	return h ^ h >> 31;
 }
 
 struct kmt_stacks *kmt_stacks_new(void)
@@ -97,7 +94,7 @@ static int hash_grow(struct kmt_stacks *s)
 	if (!nt)
 		return -1;
 	for (i = 0; i < s->n; i++) {
-		for (j = s->stk[i].hash & mask; nt[j]; j = (j + 1) & mask)
+		for (j = slot_of(s->stk[i].hash, nb); nt[j]; j = (j + 1) & mask)
 			;
 		nt[j] = (uint32_t)i + 1;
 	}
@@ -119,7 +116,7 @@ static int intern(struct kmt_stacks *s, const uint64_t *f, unsigned int depth, u
 			return -1;
 	}
 	mask = ((size_t)1 << s->hbits) - 1;
-	for (i = h & mask; s->byhash[i]; i = (i + 1) & mask) {
+	for (i = slot_of(h, s->hbits); s->byhash[i]; i = (i + 1) & mask) {
 		k = &s->stk[s->byhash[i] - 1];
 		if (k->hash == h && k->depth == depth &&
 		    memcmp(&s->frames[k->off], f, depth * sizeof(*f)) == 0) {
@@ -156,8 +153,8 @@ static int intern(struct kmt_stacks *s, const uint64_t *f, unsigned int depth, u
 	k->off = (uint32_t)s->nframes;
 	k->depth = (uint8_t)depth;
 	s->nframes += depth;
-	s->byhash[i] = (uint32_t)++s->n;
-	*idx = (uint32_t)(s->n - 1);
+	*idx = (uint32_t)s->n++;
+	s->byhash[i] = *idx + 1;
 	return 0;
 }
 
@@ -168,7 +165,7 @@ static struct idslot *id_slot(const struct kmt_stacks *s, uint32_t key)
 	if (!s->ibits)
 		return NULL;
 	mask = ((size_t)1 << s->ibits) - 1;
-	for (i = mix(key) & mask; s->ids[i].key; i = (i + 1) & mask)
+	for (i = slot_of(key, s->ibits); s->ids[i].key; i = (i + 1) & mask)
 		if (s->ids[i].key == key)
 			return &s->ids[i];
 	return &s->ids[i];
@@ -190,7 +187,7 @@ static int id_set(struct kmt_stacks *s, uint32_t key, uint32_t val)
 		for (i = 0; i < old; i++) {
 			if (!s->ids[i].key)
 				continue;
-			for (j = mix(s->ids[i].key) & mask; nt[j].key; j = (j + 1) & mask)
+			for (j = slot_of(s->ids[i].key, nb); nt[j].key; j = (j + 1) & mask)
 				;
 			nt[j] = s->ids[i];
 		}
