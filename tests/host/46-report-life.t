@@ -127,10 +127,10 @@ if long_ != ["0xffffffff81000200", "0xffffffff81000300"]: bad.append(f"long_live
 c = {r["cache"]: r for r in d["cache_lifetimes"]}
 nfreed = sum(len(x["life"]) for s, x in e["sites"].items() if s != "0xffffffff81000400")
 if c.get("kmalloc-64", {}).get("freed") != nfreed: bad.append("kmalloc-64 freed")
-print("; ".join(bad))
+print("; ".join(bad) or "all as expected")
 PY
 )
-is "$check" "" "lifetimes, ages, short-lived and long-lived lists as the script made them"
+is "$check" "all as expected" "lifetimes, ages, short-lived and long-lived lists as the script made them"
 
 # CSV: the same rows and values as JSON.
 run "$REPORT" --lifetimes --raw-ip --csv -l 0 --short-lived 5us --long-lived 100us "$T/tr"
@@ -150,10 +150,10 @@ for k, b in zip(keys, blocks):
         for col in ("freed", "p50_ns", "live_oldest_ns"):
             if col in r and r[col] != ("" if j[col] is None else str(j[col])):
                 bad.append(f"{k} {col} {r[col]} != {j[col]}")
-print("; ".join(bad))
+print("; ".join(bad) or "all as expected")
 PY
 )
-is "$check" "" "CSV: every table, row and value as in JSON"
+is "$check" "all as expected" "CSV: every table, row and value as in JSON"
 
 run "$REPORT" --lifetimes --raw-ip --short-lived 5us --long-lived 100us "$T/tr"
 is "$rc" 0 "--lifetimes (text) exits 0"
@@ -181,10 +181,10 @@ for k in ("allocs", "bytes", "live", "live_bytes"):
 if d["totals"]["page_allocs"] != sum(v[0] for v in e["pages"].values()): bad.append("totals.page_allocs")
 mt = {r["migratetype"]: r["allocs"] for r in d["pages_by_migratetype"]}
 if mt.get("Unmovable", 0) + mt.get("Movable", 0) != d["totals"]["page_allocs"]: bad.append(f"migratetypes {mt}")
-print("; ".join(bad))
+print("; ".join(bad) or "all as expected")
 PY
 )
-is "$check" "" "--pages: per order as the script made them; large kmalloc once in all"
+is "$check" "all as expected" "--pages: per order as the script made them; large kmalloc once in all"
 
 # Bad options: a clear message, exit 1.
 run "$REPORT" --lifetimes --short-lived 5parsecs "$T/tr"
