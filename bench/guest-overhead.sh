@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# guest-overhead.sh - parts 1, 4 and 6 of make bench, run in the kmemtrace-vm guest: the same
+# guest-overhead.sh - parts 1, 4, 6 and 8 of make bench, run in the kmemtrace-vm guest: the same
 # allocation workloads timed untraced, under kmemtrace, ftrace and perf record, with the size
 # of what each tracer kept.
 #
@@ -29,6 +29,9 @@
 #               ftrace: the kernel's kmem events into the ftrace ring buffer, no reader
 #               perf: perf record -a of the same four kmem events
 #               perf-all: perf record -a -e 'kmem:*' (page events and more)
+#               kmemtrace-stacksN: kmemtrace as above with kernel stacks, kmemtrace.ko
+#                 reloaded with stack_depth=N stack_frees=1 for the run (and back after)
+#               perf-g: perf record -a -g of the same four kmem events (callchains)
 #               (default: all of them)
 # Writes $KMT_OUT/overhead.tsv, one line per run:
 #   round method workload ns events recorded lost bytes status
@@ -61,6 +64,7 @@ iters=$2
 rounds=${3:-1}
 [ "$#" -ge 3 ] && shift 3
 methods=${*:-none kmemtrace kmemtrace-probe ftrace perf perf-all}
+KO=${KMT_MODDIR:-/lib/modules}/kmemtrace.ko
 
 B=/sys/kernel/debug/kmemtrace_bench
 K=${KMT_DEBUGFS:-/sys/kernel/debug/kmemtrace}
@@ -144,6 +148,30 @@ ftrace_set() {
 	done
 }
 
+# kmemtrace.ko again with PARAMS (tracing off until kmemtraced starts it).
+kmt_reload() {
+	if ! rmmod kmemtrace || ! insmod "$KO" start_disabled=1 "$@"; then
+		say "reloading kmemtrace.ko ($*) failed"
+		return 1
+	fi
+}
+
+# kmt_traced WORKLOAD ROUND NAME: the workload under kmemtraced; sets rec, lost, bytes, st.
+kmt_traced() {
+	rm -rf "$work/kt"
+	w0=$(kmt_stat 3)
+	d0=$(kmt_stat 4)
+	kmemtraced -q -f -o "$work/kt" -- sh -c "$(command -v "$0") --batch $batch --workload $1 $pairs $iters" ||
+		{ st=$?; say "kmemtraced failed (status $st)"; }
+	rec=$(($(kmt_stat 3) - w0))
+	lost=$(($(kmt_stat 4) - d0))
+	bytes=$(cat "$work"/kt/cpu*.out | wc -c)
+	# What else a trace directory holds (metadata, kallsyms, modules): a fixed cost.
+	echo "$1 $(($(cat "$work"/kt/* | wc -c) - bytes))" >>"$out/kmt-meta.txt"
+	# The first round's trace goes home, to be checked and counted there.
+	[ "$2" = 1 ] && cp -r "$work/kt" "$out/$3-$1"
+}
+
 # run_method METHOD WORKLOAD ROUND: one timed run; appends its line to the TSV.
 run_method() {
 	m=$1 w=$2 r=$3
@@ -154,18 +182,15 @@ run_method() {
 		"wl_$w"
 		;;
 	kmemtrace)
-		rm -rf "$work/kt"
-		w0=$(kmt_stat 3)
-		d0=$(kmt_stat 4)
-		kmemtraced -q -f -o "$work/kt" -- sh -c "$(command -v "$0") --batch $batch --workload $w $pairs $iters" ||
-			{ st=$?; say "kmemtraced failed (status $st)"; }
-		rec=$(($(kmt_stat 3) - w0))
-		lost=$(($(kmt_stat 4) - d0))
-		bytes=$(cat "$work"/kt/cpu*.out | wc -c)
-		# What else a trace directory holds (metadata, kallsyms, modules): a fixed cost.
-		echo "$w $(($(cat "$work"/kt/* | wc -c) - bytes))" >>"$out/kmt-meta.txt"
-		# The first round's trace goes home, to be checked and counted there.
-		[ "$r" = 1 ] && cp -r "$work/kt" "$out/kmt-$w"
+		kmt_traced "$w" "$r" kmt
+		;;
+	kmemtrace-stacks[0-9]*)
+		if kmt_reload stack_depth="${m#kmemtrace-stacks}" stack_frees=1; then
+			kmt_traced "$w" "$r" "kmt-$m"
+			kmt_reload
+		else
+			st=3
+		fi
 		;;
 	kmemtrace-probe)
 		w0=$(kmt_stat 3)
@@ -193,9 +218,13 @@ run_method() {
 		bytes=$(cat "$T"/per_cpu/cpu*/stats | awk '$1 == "bytes:" { s += $2 } END { print s + 0 }')
 		echo >"$T/trace"
 		;;
-	perf | perf-all)
+	perf | perf-all | perf-g)
 		rm -f "$work/perf.data"
-		if [ "$m" = perf ]; then ev=$perf_slab; else ev="-e kmem:*"; fi
+		case $m in
+		perf) ev=$perf_slab ;;
+		perf-g) ev="-g $perf_slab" ;;
+		*) ev="-e kmem:*" ;;
+		esac
 		# -B: no build-id pass after the run (minutes under TCG, and not part of the
 		# workload's time); -a: every CPU, like the others.
 		# shellcheck disable=SC2086

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # 50-bench-render.t - scripts/bench-render on results the test writes itself (a probes run of
-# the bulk workloads and kmemtrace-top's runs beside the drain load): the added cost per
-# event, the bulk ÷ single-object ratios and kmemtrace-top's CPU are the ones the test's own
-# numbers give; --update keeps every section of BENCHMARKS.md it has no results for, word for
+# the bulk workloads, kmemtrace-top's runs beside the drain load, a stacks run): the added cost
+# per event, the bulk ÷ single-object ratios, kmemtrace-top's CPU, and kmemtrace with stacks
+# against perf record -g (cost, bytes, the stacks' depth read from a trace) are the ones the
+# test's own numbers give; --update keeps every section of BENCHMARKS.md it has no results for, word for
 # word, and adds the new ones in their place; malformed results end in an error naming the
 # file. No guest: a quick test of the script.
 set -u
@@ -24,7 +25,7 @@ mkdir -p "$P" "$R/drain"
 cat >"$R/run.txt" <<EOF
 date 2026-01-01 00:00 UTC
 commit 0123abc
-parts probes,drain
+parts probes,stacks,drain
 kernels $K
 guest_kernel $K
 load_before 1.00 1.00 1.00
@@ -76,11 +77,43 @@ top_line() {	# SETUP REP LOAD_NS TOP_NS KMTD_NS STATUS WRITTEN DROPPED
 echo "kmemtrace-top: kmemtraced is draining the buffers" >"$R/drain/top-live-locked.err"
 echo "$K" >"$R/drain/kernel.txt"
 
+# Kernel stacks: kmemtrace at two depths beside perf record and perf record -g, module workload.
+S=$R/stacks/$K
+mkdir -p "$S/kmt-kmemtrace-stacks32-module"
+declare -A sadd=([kmemtrace]=300 [kmemtrace-stacks8]=5000 [kmemtrace-stacks32]=5200 [perf]=1600
+	[perf-g]=6500)
+declare -A sbytes=([kmemtrace]=64 [kmemtrace-stacks8]=66 [kmemtrace-stacks32]=67 [perf]=100
+	[perf-g]=200)
+: >"$S/overhead.tsv"
+for r in 1 2 3; do
+	printf '%s	none	module	%s	%s	0	0	0	0
+' "$r" 700000 "$ev"
+	for m in kmemtrace kmemtrace-stacks8 kmemtrace-stacks32 perf perf-g; do
+		printf '%s	%s	module	%s	%s	%s	0	%s	0
+' "$r" "$m" \
+			$((700000 + sadd[$m] * ev)) "$ev" "$ev" $((sbytes[$m] * ev))
+	done
+done >>"$S/overhead.tsv"
+printf 'perf-module	%s	0	0
+perf-g-module	%s	0	0
+' "$ev" "$ev" >"$S/perf-stats.tsv"
+# A trace whose events carry a stack of 5 frames (three events) and one of 9 (one event).
+python3 - "$S/kmt-kmemtrace-stacks32-module/cpu0.out" <<'PY'
+import struct, sys
+recs = [bytes(64)]
+for sid, depth in ((1, 5), (2, 9)):
+    recs.append(struct.pack("<BBHIQHBBB3x40x", 9, 0, 0, 0, 0, sid, depth, 0, min(depth, 5)))
+for sid in (1, 1, 1, 2):
+    recs.append(struct.pack("<BBHIQ46xH", 1, 0, 0, 0, 0, sid))
+open(sys.argv[1], "wb").write(b"".join(recs))
+PY
+
 run "$RENDER" --update -n "$R"
 is "$rc" 0 "bench-render --update -n: exit 0" || echo "# $err"
 page=$out
 sec6=$(printf '%s\n' "$page" | sed -n '/^## 6\./,/^## 7\./p')
-sec7=$(printf '%s\n' "$page" | sed -n '/^## 7\./,$p')
+sec7=$(printf '%s\n' "$page" | sed -n '/^## 7\./,/^## 8\./p')
+sec8=$(printf '%s\n' "$page" | sed -n '/^## 8\./,$p')
 like "$sec6" "| probes only: kmem_cache_alloc_bulk() + kmem_cache_free_bulk(), 16 objects a call (kretprobe + kprobe) | ${probe[bulk]} |" \
 	"probes only, bulk: the added instructions per event the results hold"
 like "$sec6" "| with kmemtraced: kmem_cache_alloc_bulk() + kfree_bulk(), 16 objects a call (kretprobe + kprobe) | ${kmtd[kfree_bulk]} |" \
@@ -103,6 +136,16 @@ like "$(printf '%s\n' "$page" | sed -n '/^## Summary/,/^## 1\./p')" \
 	"- kmemtrace-top: 500 k/s per CPU, following kmemtraced's directory: kmemtrace-top $(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.2f", 360 * e / s / 1e7 }')% of a CPU" \
 	"the summary has kmemtrace-top's line"
 
+# Kernel stacks: each row's added cost and bytes against perf -g's, the depth, the summary.
+like "$sec8" "| kmemtrace with stacks, stack_depth=8 (frees too) | ${sadd[kmemtrace-stacks8]} | $(ratio "${sadd[kmemtrace-stacks8]}" "${sadd[perf-g]}") | ${sbytes[kmemtrace-stacks8]}.0 | $(ratio "${sbytes[kmemtrace-stacks8]}" "${sbytes[perf-g]}") |" \
+	"stacks at depth 8: added cost and bytes per event, each against perf -g's"
+like "$sec8" "| perf record -a -g, the same four kmem events with callchains | ${sadd[perf-g]} | 1.00 | ${sbytes[perf-g]}.0 | 1.00 |" \
+	"perf -g's own row"
+like "$sec8" "stack_depth=32: 5 frames (median)" "the median depth of the events' stacks, from the trace"
+like "$(printf '%s\n' "$page" | sed -n '/^## Summary/,/^## 1\./p')" \
+	"- Stacks (6.1, module workload): kmemtrace's added cost per event with stacks ÷ perf record -g's, by stack_depth: 8: $(ratio "${sadd[kmemtrace-stacks8]}" "${sadd[perf-g]}")x, 32: $(ratio "${sadd[kmemtrace-stacks32]}" "${sadd[perf-g]}")x" \
+	"the summary has the stacks line"
+
 # Every section of the page the run had no results for is kept word for word, in order.
 # A section per file, without the blank lines that end it (the page's separators).
 split() {
@@ -114,13 +157,13 @@ mkdir -p "$T/old" "$T/new"
 printf '%s\n' "$page" >"$T/page.md"
 split "$TOP/BENCHMARKS.md" "$T/old"
 split "$T/page.md" "$T/new"
-heads_old=$(grep '^## ' "$TOP/BENCHMARKS.md" | grep -v '^## [67]\.')
-heads_new=$(grep '^## ' "$T/page.md" | grep -v '^## [67]\.')
+heads_old=$(grep '^## ' "$TOP/BENCHMARKS.md" | grep -v '^## [678]\.')
+heads_new=$(grep '^## ' "$T/page.md" | grep -v '^## [678]\.')
 is "$heads_new" "$heads_old" "the other sections' headings, in order"
 same=0
 for f in "$T"/old/*; do
 	h=$(head -n 1 "$f")
-	case $h in "## Summary" | "## 6."* | "## 7."*) continue ;; esac
+	case $h in "## Summary" | "## 6."* | "## 7."* | "## 8."*) continue ;; esac
 	g=$(grep -lxF -- "$h" "$T"/new/* | head -n 1)
 	[ -n "$g" ] && cmp -s "$f" "$g" && continue
 	[ "$h" = "$(head -n 1 "$T/old/0")" ] && [ "$(basename "$f")" = 0 ] && cmp -s "$f" "$T/new/0" &&
