@@ -193,7 +193,7 @@ static void json_stack_totals(FILE *fp, const struct rpt *r, bool *f2)
 
 	json_key(fp, "has_stacks", f2);
 	fputs(rpt_has_stacks(r) ? "true" : "false", fp);
-	json_u64(fp, "stacks", rpt_nstacks(r), f2);
+	json_u64(fp, "distinct_stacks", rpt_nstacks(r), f2);
 	json_u64(fp, "stack_records", t->stack_slots, f2);
 	json_u64(fp, "stack_allocs", t->stack_allocs, f2);
 	json_u64(fp, "events_without_stack", without_stack(r), f2);

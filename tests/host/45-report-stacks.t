@@ -140,7 +140,7 @@ is "$(awk 'length > 80' <<<"$out" | wc -l)" 0 "text: fits 80 columns"
 like "$out" "Outstanding objects by kernel stack" "text: the outstanding-by-stack table"
 like "$out" "Callers of each call site" "text: the callers table"
 run "$REPORT" "$T/le"
-like "$out" "Kernel stacks          : $(jget "d['totals']['stacks']" "$T/le.json") distinct; $(summary no_stack_allocs "$T/le.sum") events without a stack" \
+like "$out" "Kernel stacks          : $(jget "d['totals']['distinct_stacks']" "$T/le.json") distinct; $(summary no_stack_allocs "$T/le.sum") events without a stack" \
 	"summary without --stacks: distinct stacks and events without a stack"
 
 # ---- a tiny per-CPU table: exact accounting -----------------------------------------------------
@@ -154,7 +154,7 @@ is "$(jget "d['totals']['events_without_stack']" "$T/tiny.json")" "$nostk" \
 is "$(jget "d['totals']['no_stack_allocs']" "$T/tiny.json")" "$nostk" "tiny: all marked KMT_F_NO_STACK"
 is "$(jget "d['totals']['stack_records']" "$T/tiny.json")" "$(summary type_stack "$T/tiny.sum")" \
 	"tiny: stack records as written"
-is "$(jget "d['totals']['stacks'] <= 2 * 3" "$T/tiny.json")" True "tiny: at most 3 stacks per CPU"
+is "$(jget "d['totals']['distinct_stacks'] <= 2 * 3" "$T/tiny.json")" True "tiny: at most 3 stacks per CPU"
 run "$REPORT" --stacks "$T/tiny"
 like "$(tr -s ' \n' '  ' <<<"$out")" "$nostk events without a stack ($nostk marked" "tiny: text note"
 run "$CHECK" "$T/tiny"

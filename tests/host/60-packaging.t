@@ -146,6 +146,7 @@ comp=$(PATH="$W/tools-pkg/usr/bin:$PATH" \
 	c kmemtrace-report --so
 	c kmemtrace-report --sort=frag,xn
 	c kmemtrace-report --resolver ""
+	c kmemtrace-report --folded=b
 	c kmemtraced --ou
 	c kmemtrace_check --st' 2>/dev/null)
 for c in kmemtraced kmemtrace-report kmemtrace_check; do
@@ -155,6 +156,7 @@ done
 like "$comp" "kmemtrace-report --so: --sort=" "completes kmemtrace-report's long options from its --help"
 like "$comp" "--sort=frag,xn: frag,xnode" "completes the sort keys after a comma"
 like "$comp" "--resolver : dw bfd" "completes an option's choices"
+like "$comp" "--folded=b: bytes" "completes the choices of an option whose argument is optional"
 like "$comp" "kmemtraced --ou: --output=" "completes kmemtraced's options"
 like "$comp" "kmemtrace_check --st: --strict" "completes kmemtrace_check's options"
 

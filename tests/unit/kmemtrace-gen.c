@@ -44,6 +44,8 @@ static const char doc[] =
 	"  cache_free CPU CALL_SITE PTR CACHE_ID [probed]\n"
 	"  cache_desc CPU CACHE_ID OBJECT_SIZE SIZE NAME\n"
 	"  lost CPU COUNT\n"
+	"  page_alloc CPU PFN ORDER MIGRATETYPE GFP_FLAGS\n"
+	"  page_free CPU PFN ORDER\n"
 	"\n"
 	"With --stack-depth, each slab allocation takes one of --stacks kernel stacks\n"
 	"(1..D frames, the first its call site), written into its CPU's stream before\n"
@@ -343,7 +345,8 @@ bad:
  * --script: the records a file lists, in its order, 1000 ns apart from t.
  * KMT_EXIT_OK, KMT_EXIT_USAGE for a bad line, KMT_EXIT_IO.
  */
-static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint64_t t)
+static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint64_t t,
+		      uint64_t page_size)
 {
 	/* The numbers after the kind: c the CPU, 8 a 64-bit field, 4 a 32-bit one. */
 	static const struct {
@@ -351,6 +354,7 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 	} kinds[] = {
 		{ "kmalloc", "c8844" }, { "kfree", "c88" }, { "cache_alloc", "c88844" },
 		{ "cache_free", "c888" }, { "cache_desc", "c844" }, { "lost", "c8" },
+		{ "page_alloc", "c8444" }, { "page_free", "c84" },
 	};
 	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	unsigned int lineno = 0;
@@ -425,9 +429,38 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 		case 4:
 			r = gen_cache_desc(g, cpu, t, v[1], (uint32_t)v[2], (uint32_t)v[3], w[5]);
 			break;
-		default:
+		case 5:
 			r = gen_lost(g, cpu, t, v[1]);
 			break;
+		case 6: {
+			/* The module's record: migrate type in cache_id (1.2), PFN 0 a failure. */
+			struct kmt_event e = {
+				.type = KMT_REC_PAGE_ALLOC, .timestamp = t, .ptr = v[1],
+				.bytes_req = (uint32_t)(page_size << (v[2] & 31)),
+				.bytes_alloc = (uint32_t)(page_size << (v[2] & 31)),
+				.cache_id = KMT_PAGE_MT_VALID | v[3], .gfp_flags = (uint32_t)v[4],
+				.node = KMT_NODE_ANY, .pid = 1,
+			};
+
+			if (v[2] > 31 || (page_size << v[2]) > UINT32_MAX || v[3] > 0xff) {
+				fprintf(stderr, "kmemtrace-gen: script line %u: order or migrate type "
+					"out of range\n", lineno);
+				ret = KMT_EXIT_USAGE;
+				break;
+			}
+			r = gen_event(g, cpu, &e);
+			break;
+		}
+		default: {
+			struct kmt_event e = {
+				.type = KMT_REC_PAGE_FREE, .timestamp = t, .ptr = v[1],
+				.bytes_alloc = (uint32_t)(page_size << (v[2] & 31)),
+				.node = KMT_NODE_ANY, .pid = 1,
+			};
+
+			r = gen_event(g, cpu, &e);
+			break;
+		}
 		}
 		gen_set_flags(g, cpu, 0);
 		if (r < 0)
@@ -544,7 +577,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < a.cpus; i++)
 		gen_set_cpu_node(g, (unsigned int)i, (int)(i % a.nodes));
 	if (a.script) {
-		ret = run_script(g, a.script, (unsigned int)a.cpus, t);
+		ret = run_script(g, a.script, (unsigned int)a.cpus, t, a.page_size);
 		if (ret != KMT_EXIT_OK)
 			goto out;
 		a.events = 0;

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_report_life.c - unit tests of object lifetimes and the page view:
+ * lifetimes written with known durations come back exact (count, max,
+ * mean, ages) or within the histogram's stated 12.5% (quantiles); page
+ * tallies by order, migrate type and GFP mask; large kmallocs paired with
+ * their page allocation only when they are; memory flat with length.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "kmt_reader.h"
+#include "report_core.h"
+#include "tap.h"
+
+static char *top;
+
+static struct rpt *analyse(const char *dir, unsigned int flags, uint32_t page_size)
+{
+	struct kmt_error err;
+	struct kmt_merge *m = kmt_merge_open_dir(dir, 0, &err);
+	struct rpt *r;
+	union kmt_rec rec;
+	int rc;
+
+	if (!m) {
+		diag("%s", err.msg);
+		return NULL;
+	}
+	r = rpt_new(NULL, flags);
+	if (!r) {
+		kmt_merge_close(m);
+		return NULL;
+	}
+	rpt_set_page_size(r, page_size);
+	while ((rc = kmt_merge_next(m, &rec, NULL)) == 1)
+		if (rpt_feed(r, &rec))
+			rc = -2;
+	kmt_merge_close(m);
+	if (rc != 0 || rpt_finish(r)) {
+		rpt_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static size_t site_index(const struct rpt *r, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < rpt_nsites(r); i++)
+		if (rpt_site(r, i)->addr == addr)
+			return i;
+	return SIZE_MAX;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The true q-quantile of sorted v (the ceil(q * n)-th smallest). */
+static uint64_t true_quantile(const uint64_t *v, size_t n, double q)
+{
+	size_t rank = (size_t)(q * (double)n);
+
+	if ((double)rank < q * (double)n)
+		rank++;
+	return v[rank ? rank - 1 : 0];
+}
+
+#define NFREED	1000
+#define NLIVE	7
+#define SITE_A	0xffffffff81000100ULL
+#define SITE_B	0xffffffff81000200ULL
+
+static void test_hist_buckets(void)
+{
+	unsigned int i, bad = 0;
+	uint64_t v;
+
+	for (i = 1; i < RPT_HIST_NB; i++)
+		bad += rpt_hist_lo(i) != rpt_hist_hi(i - 1) + 1;
+	is_u64(bad, 0, "histogram buckets tile the range without gap or overlap");
+	is_u64(rpt_hist_hi(RPT_HIST_NB - 1), UINT64_MAX, "the last bucket ends at 2^64 - 1");
+	for (bad = 0, v = 1; v < (1ULL << 62); v = v * 3 + 1) {
+		unsigned int b = rpt_hist_bucket(v);
+
+		bad += v < rpt_hist_lo(b) || v > rpt_hist_hi(b) ||
+		       (double)rpt_hist_hi(b) > (double)v * 1.125 + 1;
+	}
+	is_u64(bad, 0, "each value lies in its bucket, whose top is within 12.5%% of it");
+}
+
+/*
+ * Site A: NFREED kmallocs, object i freed (i + 1) * 997 ns later, some on
+ * the other CPU; site B: NLIVE objects never freed. Lifetimes exact.
+ */
+static void test_lifetimes(void)
+{
+	const char *dir = "life";
+	char path[4096];
+	uint64_t life[NFREED], sum = 0, t_end, age_oldest;
+	struct gen *g;
+	struct rpt *r;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/%s", top, dir);
+	g = gen_open(path, 2, NULL);
+	if (!g) {
+		ok(0, "gen_open");
+		return;
+	}
+	/*
+	 * Each object has its own address; allocation at 10 us steps, frees
+	 * later: write in time order per CPU (alloc on CPU 0, frees on 0 or 1).
+	 */
+	for (i = 0; i < NLIVE; i++)
+		gen_kmalloc(g, 0, 500 + i, SITE_B, 0xffff888010000000ULL + i * 64, 40, 64,
+			    KMT_NODE_ANY, 1);
+	for (i = 0; i < NFREED; i++) {
+		life[i] = (i + 1) * 997;
+		sum += life[i];
+	}
+	{
+		/* Events sorted by time: allocations at 1000 + 10000 i, frees after life[i]. */
+		struct ev {
+			uint64_t t;
+			size_t i;
+			int free;
+		} *evs = calloc(2 * NFREED, sizeof(*evs));
+		size_t n = 0, j, k;
+
+		for (i = 0; i < NFREED; i++) {
+			evs[n++] = (struct ev){ 1000 + 10000 * i, i, 0 };
+			evs[n++] = (struct ev){ 1000 + 10000 * i + life[i], i, 1 };
+		}
+		/* Insertion by time (frees of long-lived objects come after later allocations). */
+		for (j = 1; j < n; j++) {
+			struct ev x = evs[j];
+
+			for (k = j; k && evs[k - 1].t > x.t; k--)
+				evs[k] = evs[k - 1];
+			evs[k] = x;
+		}
+		for (j = 0; j < n; j++) {
+			uint64_t ptr = 0xffff888020000000ULL + evs[j].i * 128;
+
+			if (evs[j].free)
+				gen_kfree(g, (unsigned int)(evs[j].i % 2), evs[j].t, 0xffffffff81009000ULL,
+					  ptr, 1);
+			else
+				gen_kmalloc(g, 0, evs[j].t, SITE_A, ptr, 100, 128, KMT_NODE_ANY, 1);
+		}
+		t_end = evs[n - 1].t;
+		free(evs);
+	}
+	age_oldest = t_end - 500;
+	if (gen_close(g)) {
+		ok(0, "gen_close");
+		return;
+	}
+	r = analyse(path, RPT_LIFETIMES, 4096);
+	if (!r) {
+		ok(0, "analysis");
+		return;
+	}
+	{
+		const struct rpt_life *a = lp_site(rpt_lp(r), site_index(r, SITE_A));
+		const struct rpt_life *b = lp_site(rpt_lp(r), site_index(r, SITE_B));
+		const struct rpt_cache *c = rpt_cache_find(r, "kmalloc-128");
+		const struct rpt_life *cl = NULL;
+		static const double qs[] = { 0.5, 0.9, 0.99 };
+		uint64_t h[64], inlog = 0;
+		size_t q;
+
+		for (i = 0; i < rpt_ncaches(r); i++)
+			if (rpt_cache(r, i) == c)
+				cl = lp_cache(rpt_lp(r), i);
+		ok(a && b && cl, "lifetimes kept for both sites and the cache");
+		if (!a || !b || !cl)
+			goto out;
+		is_u64(a->freed.n, NFREED, "site A: every freed object counted");
+		is_u64(a->freed.max, life[NFREED - 1], "site A: max exact");
+		is_u64(a->freed.sum, sum, "site A: sum (mean) exact");
+		is_u64(a->live, 0, "site A: nothing live at the end");
+		qsort(life, NFREED, sizeof(life[0]), cmp_u64);
+		for (q = 0; q < 3; q++) {
+			uint64_t want = true_quantile(life, NFREED, qs[q]);
+			uint64_t got = rpt_hist_quantile(&a->freed, qs[q]);
+
+			ok(got >= want && (double)got <= (double)want * 1.125,
+			   "site A: p%g %llu within [%llu, +12.5%%]", qs[q] * 100,
+			   (unsigned long long)got, (unsigned long long)want);
+		}
+		rpt_hist_log2(&a->freed, h);
+		for (i = 0; i < 64; i++)
+			inlog += h[i];
+		is_u64(inlog, NFREED, "site A: the log2 histogram holds every object");
+		is_u64(h[9], 1, "site A: one lifetime in [512, 1024) ns (997)");
+		{
+			uint64_t cnt = rpt_hist_count_le(&a->freed, 500000), le = 0, le9 = 0;
+
+			for (i = 0; i < NFREED; i++) {
+				le += life[i] <= 500000;
+				le9 += (double)life[i] * 1.125 <= 500000;
+			}
+			ok(cnt <= le && cnt >= le9, "site A: %llu within 500us, between %llu (within "
+			   "500us / 1.125) and %llu", (unsigned long long)cnt,
+			   (unsigned long long)le9, (unsigned long long)le);
+		}
+		is_u64(cl->freed.n, NFREED, "kmalloc-128: the same objects by cache");
+		is_u64(b->freed.n, 0, "site B: nothing freed");
+		is_u64(b->live, NLIVE, "site B: live objects counted");
+		is_u64(b->live_oldest, age_oldest, "site B: the oldest one's age is exact");
+		rpt_hist_log2(&a->freed, h);
+	}
+out:
+	rpt_free(r);
+}
+
+/* Memory with lifetimes and timelines stays flat as the trace grows tenfold. */
+static void test_bounded(void)
+{
+	size_t mem[2];
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		unsigned int n = k ? 400000 : 40000, i;
+		char path[4096];
+		struct gen *g;
+		struct rpt *r;
+
+		snprintf(path, sizeof(path), "%s/b%u", top, k);
+		g = gen_open(path, 2, NULL);
+		if (!g) {
+			ok(0, "gen_open");
+			return;
+		}
+		/* 50 call sites, 4096 addresses: each allocated, then freed 4096 events later. */
+		for (i = 0; i < n; i++) {
+			uint64_t ptr = 0xffff888040000000ULL + (i % 4096) * 64;
+
+			if (i >= 4096)
+				gen_kfree(g, i % 2, 1000 + (uint64_t)i * 100, 0xffffffff81009000ULL, ptr, 1);
+			gen_kmalloc(g, i % 2, 1000 + (uint64_t)i * 100 + 50,
+				    0xffffffff81000000ULL + (i % 50) * 16, ptr, 60, 64, KMT_NODE_ANY, 1);
+		}
+		if (gen_close(g)) {
+			ok(0, "gen_close");
+			return;
+		}
+		r = analyse(path, RPT_LIFETIMES | RPT_TIMELINE, 4096);
+		if (!r) {
+			ok(0, "analysis");
+			return;
+		}
+		mem[k] = rpt_memory(r);
+		rpt_free(r);
+	}
+	ok(mem[1] <= mem[0], "memory with lifetimes and timelines: %zu bytes for 40k events, "
+	   "%zu for 400k", mem[0], mem[1]);
+}
+
+#define PG(cpu, t, pfn, order, mt, gfp) do { \
+	struct kmt_event e = { .type = KMT_REC_PAGE_ALLOC, .timestamp = (t), .ptr = (pfn), \
+			       .bytes_req = 4096u << (order), .bytes_alloc = 4096u << (order), \
+			       .cache_id = (mt) < 0 ? 0 : KMT_PAGE_MT_VALID | (uint64_t)(mt), \
+			       .gfp_flags = (gfp), .node = KMT_NODE_ANY, .pid = 1 }; \
+	gen_event(g, (cpu), &e); \
+} while (0)
+
+static void test_pages(void)
+{
+	const uint64_t dmap = 0xffff888000000000ULL, ks = 0xffffffff81002000ULL;
+	char path[4096];
+	struct gen *g;
+	struct rpt *r;
+	uint64_t t = 1000;
+	size_t n;
+	const struct rpt_page_tally *pt;
+
+	snprintf(path, sizeof(path), "%s/pages", top);
+	g = gen_open(path, 2, NULL);
+	if (!g) {
+		ok(0, "gen_open");
+		return;
+	}
+	/* Order 0 x3 Movable 0x100cca, order 1 x2 Unmovable 0xcc0, one order 3 unknown, freed. */
+	PG(0, t++, 100, 0, 1, 0x100cca);
+	PG(1, t++, 101, 0, 1, 0x100cca);
+	PG(0, t++, 102, 0, 1, 0x100cca);
+	PG(0, t++, 200, 1, 0, 0xcc0);
+	PG(1, t++, 202, 1, 0, 0xcc0);
+	PG(1, t++, 300, 3, -1, 0x2800);
+	/* A large kmalloc: its pages, then its kmalloc event at the direct-map address. */
+	PG(0, t++, 0x1000, 2, 0, 0xcc0);
+	gen_kmalloc(g, 0, t++, ks, dmap + (0x1000ULL << 12), 10000, 16384, KMT_NODE_ANY, 1);
+	/* Another, on CPU 1, with another CPU's event in between: still paired. */
+	PG(1, t++, 0x2000, 2, 0, 0xcc0);
+	gen_kmalloc(g, 0, t++, ks + 8, 0xffff888030000000ULL, 64, 64, KMT_NODE_ANY, 1);
+	gen_kmalloc(g, 1, t++, ks, dmap + (0x2000ULL << 12), 12000, 16384, KMT_NODE_ANY, 1);
+	/* Not one: another allocation on that CPU came between. */
+	PG(0, t++, 0x3000, 2, 0, 0xcc0);
+	gen_kmalloc(g, 0, t++, ks + 8, 0xffff888030001000ULL, 64, 64, KMT_NODE_ANY, 1);
+	gen_kmalloc(g, 0, t++, ks, dmap + (0x3000ULL << 12), 10000, 16384, KMT_NODE_ANY, 1);
+	/* Not one: the address is not that page's in the direct map. */
+	PG(1, t++, 0x4000, 2, 0, 0xcc0);
+	gen_kmalloc(g, 1, t++, ks, dmap + (0x4100ULL << 12), 10000, 16384, KMT_NODE_ANY, 1);
+	/* Not one: a slab-sized kmalloc (8 KiB) after an order-1 block of 8 KiB. */
+	PG(0, t++, 0x5000, 1, 0, 0xcc0);
+	gen_kmalloc(g, 0, t++, ks, dmap + (0x5000ULL << 12), 8192, 8192, KMT_NODE_ANY, 1);
+	/* Frees: the first large kmalloc (kfree, then its pages), order 0 and order 3 blocks. */
+	gen_kfree(g, 0, t++, ks + 16, dmap + (0x1000ULL << 12), 1);
+	{
+		struct kmt_event e = { .type = KMT_REC_PAGE_FREE, .timestamp = t++, .ptr = 0x1000,
+				       .bytes_alloc = 16384, .node = KMT_NODE_ANY };
+
+		gen_event(g, 0, &e);
+		e = (struct kmt_event){ .type = KMT_REC_PAGE_FREE, .timestamp = t++, .ptr = 100,
+					.bytes_alloc = 4096, .node = KMT_NODE_ANY };
+		gen_event(g, 0, &e);
+		e = (struct kmt_event){ .type = KMT_REC_PAGE_FREE, .timestamp = t++, .ptr = 300,
+					.bytes_alloc = 32768, .node = KMT_NODE_ANY };
+		gen_event(g, 1, &e);
+		/* A block allocated before the trace. */
+		e = (struct kmt_event){ .type = KMT_REC_PAGE_FREE, .timestamp = t++, .ptr = 999,
+					.bytes_alloc = 8192, .node = KMT_NODE_ANY };
+		gen_event(g, 1, &e);
+	}
+	if (gen_close(g)) {
+		ok(0, "gen_close");
+		return;
+	}
+	r = analyse(path, 0, 4096);
+	if (!r) {
+		ok(0, "analysis");
+		return;
+	}
+	{
+		const struct rpt_totals *tt = rpt_totals(r);
+
+		is_u64(tt->page_allocs, 11, "page allocations");
+		is_u64(tt->page_kmalloc_allocs, 2, "two large kmallocs paired, the look-alikes not");
+		is_u64(tt->page_kmalloc_bytes, 2 * 16384, "their bytes");
+		is_u64(tt->page_kmalloc_frees, 1, "the freed one's pages: a large kmalloc's");
+		is_u64(tt->page_kmalloc_live, 1, "the other still live");
+		is_u64(tt->page_kmalloc_live_bytes, 16384, "with its bytes");
+	}
+	pt = rpt_pages(r, RPT_PG_ORDER, &n);
+	ok(n >= 4, "order tallies");
+	if (n >= 4) {
+		is_u64(pt[0].allocs, 3, "order 0: allocations");
+		is_u64(pt[0].frees, 1, "order 0: frees");
+		is_u64(pt[0].live, 2, "order 0: live");
+		is_u64(pt[1].allocs, 3, "order 1: allocations");
+		is_u64(pt[1].untracked_frees, 1, "order 1: the free of a block from before");
+		is_u64(pt[2].allocs, 4, "order 2: allocations");
+		is_u64(pt[2].kmalloc_allocs, 2, "order 2: of them large kmallocs");
+		is_u64(pt[2].bytes, 4 * 16384, "order 2: bytes");
+		is_u64(pt[3].allocs, 1, "order 3: allocations");
+		is_u64(pt[3].frees, 1, "order 3: frees");
+	}
+	pt = rpt_pages(r, RPT_PG_MT, &n);
+	is_u64(n, RPT_MT_NAMED + 1, "migrate type tallies");
+	is_u64(pt[0].allocs, 7, "Unmovable");
+	is_u64(pt[1].allocs, 3, "Movable");
+	is_u64(pt[RPT_MT_UNKNOWN].allocs, 1, "not recorded");
+	pt = rpt_pages(r, RPT_PG_GFP, &n);
+	is_u64(n, 3, "three GFP masks");
+	{
+		uint64_t cc0 = 0, movable = 0;
+		size_t i;
+
+		for (i = 0; i < n; i++) {
+			if (pt[i].key == 0xcc0)
+				cc0 = pt[i].allocs;
+			if (pt[i].key == 0x100cca)
+				movable = pt[i].allocs;
+		}
+		is_u64(cc0, 7, "0xcc0");
+		is_u64(movable, 3, "0x100cca");
+	}
+	rpt_free(r);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/kmt-test-life-XXXXXX";
+	char cmd[sizeof(tmpl) + 16];
+
+	top = mkdtemp(tmpl);
+	if (!top) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_hist_buckets();
+	test_lifetimes();
+	test_pages();
+	test_bounded();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	if (system(cmd) != 0)
+		diag("could not remove %s", top);
+	return done_testing();
+}
