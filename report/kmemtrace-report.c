@@ -432,6 +432,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 
 		for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			char **p = realloc(a->excl, (a->stk.nexclude + 1) * sizeof(*p));
+			char *end;
+
+			/* An address is 0x and hexadecimal digits, within 64 bits. */
+			if (tok[0] == '0' && tok[1] == 'x') {
+				errno = 0;
+				strtoull(tok + 2, &end, 16);
+				if (errno || end == tok + 2 || *end || tok[2] == '-' || tok[2] == '+')
+					argp_error(st, "--exclude: '%s' is not an address like "
+						   "0xffffffff81234567", tok);
+			}
 
 			if (!p)
 				argp_failure(st, KMT_EXIT_INTERNAL, ENOMEM, "--exclude");

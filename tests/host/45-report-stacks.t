@@ -351,7 +351,8 @@ done
 # ---- bad options --------------------------------------------------------------------------------
 for args in "--stacks --min-count abc" "--stacks --min-count -1" "--stacks --exclude ," \
 	"--folded=weight" "--stacks --alloc" "--stacks --folded" "--min-count 3" \
-	"--folded --json" "--stacks --interval 1s"; do
+	"--folded --json" "--stacks --interval 1s" "--stacks --exclude 0xzz" \
+	"--folded --exclude f,0x1ffffffffffffffff"; do
 	# shellcheck disable=SC2086 # the options are split on purpose
 	run "$REPORT" $args "$T/le"
 	is "$rc" 1 "$args: usage error (exit 1)"
