@@ -110,6 +110,7 @@ like "$out" "and $(summary no_stack_frees "$T/frees.sum") frees or page events w
 
 # ---- big-endian and 32-bit traces read the same ------------------------------------------------
 for p in "le be" "le32 be32"; do
+	# shellcheck disable=SC2086 # split into the two names on purpose
 	set -- $p
 	run "$REPORT" --stacks --json -l 0 "$T/$2"
 	echo "$out" >"$T/$2.json"
@@ -325,6 +326,7 @@ PY
 }
 for bad in "18 0 depth 0, expected 1..64" "20 7 7 frames in a slot, expected 1..5" \
 	"16 0 stack record with stack id 0"; do
+	# shellcheck disable=SC2086 # split into field, value and message on purpose
 	set -- $bad
 	field=$1 val=$2
 	shift 2
