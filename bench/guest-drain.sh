@@ -60,12 +60,9 @@ say() {
 	echo "guest-drain: $*" >&2
 }
 
-# Inside kmemtraced, as its COMMAND: run the paced load for SECONDS and note the daemon's
-# CPU ticks (user + system, all its threads) around it. $PPID is kmemtraced.
-# guest-drain.sh --step RATE SECONDS NICE
 # The CPU time in ns of every thread of process $1 (0 when it is gone).
 proc_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 
 # The guest's idle clock ticks so far (idle + iowait): measured, not sampled, with NO_HZ,
@@ -80,7 +77,7 @@ load_ns() {
 		case $(cat "$p/comm" 2>/dev/null) in
 		kmt_bench_rate*) cat "$p/schedstat" ;;
 		esac
-	done | awk '{ s += $1 } END { printf "%d", s }'
+	done | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 
 # One kmemtrace-top run beside the paced load; under kmemtraced ($PPID) when SETUP is follow
@@ -154,15 +151,18 @@ if [ "${1:-}" = --top-step ]; then
 		topst=$?
 	fi
 	tev=$(awk '$1 == "interval" { for (i = 2; i < NF; i++) if ($i == "allocs" || $i == "frees") s += $(i + 1) }
-		END { printf "%d", s }' "$work/top.out" 2>/dev/null)
+		END { printf "%.0f", s }' "$work/top.out" 2>/dev/null)
 	# Busy: the load's elapsed time (the rate file's ns) less the idle time meanwhile.
 	# shellcheck disable=SC2046  # the words are the fields
 	set -- $(cat "$work/rate.out")
-	busy=$(awk -v ns="${6:-0}" -v hz="$hz" -v idle=$((b1 - b0)) 'BEGIN { printf "%d", ns / 1e9 * hz - idle }')
+	busy=$(awk -v ns="${6:-0}" -v hz="$hz" -v idle=$((b1 - b0)) 'BEGIN { printf "%.0f", ns / 1e9 * hz - idle }')
 	echo "$lns $tns $((tt1 - tt0)) $tstart $((k1 - k0)) $busy $topst ${tev:-0}" >"$work/top.vals"
 	exit 0
 fi
 
+# Inside kmemtraced, as its COMMAND: run the paced load for SECONDS and note the daemon's
+# CPU ticks (user + system, all its threads) around it. $PPID is kmemtraced.
+# guest-drain.sh --step RATE SECONDS NICE
 if [ "${1:-}" = --step ]; then
 	rate=$2
 	secs=$3

@@ -15,6 +15,8 @@
 #                           of B objects at a time (kmemtrace's kprobes and kretprobes)
 #               kfree_bulk  the same, freed with kfree_bulk
 #               bulk1       bulk with one object a call: the probes' cost per call, undivided
+#               nolock      kmemtrace_bench run: kmalloc_nolock/kfree_nolock pairs (kprobes;
+#                           left out, with a note, where the kernel has no such calls)
 #               user        kmt-alloc-load, one copy pinned to each CPU
 #   B           objects per bulk call (default 16)
 #   PAIRS       objects allocated and freed per CPU by the module workloads
@@ -109,6 +111,10 @@ wl_bulk1() {
 	wl_bench "bulk 1"
 }
 
+wl_nolock() {
+	wl_bench nolock
+}
+
 wl_user() {
 	rm -f "$work"/u*.out
 	c=0
@@ -131,6 +137,22 @@ fi
 [ -d "$T/events/kmem" ] || mount -t tracefs tracefs "$T" 2>/dev/null
 [ -d "$T/events/kmem" ] || { say "no tracefs kmem events at $T"; exit 3; }
 mkdir -p "$work"
+# A module workload the kernel cannot run (kmalloc_nolock before 6.18) is left out.
+keep=
+for w in $workloads; do
+	case $w in
+	nolock)
+		if ! echo nolock >"$B/workload" 2>/dev/null; then
+			say "no kmalloc_nolock in this kernel: workload nolock left out"
+			echo "$w" >>"$out/workloads-absent.txt"
+			continue
+		fi
+		echo kmalloc >"$B/workload"
+		;;
+	esac
+	keep="$keep $w"
+done
+workloads=$keep
 : >"$tsv"
 : >"$out/warmup.tsv"
 uname -r >"$out/kernel.txt"

@@ -38,13 +38,14 @@ printf '# path how detail\nkmem_cache_alloc_bulk kretprobe x\nkmem_cache_free_bu
 # Workload times: untraced base + added * events, three rounds around the middle one.
 pairs=5000
 ev=$((2 * pairs))
-declare -A base=([module]=700000 [cache]=600000 [bulk]=400000 [kfree_bulk]=390000 [bulk1]=650000)
-declare -A probe=([module]=221 [cache]=250 [bulk]=190 [kfree_bulk]=175 [bulk1]=410)
-declare -A kmtd=([module]=300 [cache]=330 [bulk]=270 [kfree_bulk]=260 [bulk1]=480)
+declare -A base=([module]=700000 [cache]=600000 [bulk]=400000 [kfree_bulk]=390000 [bulk1]=650000
+	[nolock]=800000)
+declare -A probe=([module]=221 [cache]=250 [bulk]=190 [kfree_bulk]=175 [bulk1]=410 [nolock]=205)
+declare -A kmtd=([module]=300 [cache]=330 [bulk]=270 [kfree_bulk]=260 [bulk1]=480 [nolock]=290)
 : >"$P/overhead.tsv"
 for r in 1 2 3; do
 	d=$(((r - 2) * 1000))	# the median round is round 2
-	for w in module cache bulk kfree_bulk bulk1; do
+	for w in module cache bulk kfree_bulk bulk1 nolock; do
 		printf '%s\tnone\t%s\t%s\t%s\t0\t0\t0\t0\n' "$r" "$w" $((base[$w] + d)) "$ev"
 		printf '%s\tkmemtrace-probe\t%s\t%s\t%s\t%s\t0\t0\t0\n' "$r" "$w" \
 			$((base[$w] + probe[$w] * ev + d)) "$ev" $((ev + 7))
@@ -122,6 +123,8 @@ like "$sec6" "| **bulk ÷ kmem_cache_alloc/free's**, probes only | **$(ratio "${
 	"bulk ÷ the single-object cache path, probes only"
 like "$sec6" "| **bulk of 1 ÷ kmem_cache_alloc/free's**, with kmemtraced | **$(ratio "${kmtd[bulk1]}" "${kmtd[cache]}")** |" \
 	"bulk of 1 ÷ the single-object cache path, with kmemtraced"
+like "$sec6" "| **kmalloc_nolock/kfree_nolock ÷ kmalloc/kfree's**, probes only | **$(ratio "${probe[nolock]}" "${probe[module]}")** |" \
+	"kmalloc_nolock ÷ kmalloc, probes only"
 like "$sec6" "| records kept, probes only: bulk | $(commas $((ev + 7))) of $(commas "$ev") (lost 0) |" \
 	"records kept against the objects' events"
 like "$sec6" "commit 0123abc" "the section names the run it comes from"

@@ -15,9 +15,13 @@
  *                           cache, then kmem_cache_free_bulk() of them
  *             kfree_bulk B  kmem_cache_alloc_bulk() of B objects, then
  *                           kfree_bulk() of them
+ *             nolock        kmalloc_nolock()/kfree_nolock() pairs of 64
+ *                           bytes (kernels that have them, 6.18 on;
+ *                           elsewhere the write fails with EOPNOTSUPP)
  *           B: objects per call, 1..64 (default 16). The first two reach
- *           kmemtrace through slab tracepoints, the bulk API through its
- *           kprobes and kretprobes: no tracepoint covers it.
+ *           kmemtrace through slab tracepoints, the bulk API and the
+ *           lock-free calls through its kprobes and kretprobes: no
+ *           tracepoint covers them.
  *   run     write N (1..1000000000): on every online CPU at once, a
  *           kthread bound to it allocates and frees N objects (N pairs)
  *           the workload's way and times itself; the write returns when
@@ -27,8 +31,8 @@
  *             pairs N                 per CPU
  *             workload W              as written to workload
  *             batch B                 objects per bulk call (1: single)
- *             failed F                bulk allocations that failed (none
- *                                     of their objects counted in N)
+ *             failed F                bulk or lock-free allocations that
+ *                                     failed (their objects were not freed)
  *             cpu I ns T              per CPU, its loop's elapsed time
  *             total_ns T              sum over the CPUs
  *   rate    write R: one kthread per online CPU, bound to it, doing
@@ -74,6 +78,7 @@ enum bench_workload {
 	BENCH_CACHE,
 	BENCH_BULK,
 	BENCH_KFREE_BULK,
+	BENCH_NOLOCK,
 };
 
 static const char * const bench_workload_names[] = {
@@ -81,7 +86,19 @@ static const char * const bench_workload_names[] = {
 	[BENCH_CACHE] = "cache",
 	[BENCH_BULK] = "bulk",
 	[BENCH_KFREE_BULK] = "kfree_bulk",
+	[BENCH_NOLOCK] = "nolock",
 };
+
+/* kmalloc_nolock() is a macro where the kernel has it (6.18 on). */
+#ifdef kmalloc_nolock
+#define BENCH_HAVE_NOLOCK	true
+#define bench_kmalloc_nolock(size)	kmalloc_nolock(size, 0, NUMA_NO_NODE)
+#define bench_kfree_nolock(p)		kfree_nolock(p)
+#else
+#define BENCH_HAVE_NOLOCK	false
+#define bench_kmalloc_nolock(size)	NULL
+#define bench_kfree_nolock(p)		do { } while (0)
+#endif
 
 static DEFINE_MUTEX(bench_lock);
 static struct dentry *bench_dir;
@@ -163,6 +180,23 @@ static noinline void bench_bulk_loop(unsigned int pairs, unsigned int batch,
 	}
 }
 
+static noinline void bench_nolock_loop(unsigned int pairs)
+{
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < pairs; i++) {
+		p = bench_kmalloc_nolock(BENCH_CACHE_SIZE);
+		WRITE_ONCE(bench_sink, p);
+		if (p)
+			bench_kfree_nolock(p);
+		else
+			atomic_inc(&bench_failed);
+		if (!((i + 1) % BENCH_RESCHED_EVERY))
+			cond_resched();
+	}
+}
+
 static int bench_run_fn(void *data)
 {
 	struct bench_cpu *bc = data;
@@ -188,6 +222,9 @@ static int bench_run_fn(void *data)
 		bench_bulk_loop(bench_pairs, bench_ran_batch,
 				bench_ran_wl == BENCH_KFREE_BULK);
 		break;
+	case BENCH_NOLOCK:
+		bench_nolock_loop(bench_pairs);
+		break;
 	}
 	bc->ns = ktime_get_ns() - t0;
 	complete(&bc->done);
@@ -208,7 +245,8 @@ static int bench_run(unsigned int pairs)
 	}
 	bench_pairs = pairs;
 	bench_ran_wl = bench_wl;
-	bench_ran_batch = bench_wl >= BENCH_BULK ? bench_batch : 1;
+	bench_ran_batch = bench_wl == BENCH_BULK || bench_wl == BENCH_KFREE_BULK ?
+			  bench_batch : 1;
 	atomic_set(&bench_failed, 0);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -411,9 +449,12 @@ static ssize_t bench_workload_write(struct file *file, const char __user *ubuf,
 	}
 	if (wl < 0)
 		return -EINVAL;
+	if (wl == BENCH_NOLOCK && !BENCH_HAVE_NOLOCK)
+		return -EOPNOTSUPP;
 	if (*arg) {
 		/* Only the bulk workloads take a batch size. */
-		if (wl < BENCH_BULK || kstrtouint(arg, 0, &batch) ||
+		if ((wl != BENCH_BULK && wl != BENCH_KFREE_BULK) ||
+		    kstrtouint(arg, 0, &batch) ||
 		    !batch || batch > BENCH_MAX_BATCH)
 			return -EINVAL;
 	}
@@ -431,7 +472,7 @@ static ssize_t bench_workload_read(struct file *file, char __user *ubuf,
 	int len;
 
 	mutex_lock(&bench_lock);
-	if (bench_wl >= BENCH_BULK)
+	if (bench_wl == BENCH_BULK || bench_wl == BENCH_KFREE_BULK)
 		len = scnprintf(text, sizeof(text), "%s %u\n",
 				bench_workload_names[bench_wl], bench_batch);
 	else
