@@ -514,8 +514,11 @@ static void stacks_note(const struct rpt *r, const struct stacks_args *a, size_t
 			char *buf, size_t len)
 {
 	const struct rpt_totals *t = rpt_totals(r);
-	size_t off;
+	size_t off, nalloc = 0, i;
 
+	/* The trace's other stacks are those of frees and page events only. */
+	for (i = 0; i < rpt_nstacks(r); i++)
+		nalloc += rpt_stack(r, i)->hits != 0;
 	if (!rpt_has_stacks(r)) {
 		snprintf(buf, len, "The trace has no stacks: trace with the module parameter "
 			 "stack_depth (1..%u) to record each allocation's kernel stack.",
@@ -525,7 +528,7 @@ static void stacks_note(const struct rpt *r, const struct stacks_args *a, size_t
 	off = (size_t)snprintf(buf, len, "%" PRIu64 " allocations, %" PRIu64
 			       " with a stack, in %zu distinct stacks; %" PRIu64
 			       " events without a stack", t->allocs, t->stack_allocs,
-			       rpt_nstacks(r), t->allocs - t->stack_allocs);
+			       nalloc, t->allocs - t->stack_allocs);
 	if (off < len && t->allocs - t->stack_allocs)
 		off += (size_t)snprintf(buf + off, len - off, " (%" PRIu64
 					" marked: the module's stack table was full or no frame "

@@ -107,6 +107,9 @@ is "$(jget "(d['totals']['events_without_stack'], d['totals']['other_events_with
 run "$REPORT" "$T/frees"
 like "$out" "and $(summary no_stack_frees "$T/frees.sum") frees or page events without one" \
 	"frees with stacks: the summary says how many frees have none"
+run "$REPORT" --stacks -l 0 "$T/frees"
+like "$(tr -s ' \n' '  ' <<<"$out")" "with a stack, in $(jget "len(d['stacks'])" "$T/frees.json") distinct stacks" \
+	"frees with stacks: the note counts the allocations' stacks, not the frees'"
 
 # ---- big-endian and 32-bit traces read the same ------------------------------------------------
 for p in "le be" "le32 be32"; do
