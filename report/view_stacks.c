@@ -171,6 +171,7 @@ struct crow {
 	uint64_t hits, bytes_req, bytes_alloc, out_count;
 	uint64_t site_hits;
 	const char *site_s, *caller_s;
+	char *path;		/* "site <- caller", or "site (called from nothing in the stack)" */
 };
 
 struct sctx {
@@ -360,12 +361,14 @@ static void out_cell(const void *ctx, size_t row, size_t col, struct out_cell *o
 	}
 }
 
-enum { CC_SITE, CC_CALLER, CC_HITS, CC_SHARE, CC_REQ, CC_ALLOC, CC_OUT, CC_SITE_ADDR,
-	CC_CALLER_ADDR };
+enum { CC_PATH, CC_HITS, CC_SHARE, CC_REQ, CC_ALLOC, CC_OUT, CC_SITE, CC_CALLER,
+	CC_SITE_ADDR, CC_CALLER_ADDR };
 
+/* Text: one column "site <- caller", so that a long pair takes a line of its own. */
 static const struct out_col caller_cols[] = {
-	[CC_SITE] = { "callsite", "Call site", COL_STR, 0, OC_LEFT },
-	[CC_CALLER] = { "caller", "Called from", COL_STR, 0, OC_LEFT },
+	[CC_PATH] = { "path", "Call site <- caller", COL_STR, 0, OC_LEFT },
+	[CC_SITE] = { "callsite", NULL, COL_STR, 0, OC_NO_TEXT },
+	[CC_CALLER] = { "caller", NULL, COL_STR, 0, OC_NO_TEXT },
 	[CC_HITS] = { "hits", "Count", COL_U64, 9, 0 },
 	[CC_SHARE] = { "share_pct", "Share", COL_PCT, 6, 0 },
 	[CC_REQ] = { "bytes_req", NULL, COL_U64, 0, OC_NO_TEXT },
@@ -381,11 +384,15 @@ static void caller_cell(const void *ctx, size_t row, size_t col, struct out_cell
 	const struct crow *w = &c->crows[row];
 
 	switch (col) {
+	case CC_PATH:
+		out->s = w->path;
+		break;
 	case CC_SITE:
 		out->s = w->site_s;
 		break;
 	case CC_CALLER:
-		out->s = w->caller ? w->caller_s : "(none)";
+		out->null = !w->caller;
+		out->s = w->caller_s;
 		break;
 	case CC_HITS:
 		out->u = w->hits;
@@ -410,6 +417,15 @@ static void caller_cell(const void *ctx, size_t row, size_t col, struct out_cell
 		out->u = w->caller;
 		break;
 	}
+}
+
+static void crows_free(struct crow *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; c && i < n; i++)
+		free(c[i].path);
+	free(c);
 }
 
 static int crow_by_addr(const void *pa, const void *pb)
@@ -479,11 +495,21 @@ static struct crow *callers_build(const struct view_ctx *v, const uint32_t *idx,
 	}
 	if (m)
 		qsort(c, m, sizeof(*c), crow_by_rank);
-	for (i = 0; i < m; i++) {
-		c[i].site_s = sym_of(v, c[i].site);
-		c[i].caller_s = sym_of(v, c[i].caller);
-	}
 	*nc = m;
+	for (i = 0; i < m; i++) {
+		/* Every frame was given to the symbol table (stacks_syms()): never NULL there. */
+		c[i].site_s = sym_of(v, c[i].site) ? sym_of(v, c[i].site) : "?";
+		c[i].caller_s = sym_of(v, c[i].caller) ? sym_of(v, c[i].caller) : "?";
+		if ((c[i].caller &&
+		     asprintf(&c[i].path, "%s <- %s", c[i].site_s, c[i].caller_s) < 0) ||
+		    (!c[i].caller && asprintf(&c[i].path, "%s (the stack ends here)", c[i].site_s) < 0))
+			c[i].path = NULL;
+		if (!c[i].path) {
+			crows_free(c, m);
+			*nc = 0;
+			return NULL;
+		}
+	}
 	return c;
 }
 
@@ -622,7 +648,7 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	t.ctx = &c;
 	ret = emit(&t, arg);
 out:
-	free(c.crows);
+	crows_free(c.crows, c.nc);
 	free(idx);
 	return ret;
 }
