@@ -119,6 +119,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
@@ -134,6 +135,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timer.h>
+#include <linux/timekeeping.h>
 #include <linux/topology.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -1237,6 +1239,359 @@ static bool oracle_stacks_params_ok(void)
 
 /* ==== end of stacks ==== */
 
+/* ==== lifetimes and pages: objects held for known times, known page blocks ==== */
+/*
+ *   hold      write 1: oracle_hold_run(): three groups of n x
+ *             kmalloc(hold_size), each allocated by its own function and
+ *             freed by oracle_hold_free:
+ *               oracle_hold_now    each freed right after its allocation
+ *               oracle_hold_short  all freed after msleep(hold_short_ms)
+ *               oracle_hold_long   all freed after msleep(hold_long_ms)
+ *             then oracle_hold_live: n x kmalloc(hold_size) kept until the
+ *             next hold run (freed first thing by oracle_hold_drop) or
+ *             unload. Each allocation and free is timed with the clock
+ *             kmemtrace stamps its records with (ktime_get_mono_fast_ns),
+ *             so an object's traced lifetime lies between the end of its
+ *             kmalloc() and the start of its kfree() (lower bound) and the
+ *             start of its kmalloc() and the end of its kfree() (upper).
+ *   hold_expected read, one "key value" per line: hold_runs N, n N,
+ *             hold_size N, short_ms N, long_ms N, live_freed_first N,
+ *             "group FUNC done N failed M lo_ns LO hi_ns HI" per group
+ *             (LO the least lower bound, HI the greatest upper bound of
+ *             its objects' lifetimes), "live FUNC N".
+ *   pages     write 1: oracle_pages_run():
+ *               oracle_pages_alloc  for each order 0..page_orders-1, n x
+ *                                   alloc_pages() with a GFP mask of that
+ *                                   order's own (ORACLE_PAGE_GFP plus
+ *                                   __GFP_ZERO and __GFP_COMP as the
+ *                                   order's bits 0 and 1), which picks
+ *                                   out the oracle's blocks in the trace
+ *               oracle_pages_free   __free_pages() of all of them
+ *               oracle_pages_large  n x kmalloc(page_large_size), above
+ *                                   the largest kmalloc cache: also a
+ *                                   page allocation each; then kfree()
+ *   pages_expected read: pages_runs N, n N, page_size N,
+ *             "order K gfp 0xG done N failed M" per order, large_size N,
+ *             large_order K, "done oracle_pages_large N",
+ *             "failed oracle_pages_large M".
+ */
+#define ORACLE_PAGE_ORDERS	4
+#define ORACLE_PAGE_GFP		(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOMEMALLOC)
+
+static unsigned int hold_size = 176;
+module_param(hold_size, uint, 0444);
+MODULE_PARM_DESC(hold_size, "kmalloc size of the hold pattern, 1..4096 (default 176)");
+
+static unsigned int hold_short_ms = 20;
+module_param(hold_short_ms, uint, 0444);
+MODULE_PARM_DESC(hold_short_ms, "How long oracle_hold_short keeps its objects, ms, 1..10000 (default 20)");
+
+static unsigned int hold_long_ms = 200;
+module_param(hold_long_ms, uint, 0444);
+MODULE_PARM_DESC(hold_long_ms, "How long oracle_hold_long keeps its objects, ms, 1..60000 (default 200)");
+
+static unsigned int page_orders = ORACLE_PAGE_ORDERS;
+module_param(page_orders, uint, 0444);
+MODULE_PARM_DESC(page_orders, "Orders 0..page_orders-1 of the pages pattern, 1..4 (default 4)");
+
+static unsigned int page_large_size = 3 * PAGE_SIZE;
+module_param(page_large_size, uint, 0444);
+MODULE_PARM_DESC(page_large_size,
+		 "kmalloc size of oracle_pages_large, above the largest kmalloc cache (default 3 pages)");
+
+enum oracle_hold_group { OH_NOW, OH_SHORT, OH_LONG, OH_COUNT };
+
+static const char * const oracle_hold_names[OH_COUNT] = {
+	[OH_NOW] = "oracle_hold_now",
+	[OH_SHORT] = "oracle_hold_short",
+	[OH_LONG] = "oracle_hold_long",
+};
+
+struct oracle_held {
+	void *obj;
+	u64 a0, a1;	/* before and after kmalloc() */
+};
+
+static struct oracle_held oracle_held[ORACLE_MAX_N];
+static void *oracle_held_live[ORACLE_MAX_N];
+static struct oracle_result oracle_hold_res[OH_COUNT];
+static u64 oracle_hold_lo[OH_COUNT], oracle_hold_hi[OH_COUNT];
+static unsigned int oracle_hold_live_n, oracle_hold_runs;
+static struct oracle_text oracle_hold_expected;
+
+static noinline __noclone unsigned int
+oracle_hold_free(enum oracle_hold_group g, unsigned int j)
+{
+	u64 f0 = ktime_get_mono_fast_ns(), f1;
+
+	kfree(oracle_held[j].obj);
+	f1 = ktime_get_mono_fast_ns();
+	barrier();
+	oracle_held[j].obj = NULL;
+	oracle_hold_res[g].done++;
+	oracle_hold_lo[g] = min(oracle_hold_lo[g], f0 - oracle_held[j].a1);
+	oracle_hold_hi[g] = max(oracle_hold_hi[g], f1 - oracle_held[j].a0);
+	return oracle_hold_res[g].done;
+}
+
+/* kmalloc() from the group's function (see the callers), timed. */
+static __always_inline void oracle_hold_take(enum oracle_hold_group g, unsigned int j)
+{
+	oracle_held[j].a0 = ktime_get_mono_fast_ns();
+	oracle_held[j].obj = kmalloc(hold_size, GFP_KERNEL);
+	oracle_held[j].a1 = ktime_get_mono_fast_ns();
+	if (!oracle_held[j].obj)
+		oracle_hold_res[g].failed++;
+}
+
+static noinline __noclone unsigned int oracle_hold_now(void)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		oracle_hold_take(OH_NOW, j);
+		if (oracle_held[j].obj)
+			oracle_hold_free(OH_NOW, j);
+	}
+	barrier();
+	return oracle_hold_res[OH_NOW].done;
+}
+
+static noinline __noclone unsigned int oracle_hold_short(void)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		oracle_hold_take(OH_SHORT, j);
+	barrier();
+	return oracle_hold_res[OH_SHORT].failed;
+}
+
+static noinline __noclone unsigned int oracle_hold_long(void)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		oracle_hold_take(OH_LONG, j);
+	barrier();
+	return oracle_hold_res[OH_LONG].failed;
+}
+
+/* Frees what a group holds, after ms milliseconds. */
+static void oracle_hold_release(enum oracle_hold_group g, unsigned int ms)
+{
+	unsigned int j;
+
+	msleep(ms);
+	for (j = 0; j < n; j++)
+		if (oracle_held[j].obj)
+			oracle_hold_free(g, j);
+}
+
+static noinline __noclone unsigned int oracle_hold_live(void)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		oracle_held_live[j] = kmalloc(hold_size, GFP_KERNEL);
+		oracle_hold_live_n += !!oracle_held_live[j];
+	}
+	barrier();
+	return oracle_hold_live_n;
+}
+
+static noinline __noclone unsigned int oracle_hold_drop(void)
+{
+	unsigned int j, freed = 0;
+
+	for (j = 0; j < ORACLE_MAX_N; j++) {
+		if (!oracle_held_live[j])
+			continue;
+		kfree(oracle_held_live[j]);
+		oracle_held_live[j] = NULL;
+		freed++;
+	}
+	oracle_hold_live_n = 0;
+	barrier();
+	return freed;
+}
+
+static void oracle_hold_run(void)
+{
+	unsigned int g, freed = oracle_hold_drop();
+
+	memset(oracle_hold_res, 0, sizeof(oracle_hold_res));
+	for (g = 0; g < OH_COUNT; g++) {
+		oracle_hold_lo[g] = U64_MAX;
+		oracle_hold_hi[g] = 0;
+	}
+	oracle_hold_now();
+	oracle_hold_short();
+	oracle_hold_release(OH_SHORT, hold_short_ms);
+	oracle_hold_long();
+	oracle_hold_release(OH_LONG, hold_long_ms);
+	oracle_hold_live();
+	oracle_hold_runs++;
+
+	oracle_out = &oracle_hold_expected;
+	oracle_out->len = 0;
+	oracle_say("hold_runs %u\n", oracle_hold_runs);
+	oracle_say("n %u\n", n);
+	oracle_say("hold_size %u\n", hold_size);
+	oracle_say("short_ms %u\n", hold_short_ms);
+	oracle_say("long_ms %u\n", hold_long_ms);
+	oracle_say("live_freed_first %u\n", freed);
+	for (g = 0; g < OH_COUNT; g++)
+		oracle_say("group %s done %u failed %u lo_ns %llu hi_ns %llu\n",
+			   oracle_hold_names[g], oracle_hold_res[g].done,
+			   oracle_hold_res[g].failed,
+			   oracle_hold_res[g].done ? oracle_hold_lo[g] : 0ULL,
+			   oracle_hold_hi[g]);
+	oracle_say("live oracle_hold_live %u\n", oracle_hold_live_n);
+}
+
+static struct page *oracle_pages[ORACLE_PAGE_ORDERS][ORACLE_MAX_N];
+static void *oracle_pages_big[ORACLE_MAX_N];
+static struct oracle_result oracle_page_res[ORACLE_PAGE_ORDERS], oracle_large_res;
+static unsigned int oracle_pages_runs;
+static struct oracle_text oracle_pages_expected;
+
+static gfp_t oracle_page_gfp(unsigned int order)
+{
+	return ORACLE_PAGE_GFP | (order & 1 ? __GFP_ZERO : 0) |
+	       (order & 2 ? __GFP_COMP : 0);
+}
+
+static noinline __noclone unsigned int oracle_pages_alloc(void)
+{
+	unsigned int k, j;
+
+	for (k = 0; k < page_orders; k++) {
+		for (j = 0; j < n; j++) {
+			oracle_pages[k][j] = alloc_pages(oracle_page_gfp(k), k);
+			if (oracle_pages[k][j])
+				oracle_page_res[k].done++;
+			else
+				oracle_page_res[k].failed++;
+		}
+	}
+	barrier();
+	return oracle_page_res[0].done;
+}
+
+static noinline __noclone unsigned int oracle_pages_free(void)
+{
+	unsigned int k, j, freed = 0;
+
+	for (k = 0; k < page_orders; k++) {
+		for (j = 0; j < n; j++) {
+			if (!oracle_pages[k][j])
+				continue;
+			__free_pages(oracle_pages[k][j], k);
+			oracle_pages[k][j] = NULL;
+			freed++;
+		}
+	}
+	barrier();
+	return freed;
+}
+
+static noinline __noclone unsigned int oracle_pages_large(void)
+{
+	unsigned int j;
+
+	for (j = 0; j < n; j++) {
+		oracle_pages_big[j] = kmalloc(page_large_size,
+					      GFP_KERNEL | __GFP_NOWARN);
+		if (oracle_pages_big[j])
+			oracle_large_res.done++;
+		else
+			oracle_large_res.failed++;
+	}
+	for (j = 0; j < n; j++) {
+		kfree(oracle_pages_big[j]);
+		oracle_pages_big[j] = NULL;
+	}
+	barrier();
+	return oracle_large_res.done;
+}
+
+static void oracle_pages_run(void)
+{
+	unsigned int k;
+
+	memset(oracle_page_res, 0, sizeof(oracle_page_res));
+	memset(&oracle_large_res, 0, sizeof(oracle_large_res));
+	oracle_pages_alloc();
+	oracle_pages_free();
+	oracle_pages_large();
+	oracle_pages_runs++;
+
+	oracle_out = &oracle_pages_expected;
+	oracle_out->len = 0;
+	oracle_say("pages_runs %u\n", oracle_pages_runs);
+	oracle_say("n %u\n", n);
+	oracle_say("page_size %lu\n", PAGE_SIZE);
+	for (k = 0; k < page_orders; k++)
+		oracle_say("order %u gfp %#x done %u failed %u\n", k,
+			   (__force unsigned int)oracle_page_gfp(k),
+			   oracle_page_res[k].done, oracle_page_res[k].failed);
+	oracle_say("large_size %u\n", page_large_size);
+	oracle_say("large_order %u\n", get_order(page_large_size));
+	oracle_say("done oracle_pages_large %u\n", oracle_large_res.done);
+	oracle_say("failed oracle_pages_large %u\n", oracle_large_res.failed);
+}
+
+/* "hold" and "pages": write 1 to run the pattern (the inode's private data). */
+static ssize_t oracle_lp_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	void (*run)(void) = file_inode(file)->i_private;
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &v);
+	if (ret)
+		return ret;
+	if (v != 1)
+		return -EINVAL;
+	mutex_lock(&oracle_lock);
+	run();
+	mutex_unlock(&oracle_lock);
+	return count;
+}
+
+static const struct file_operations oracle_lp_fops = {
+	.owner = THIS_MODULE,
+	.write = oracle_lp_write,
+	.llseek = noop_llseek,
+};
+
+static bool oracle_lp_params_ok(void)
+{
+	return oracle_size_ok("hold_size", hold_size, 1, SZ_4K) &&
+	       oracle_size_ok("hold_short_ms", hold_short_ms, 1, 10000) &&
+	       oracle_size_ok("hold_long_ms", hold_long_ms, 1, 60000) &&
+	       oracle_size_ok("page_orders", page_orders, 1, ORACLE_PAGE_ORDERS) &&
+	       oracle_size_ok("page_large_size", page_large_size,
+			      KMALLOC_MAX_CACHE_SIZE + 1, SZ_1M);
+}
+
+static void oracle_lp_files(void)
+{
+	debugfs_create_file("hold", 0200, oracle_dir, oracle_hold_run,
+			    &oracle_lp_fops);
+	debugfs_create_file("hold_expected", 0400, oracle_dir,
+			    &oracle_hold_expected, &oracle_expected_fops);
+	debugfs_create_file("pages", 0200, oracle_dir, oracle_pages_run,
+			    &oracle_lp_fops);
+	debugfs_create_file("pages_expected", 0400, oracle_dir,
+			    &oracle_pages_expected, &oracle_expected_fops);
+}
+
+/* ==== end of lifetimes and pages ==== */
+
 /* The load generator: a kthread per online CPU. */
 static struct task_struct **oracle_load_tasks;
 static unsigned int oracle_load_batch;
@@ -1403,6 +1758,8 @@ static int __init oracle_init(void)
 		return ret;
 	if (!oracle_stacks_params_ok())
 		return -EINVAL;
+	if (!oracle_lp_params_ok())
+		return -EINVAL;
 	oracle_cache = kmem_cache_create(ORACLE_CACHE_NAME, obj_size, 0, 0,
 					 oracle_obj_ctor);
 	if (!oracle_cache)
@@ -1430,6 +1787,7 @@ static int __init oracle_init(void)
 			    &oracle_stacks_fops);
 	debugfs_create_file("stacks_expected", 0400, oracle_dir,
 			    &oracle_stacks_expected, &oracle_expected_fops);
+	oracle_lp_files();
 	oracle_describe(0);
 	return 0;
 
@@ -1446,6 +1804,7 @@ static void __exit oracle_exit(void)
 	mutex_lock(&oracle_lock);
 	oracle_load_stop();
 	oracle_leak_free();
+	oracle_hold_drop();
 	mutex_unlock(&oracle_lock);
 	kmem_cache_destroy(oracle_merged);
 	kmem_cache_destroy(oracle_cache);
