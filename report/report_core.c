@@ -417,6 +417,7 @@ struct rpt {
 	 */
 	struct page_pend {
 		uint64_t pfn;
+		uint64_t dup_ptr;	/* a paired kmalloc, watched for its second event */
 		uint32_t bytes;
 	} *pend;
 	unsigned int npend_cpus, npend;
@@ -867,6 +868,43 @@ static unsigned int pg_mt_index(const struct kmt_event *ev)
  * direct map's offset every such pair agrees on (the first one found sets
  * it). The page block is then marked as the kmalloc's memory.
  */
+/*
+ * From 6.10 (__do_kmalloc_node() traces what __kmalloc_large_node_noprof()
+ * already traced) a large kmalloc is two kmalloc events on its CPU, one
+ * after the other: the same address and bytes, the first with a call site
+ * inside the allocator, the second with the caller's. The first one's
+ * counts are taken back, so that the caller's event alone counts.
+ */
+static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev)
+{
+	struct obj *o = obj_find(&r->objs, ev->ptr);
+	struct rpt_site *s;
+
+	if (!o || o->state != OBJ_LIVE_SEL || o->kind != KMT_REC_KMALLOC)
+		return;
+	s = &r->sites[o->site];
+	s->hits--;
+	s->bytes_req -= ev->bytes_req;
+	s->bytes_alloc -= o->bytes;
+	s->cross_node -= (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
+	if (o->cache != UINT32_MAX) {
+		r->caches[o->cache].allocs--;
+		r->caches[o->cache].bytes_req -= ev->bytes_req;
+		r->caches[o->cache].bytes_alloc -= o->bytes;
+	}
+	if (r->objs.stk && r->objs.stk[o - r->objs.e] != KMT_STACK_NONE) {
+		struct rpt_stack *st = &r->stk[r->objs.stk[o - r->objs.e]];
+
+		st->hits--;
+		st->bytes_req -= ev->bytes_req;
+		st->bytes_alloc -= o->bytes;
+		r->t.stack_allocs--;
+	}
+	/* Not an address allocated again while live: the same allocation. */
+	o->state = OBJ_DEAD;
+	r->t.kmalloc_dup_events++;
+}
+
 static void page_pair(struct rpt *r, const struct kmt_event *ev)
 {
 	struct page_pend *p;
@@ -877,6 +915,13 @@ static void page_pair(struct rpt *r, const struct kmt_event *ev)
 		return;
 	p = &r->pend[ev->cpu];
 	r->npend--;
+	if (p->dup_ptr) {
+		if (ev->type == KMT_REC_KMALLOC && ev->ptr == p->dup_ptr &&
+		    ev->bytes_alloc == p->bytes)
+			kmalloc_dup(r, ev);
+		p->dup_ptr = 0;
+		goto done;
+	}
 	if (ev->type != KMT_REC_KMALLOC || !ev->ptr || ev->bytes_alloc != p->bytes ||
 	    ev->bytes_req <= 2 * r->page_size || (ev->ptr & (r->page_size - 1)))
 		goto done;
@@ -892,6 +937,10 @@ static void page_pair(struct rpt *r, const struct kmt_event *ev)
 	r->t.page_kmalloc_allocs++;
 	r->t.page_kmalloc_bytes += o->bytes;
 	PG_EACH(r, o, t, (t->kmalloc_allocs++, t->kmalloc_bytes += o->bytes));
+	/* Watch the CPU's next allocation: the same kmalloc traced again? */
+	p->dup_ptr = ev->ptr;
+	r->npend++;
+	return;
 done:
 	p->bytes = 0;
 }

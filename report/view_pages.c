@@ -34,10 +34,10 @@ const char *pages_mt_name(unsigned int mt)
 
 struct trow {
 	const char *what;
-	uint64_t allocs, bytes, frees, live, live_bytes;
+	uint64_t allocs, bytes, frees, live, live_bytes, dups;
 };
 
-enum { TC_WHAT, TC_ALLOCS, TC_BYTES, TC_FREES, TC_LIVE, TC_LIVE_BYTES };
+enum { TC_WHAT, TC_ALLOCS, TC_BYTES, TC_FREES, TC_LIVE, TC_LIVE_BYTES, TC_DUPS };
 
 static const struct out_col total_cols[] = {
 	[TC_WHAT] = { "allocator", "Allocator", COL_STR, 0, OC_LEFT },
@@ -46,6 +46,7 @@ static const struct out_col total_cols[] = {
 	[TC_FREES] = { "frees", "Frees", COL_U64, 0, 0 },
 	[TC_LIVE] = { "live", "Live", COL_U64, 0, 0 },
 	[TC_LIVE_BYTES] = { "live_bytes", "Live bytes", COL_U64, 0, 0 },
+	[TC_DUPS] = { "duplicate_events", NULL, COL_U64, 0, OC_NO_TEXT },
 };
 
 static void total_cell(const void *ctx, size_t row, size_t col, struct out_cell *out)
@@ -70,6 +71,9 @@ static void total_cell(const void *ctx, size_t row, size_t col, struct out_cell 
 		break;
 	case TC_LIVE_BYTES:
 		out->u = w->live_bytes;
+		break;
+	case TC_DUPS:
+		out->u = w->dups;
 		break;
 	}
 }
@@ -221,14 +225,16 @@ static int pages_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 	const struct rpt_totals *t = rpt_totals(v->r);
 	struct trow rows[4] = {
 		{ "slab", t->allocs, t->bytes_alloc, t->frees, t->outstanding,
-		  t->outstanding_bytes },
+		  t->outstanding_bytes, 0 },
 		{ "page", t->page_allocs, t->page_bytes_alloc, t->page_frees, t->page_outstanding,
-		  t->page_outstanding_bytes },
+		  t->page_outstanding_bytes, 0 },
 		{ "large_kmalloc", t->page_kmalloc_allocs, t->page_kmalloc_bytes,
-		  t->page_kmalloc_frees, t->page_kmalloc_live, t->page_kmalloc_live_bytes },
+		  t->page_kmalloc_frees, t->page_kmalloc_live, t->page_kmalloc_live_bytes,
+		  t->kmalloc_dup_events },
 	};
 	struct out_table tt;
 	enum rpt_page_by by;
+	char note[512];
 	int ret;
 
 	/* Both allocators, each large kmalloc's memory once. */
@@ -236,13 +242,17 @@ static int pages_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 				 rows[0].bytes + rows[1].bytes - rows[2].bytes,
 				 rows[0].frees + rows[1].frees - rows[2].frees,
 				 rows[0].live + rows[1].live - rows[2].live,
-				 rows[0].live_bytes + rows[1].live_bytes - rows[2].live_bytes };
+				 rows[0].live_bytes + rows[1].live_bytes - rows[2].live_bytes,
+				 rows[2].dups };
 	memset(&tt, 0, sizeof(tt));
 	tt.key = "memory_totals";
 	tt.title = "Slab and page allocator";
-	tt.note = "large_kmalloc: kmallocs above the largest kmalloc cache, which the page "
-		  "allocator served (one event of each allocator for the same memory): counted "
-		  "in slab and in page, once in all.";
+	snprintf(note, sizeof(note), "large_kmalloc: kmallocs above the largest kmalloc cache, "
+		 "which the page allocator served (one event of each allocator for the same "
+		 "memory): counted in slab and in page, once in all.%s", t->kmalloc_dup_events ?
+		 " This kernel traces each of them twice (6.10 and later): the first of the two "
+		 "kmalloc events, whose call site is inside the allocator, is not counted." : "");
+	tt.note = note;
 	tt.cols = total_cols;
 	tt.ncols = sizeof(total_cols) / sizeof(total_cols[0]);
 	tt.nrows = tt.total = 4;

@@ -7,7 +7,8 @@
 # the histogram's p50 is capped at the exact max), the live group live at the end, the
 # short-lived and long-lived lists as those bounds decide; per order, the oracle's page blocks
 # (picked out by the GFP mask it gives each order) allocated, failed and freed exactly; every
-# large kmalloc of the trace paired with its page allocation, and counted once in all.
+# large kmalloc of the trace paired with its page allocation (and, from 6.10, its second
+# kmalloc event recognized), counted once in all.
 KMT_TEST_TIMEOUT=200
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -124,18 +125,25 @@ oracle_pages = sum(gfp.get(m, {}).get("allocs", 0) for m in gfp if m in
 check("the oracle's GFP_KERNEL blocks are among the Unmovable ones",
       mt.get("Unmovable", {}).get("allocs", 0) >= oracle_pages, True)
 
-# Large kmallocs: every kmalloc above two pages in the trace is a page allocation too.
+# Large kmallocs: every kmalloc above two pages in the trace is a page allocation too. From
+# 6.10 each is two kmalloc events in a row on its CPU (same address and bytes): one allocation.
 ps = int(large["page_size"])
-nlarge = 0
+nlarge, dups, last = 0, 0, {}
 for line in open(os.path.join(out, "raw.txt")):
     w = line.split()
-    if len(w) > 4 and w[4] == "kmalloc":
-        f = dict(x.split("=", 1) for x in w[5:] if "=" in x)
-        if int(f.get("ptr", "0"), 16) and int(f.get("req", f.get("bytes_req", "0"))) > 2 * ps:
+    if len(w) < 5 or w[4] not in ("kmalloc", "cache_alloc", "page_alloc"):
+        continue
+    f = dict(x.split("=", 1) for x in w[5:] if "=" in x)
+    prev, last[w[2]] = last.get(w[2]), (w[4], f.get("ptr"), f.get("bytes_alloc"))
+    if w[4] == "kmalloc" and int(f.get("ptr", "0"), 16) and int(f.get("bytes_req", "0")) > 2 * ps:
+        if prev == last[w[2]]:
+            dups += 1
+        else:
             nlarge += 1
 t = {r["allocator"]: r for r in pages["memory_totals"]}
 check("the oracle's large kmallocs are in the trace", nlarge >= large["done"], True)
 check("every large kmalloc paired with its page allocation", t["large_kmalloc"]["allocs"], nlarge)
+check("second events of a large kmalloc recognized", t["large_kmalloc"]["duplicate_events"], dups)
 for k in ("allocs", "bytes"):
     check(f"all {k}: slab + page - large kmallocs",
           t["all"][k], t["slab"][k] + t["page"][k] - t["large_kmalloc"][k])

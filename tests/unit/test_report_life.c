@@ -314,6 +314,10 @@ static void test_pages(void)
 	/* Not one: a slab-sized kmalloc (8 KiB) after an order-1 block of 8 KiB. */
 	PG(0, t++, 0x5000, 1, 0, 0xcc0);
 	gen_kmalloc(g, 0, t++, ks, dmap + (0x5000ULL << 12), 8192, 8192, KMT_NODE_ANY, 1);
+	/* 6.10+: one large kmalloc traced twice, first from inside the allocator. */
+	PG(1, t++, 0x6000, 2, 0, 0xcc0);
+	gen_kmalloc(g, 1, t++, ks + 0x100, dmap + (0x6000ULL << 12), 10000, 16384, KMT_NODE_ANY, 1);
+	gen_kmalloc(g, 1, t++, ks + 0x200, dmap + (0x6000ULL << 12), 10000, 16384, KMT_NODE_ANY, 1);
 	/* Frees: the first large kmalloc (kfree, then its pages), order 0 and order 3 blocks. */
 	gen_kfree(g, 0, t++, ks + 16, dmap + (0x1000ULL << 12), 1);
 	{
@@ -344,12 +348,20 @@ static void test_pages(void)
 	{
 		const struct rpt_totals *tt = rpt_totals(r);
 
-		is_u64(tt->page_allocs, 11, "page allocations");
-		is_u64(tt->page_kmalloc_allocs, 2, "two large kmallocs paired, the look-alikes not");
-		is_u64(tt->page_kmalloc_bytes, 2 * 16384, "their bytes");
+		const struct rpt_site *in = rpt_site_find(r, ks + 0x100);
+		const struct rpt_site *caller = rpt_site_find(r, ks + 0x200);
+
+		is_u64(tt->page_allocs, 12, "page allocations");
+		is_u64(tt->page_kmalloc_allocs, 3, "three large kmallocs paired, the look-alikes not");
+		is_u64(tt->page_kmalloc_bytes, 3 * 16384, "their bytes");
 		is_u64(tt->page_kmalloc_frees, 1, "the freed one's pages: a large kmalloc's");
-		is_u64(tt->page_kmalloc_live, 1, "the other still live");
-		is_u64(tt->page_kmalloc_live_bytes, 16384, "with its bytes");
+		is_u64(tt->page_kmalloc_live, 2, "the others still live");
+		is_u64(tt->page_kmalloc_live_bytes, 2 * 16384, "with their bytes");
+		is_u64(tt->kmalloc_dup_events, 1, "one large kmalloc traced twice: one duplicate");
+		is_u64(in ? in->hits : 99, 0, "the allocator's own call site: its event taken back");
+		is_u64(caller ? caller->hits : 0, 1, "the caller's event counts");
+		is_u64(caller ? caller->out_count : 0, 1, "... and holds the live object");
+		is_u64(tt->implicit_frees, 0, "the second event is no implicit free");
 	}
 	pt = rpt_pages(r, RPT_PG_ORDER, &n);
 	ok(n >= 4, "order tallies");
@@ -359,15 +371,15 @@ static void test_pages(void)
 		is_u64(pt[0].live, 2, "order 0: live");
 		is_u64(pt[1].allocs, 3, "order 1: allocations");
 		is_u64(pt[1].untracked_frees, 1, "order 1: the free of a block from before");
-		is_u64(pt[2].allocs, 4, "order 2: allocations");
-		is_u64(pt[2].kmalloc_allocs, 2, "order 2: of them large kmallocs");
-		is_u64(pt[2].bytes, 4 * 16384, "order 2: bytes");
+		is_u64(pt[2].allocs, 5, "order 2: allocations");
+		is_u64(pt[2].kmalloc_allocs, 3, "order 2: of them large kmallocs");
+		is_u64(pt[2].bytes, 5 * 16384, "order 2: bytes");
 		is_u64(pt[3].allocs, 1, "order 3: allocations");
 		is_u64(pt[3].frees, 1, "order 3: frees");
 	}
 	pt = rpt_pages(r, RPT_PG_MT, &n);
 	is_u64(n, RPT_MT_NAMED + 1, "migrate type tallies");
-	is_u64(pt[0].allocs, 7, "Unmovable");
+	is_u64(pt[0].allocs, 8, "Unmovable");
 	is_u64(pt[1].allocs, 3, "Movable");
 	is_u64(pt[RPT_MT_UNKNOWN].allocs, 1, "not recorded");
 	pt = rpt_pages(r, RPT_PG_GFP, &n);
@@ -382,7 +394,7 @@ static void test_pages(void)
 			if (pt[i].key == 0x100cca)
 				movable = pt[i].allocs;
 		}
-		is_u64(cc0, 7, "0xcc0");
+		is_u64(cc0, 8, "0xcc0");
 		is_u64(movable, 3, "0x100cca");
 	}
 	rpt_free(r);
