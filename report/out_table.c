@@ -459,12 +459,18 @@ void out_json_table(FILE *fp, const struct out_table *t, bool *first)
 	fprintf(fp, "%s\"%s\":[", *first ? "" : ",", t->key);
 	*first = false;
 	for (row = 0; row < t->nrows; row++) {
+		bool sep = false;
+
 		fputs(row ? ",{" : "{", fp);
 		for (i = 0; i < t->ncols; i++) {
-			struct out_cell c = get_cell(t, row, i);
+			struct out_cell c;
 
-			fprintf(fp, "%s\"%s\":", i ? "," : "", t->cols[i].key);
+			if (t->cols[i].flags & OC_NO_JSON)
+				continue;
+			c = get_cell(t, row, i);
+			fprintf(fp, "%s\"%s\":", sep ? "," : "", t->cols[i].key);
 			json_value(fp, &t->cols[i], &c);
+			sep = true;
 		}
 		fputc('}', fp);
 	}

@@ -33,6 +33,7 @@ enum col_kind {
 #define OC_LEFT		0x1u	/* text: left-aligned (strings are by default) */
 #define OC_NO_TEXT	0x2u	/* machine formats only (CSV, JSON) */
 #define OC_NO_CSV	0x4u	/* not in CSV (a list CSV cannot hold usefully) */
+#define OC_NO_JSON	0x8u	/* text only (a rendering of figures JSON holds otherwise) */
 
 struct out_col {
 	const char *key;	/* CSV header and JSON key: lower_snake_case */

@@ -69,6 +69,7 @@ struct lrow {
 	double rate;		/* allocations per second of trace */
 	uint64_t log2[64];
 	char spark[128];
+	const char *spark_line;	/* spark, as a one-line list */
 };
 
 struct lctx {
@@ -87,6 +88,15 @@ static void lrow_fill(struct lrow *w, const struct life_args *a, uint64_t dur_ns
 	w->rate = dur_ns ? (double)w->allocs * 1e9 / (double)dur_ns : 0.0;
 	rpt_hist_log2(h, w->log2);
 	life_sparkline(w->spark, sizeof(w->spark), w->log2);
+}
+
+/* Rows are copied and sorted: each one's line points into itself only once placed. */
+static void lrows_link(struct lrow *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rows[i].spark_line = rows[i].spark;
 }
 
 static int by_frees(const void *pa, const void *pb)
@@ -197,11 +207,11 @@ static struct lrow *cache_rows(const struct view_ctx *v, size_t *n)
 /* ---- columns ----------------------------------------------------------------------- */
 
 enum { LC_NAME, LC_ALLOCS, LC_FREED, LC_P50, LC_P90, LC_P99, LC_MAX, LC_MEAN, LC_LIVE,
-	LC_OLDEST, LC_SHAPE, LC_LOG2, LC_LIVE_LOG2, LC_ADDR, LC_NCOLS };
+	LC_OLDEST, LC_SHAPE, LC_SHAPE_TEXT, LC_LOG2, LC_LIVE_LOG2, LC_ADDR, LC_NCOLS };
 
 #define LIFE_COLS(namekey, namehead) { \
 	[LC_NAME] = { namekey, namehead, COL_STR, 0, OC_LEFT }, \
-	[LC_ALLOCS] = { "allocs", "Allocs", COL_U64, 0, 0 }, \
+	[LC_ALLOCS] = { "allocs", NULL, COL_U64, 0, OC_NO_TEXT }, \
 	[LC_FREED] = { "freed", "Freed", COL_U64, 0, 0 }, \
 	[LC_P50] = { "p50_ns", "p50", COL_NS, 0, 0 }, \
 	[LC_P90] = { "p90_ns", "p90", COL_NS, 0, 0 }, \
@@ -210,7 +220,8 @@ enum { LC_NAME, LC_ALLOCS, LC_FREED, LC_P50, LC_P90, LC_P99, LC_MAX, LC_MEAN, LC
 	[LC_MEAN] = { "mean_ns", NULL, COL_NS, 0, OC_NO_TEXT }, \
 	[LC_LIVE] = { "live", "Live", COL_U64, 0, 0 }, \
 	[LC_OLDEST] = { "live_oldest_ns", "Oldest", COL_NS, 0, 0 }, \
-	[LC_SHAPE] = { "shape", "Lifetimes (log2)", COL_STR, 0, OC_LEFT | OC_NO_CSV }, \
+	[LC_SHAPE] = { "shape", NULL, COL_STR, 0, OC_NO_TEXT | OC_NO_CSV }, \
+	[LC_SHAPE_TEXT] = { "shape_text", NULL, COL_STRV, 0, OC_NO_CSV | OC_NO_JSON }, \
 	[LC_LOG2] = { "log2_hist", NULL, COL_U64V, 0, OC_NO_TEXT }, \
 	[LC_LIVE_LOG2] = { "live_log2_hist", NULL, COL_U64V, 0, OC_NO_TEXT }, \
 	[LC_ADDR] = { "callsite_addr", NULL, COL_ADDR, 0, OC_NO_TEXT }, \
@@ -265,6 +276,11 @@ static void life_cell(const void *ctx, size_t row, size_t col, struct out_cell *
 		break;
 	case LC_SHAPE:
 		out->s = w->spark;
+		break;
+	case LC_SHAPE_TEXT:
+		/* Under the row, indented: the histogram of the row's lifetimes. */
+		out->sv = &w->spark_line;
+		out->n = 1;
 		break;
 	case LC_LOG2:
 		out->uv = w->log2;
@@ -421,10 +437,13 @@ static int life_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 	t.title = "Object lifetimes by call site (allocation to free)";
 	t.note = "Freed: objects allocated and freed in the trace; p50/p90/p99 are the upper "
 		 "bounds of log-linear buckets (at most 12.5% above the true value), Max is "
-		 "exact. Live: objects still allocated at the end, Oldest their oldest age.";
+		 "exact. Live: objects still allocated at the end, Oldest their oldest age. "
+		 "Under each row, the lifetimes' log2 histogram: one character per power of "
+		 "two, darker for more (.:-=+*#%@).";
 	t.cols = site_cols;
 	t.ncols = LC_NCOLS;
 	t.cell = life_cell;
+	lrows_link(c.rows, c.n);
 	ret = emit_rows(v, &t, &c, emit, arg);
 
 	/* Short-lived: half the freed objects within the threshold, busiest first. */
@@ -488,6 +507,7 @@ static int life_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 	t.cols = cache_cols;
 	t.ncols = LC_NCOLS - 1;
 	t.cell = life_cell;
+	lrows_link(c.rows, c.n);
 	ret = emit_rows(v, &t, &c, emit, arg);
 	free(c.rows);
 	return ret;

@@ -113,7 +113,7 @@ life = json.load(open(sys.argv[2].replace("r.json", "life.json")))
 lt = p.tables.get("lifetimes", [])
 if len(lt) != min(20, len(life["lifetimes"])): bad.append(f"{len(lt)} lifetime rows")
 for r, j in zip(lt, life["lifetimes"]):
-    if r[2] != str(j["freed"]) or r[3] != ("" if j["p50_ns"] is None else str(j["p50_ns"])): bad.append(f"lifetime row {r[:4]} != {j['freed']} {j['p50_ns']}")
+    if r[1] != str(j["freed"]) or r[2] != ("" if j["p50_ns"] is None else str(j["p50_ns"])): bad.append(f"lifetime row {r[:4]} != {j['freed']} {j['p50_ns']}")
 po = {r[0]: r for r in p.tables.get("pages_by_order", [])}
 for j in json.load(open(sys.argv[2].replace("r.json", "pages.json")))["pages_by_order"]:
     r = po.get(str(j["order"]))
