@@ -136,7 +136,7 @@ like "$sec7" "| kmemtrace-top live alone (no kmemtraced) | 410 | $((410 - 169)) 
 	"live: likewise"
 like "$sec7" "refused, exit 3" "live beside kmemtraced: the refusal is shown"
 like "$(printf '%s\n' "$page" | sed -n '/^## Summary/,/^## 1\./p')" \
-	"- kmemtrace-top: 500 k/s per CPU, following kmemtraced's directory: kmemtrace-top $(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.2f", 360 * e / s / 1e7 }')% of a CPU" \
+	"- kmemtrace-top: following kmemtraced's directory (-d), at 500 k events/s per CPU: $(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.1f", 360 * e / s / 1e7 }')% of a CPU, 360 instructions per event (4.0 times kmemtraced's own); the traced load's cost per event against kmemtraced alone: +3." \
 	"the summary has kmemtrace-top's line"
 
 # Kernel stacks: each row's added cost and bytes against perf -g's, the depth, the summary.
