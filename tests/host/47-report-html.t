@@ -23,7 +23,7 @@ trap 'rm -rf "$T"' EXIT
 SHOTS=build/tests/html
 mkdir -p "$SHOTS"
 
-"$GEN" -o "$T/tr" --cpus 3 --nodes 2 --events 20000 --pages --seed 47 >/dev/null
+"$GEN" -o "$T/tr" --cpus 3 --nodes 2 --events 20000 --pages --lost-every 4000 --seed 47 >/dev/null
 printf 'meta_version 1\nkernel_release 6.1.0-kmt-html-test\nmachine x86_64\n' >"$T/tr/kmemtrace.meta"
 run "$REPORT" --html "$T/r.html" --json "$T/tr"
 is "$rc" 0 "--html with --json exits 0"
@@ -92,9 +92,13 @@ for s in ("summary", "callsites", "caches", "sizes", "lifetimes", "lifetime-char
           "t-memory_totals", "t-pages_by_order"):
     if s not in p.ids: bad.append(f"no #{s}")
 t = d["totals"]
-for k in ("allocs", "frees", "bytes_req", "bytes_alloc", "outstanding", "page_allocs", "cross_cpu_frees"):
+if not t["lost"] or "every number is a lower bound" not in dom: bad.append("no lost records, or not said")
+for k in ("allocs", "frees", "bytes_req", "bytes_alloc", "outstanding", "page_allocs", "cross_cpu_frees", "lost"):
     if p.kv.get(k) != str(t[k]): bad.append(f"summary {k} {p.kv.get(k)} != {t[k]}")
 if p.kv.get("kernel_release") != "6.1.0-kmt-html-test": bad.append(f"kernel {p.kv.get('kernel_release')}")
+lost = ", ".join(f"cpu{c}: {n}" for c, n in sorted((int(c), n) for c, n in d["totals"]["lost_by_cpu"].items()) if n) \
+    if isinstance(d["totals"].get("lost_by_cpu"), dict) else None
+if lost is not None and p.kv.get("lost_by_cpu") != lost: bad.append(f"lost by CPU {p.kv.get('lost_by_cpu')} != {lost}")
 # The call sites table: the report's first rows (-s frag,hit,bytes), hits as in JSON.
 hits = {c["addr"]: c["hits"] for c in d["callsites"]}
 rows = p.tables.get("callers", [])
