@@ -859,17 +859,7 @@ static unsigned int pg_mt_index(const struct kmt_event *ev)
 } while (0)
 
 /*
- * A kmalloc() above KMALLOC_MAX_CACHE_SIZE (two pages from 6.1 to 7.3, so
- * bytes_req above two pages and an order of 2 or more) allocates pages,
- * firing mm_page_alloc, then kmalloc on the same CPU with bytes_alloc =
- * PAGE_SIZE << order and the block's direct-map address. It is that when it is the
- * CPU's next allocation event after a page allocation of those bytes, its
- * address is page-aligned, and address - (PFN << PAGE_SHIFT) is the
- * direct map's offset every such pair agrees on (the first one found sets
- * it). The page block is then marked as the kmalloc's memory.
- */
-/*
- * From 6.10 (__do_kmalloc_node() traces what __kmalloc_large_node_noprof()
+ * In 6.12 and 7.3 (__do_kmalloc_node() traces what __kmalloc_large_node_noprof()
  * already traced) a large kmalloc is two kmalloc events on its CPU, one
  * after the other: the same address and bytes, the first with a call site
  * inside the allocator, the second with the caller's. The first one's
@@ -905,6 +895,16 @@ static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev)
 	r->t.kmalloc_dup_events++;
 }
 
+/*
+ * A kmalloc() above KMALLOC_MAX_CACHE_SIZE (two pages from 6.1 to 7.3, so
+ * bytes_req above two pages and an order of 2 or more) allocates pages,
+ * firing mm_page_alloc, then kmalloc on the same CPU with bytes_alloc =
+ * PAGE_SIZE << order and the block's direct-map address. It is that when it is the
+ * CPU's next allocation event after a page allocation of those bytes, its
+ * address is page-aligned, and address - (PFN << PAGE_SHIFT) is the
+ * direct map's offset every such pair agrees on (the first one found sets
+ * it). The page block is then marked as the kmalloc's memory.
+ */
 static void page_pair(struct rpt *r, const struct kmt_event *ev)
 {
 	struct page_pend *p;
@@ -937,12 +937,19 @@ static void page_pair(struct rpt *r, const struct kmt_event *ev)
 	r->t.page_kmalloc_allocs++;
 	r->t.page_kmalloc_bytes += o->bytes;
 	PG_EACH(r, o, t, (t->kmalloc_allocs++, t->kmalloc_bytes += o->bytes));
-	/* Watch the CPU's next allocation: the same kmalloc traced again? */
-	p->dup_ptr = ev->ptr;
-	r->npend++;
-	return;
 done:
 	p->bytes = 0;
+}
+
+static int page_pend(struct rpt *r, const struct kmt_event *ev);
+
+/* Watches the CPU's next allocation event for a second event of this large kmalloc. */
+static int dup_watch(struct rpt *r, const struct kmt_event *ev)
+{
+	if (page_pend(r, ev))
+		return -1;
+	r->pend[ev->cpu].dup_ptr = ev->ptr;
+	return 0;
 }
 
 static int page_pend(struct rpt *r, const struct kmt_event *ev)
@@ -1056,6 +1063,10 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	};
 	if (r->objs.stk)
 		r->objs.stk[o - r->objs.e] = KMT_STACK_NONE;
+	/* A large kmalloc: the CPU's next allocation may be its second event (kmalloc_dup()). */
+	if (__builtin_expect(ev->bytes_req > 2 * r->page_size, 0) && sel &&
+	    ev->type == KMT_REC_KMALLOC && dup_watch(r, ev))
+		return -1;
 	if ((ev->stack_id | (ev->flags & KMT_F_NO_STACK)) && sel)
 		return stack_alloc(r, ev, o);
 	return 0;

@@ -172,7 +172,7 @@ struct rpt_totals {
 	 */
 	uint64_t page_kmalloc_allocs, page_kmalloc_bytes, page_kmalloc_frees;
 	uint64_t page_kmalloc_live, page_kmalloc_live_bytes;	/* at the end */
-	/* Second kmalloc events of one large kmalloc (6.10 and later), not counted. */
+	/* Second kmalloc events of one large kmalloc (6.12, 7.3), not counted. */
 	uint64_t kmalloc_dup_events;
 	/*
 	 * Stacks (1.2). Of allocs, those carrying a stack the trace holds; the

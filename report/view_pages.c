@@ -250,7 +250,7 @@ static int pages_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 	snprintf(note, sizeof(note), "large_kmalloc: kmallocs above the largest kmalloc cache, "
 		 "which the page allocator served (one event of each allocator for the same "
 		 "memory): counted in slab and in page, once in all.%s", t->kmalloc_dup_events ?
-		 " This kernel traces each of them twice (6.10 and later): the first of the two "
+		 " This kernel traces each of them twice (6.12 and 7.3 do): the first of the two "
 		 "kmalloc events, whose call site is inside the allocator, is not counted." : "");
 	tt.note = note;
 	tt.cols = total_cols;

@@ -7,7 +7,7 @@
 # the histogram's p50 is capped at the exact max), the live group live at the end, the
 # short-lived and long-lived lists as those bounds decide; per order, the oracle's page blocks
 # (picked out by the GFP mask it gives each order) allocated, failed and freed exactly; every
-# large kmalloc of the trace paired with its page allocation (and, from 6.10, its second
+# large kmalloc of the trace paired with its page allocation (and, on 6.12 and 7.3, its second
 # kmalloc event recognized), counted once in all.
 KMT_TEST_TIMEOUT=200
 # shellcheck source=tests/guest/lib.sh
@@ -125,8 +125,9 @@ oracle_pages = sum(gfp.get(m, {}).get("allocs", 0) for m in gfp if m in
 check("the oracle's GFP_KERNEL blocks are among the Unmovable ones",
       mt.get("Unmovable", {}).get("allocs", 0) >= oracle_pages, True)
 
-# Large kmallocs: every kmalloc above two pages in the trace is a page allocation too. From
-# 6.10 each is two kmalloc events in a row on its CPU (same address and bytes): one allocation.
+# Large kmallocs: every kmalloc above two pages in the trace is a page allocation too. On
+# 6.12 and 7.3 each is two kmalloc events in a row on its CPU (same address and bytes): one
+# allocation.
 ps = int(large["page_size"])
 nlarge, dups, last = 0, 0, {}
 for line in open(os.path.join(out, "raw.txt")):

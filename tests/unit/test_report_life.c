@@ -400,6 +400,53 @@ static void test_pages(void)
 	rpt_free(r);
 }
 
+/*
+ * Without page events: a large kmalloc traced twice in a row on its CPU
+ * counts once, at the second event's call site; one traced once, or an
+ * address merely reused after a free, is left alone.
+ */
+static void test_dup_without_pages(void)
+{
+	const uint64_t ks = 0xffffffff81003000ULL, a = 0xffff888050000000ULL;
+	char path[4096];
+	struct gen *g;
+	struct rpt *r;
+
+	snprintf(path, sizeof(path), "%s/dup", top);
+	g = gen_open(path, 2, NULL);
+	if (!g) {
+		ok(0, "gen_open");
+		return;
+	}
+	gen_kmalloc(g, 0, 1000, ks, a, 20000, 32768, KMT_NODE_ANY, 1);
+	gen_kmalloc(g, 1, 1001, ks + 0x40, 0xffff888050100000ULL, 64, 64, KMT_NODE_ANY, 1);
+	gen_kmalloc(g, 0, 1002, ks + 0x100, a, 20000, 32768, KMT_NODE_ANY, 1);
+	/* Once only. */
+	gen_kmalloc(g, 1, 1003, ks + 0x100, a + 0x1000000, 20000, 32768, KMT_NODE_ANY, 1);
+	gen_kmalloc(g, 1, 1004, ks + 0x40, 0xffff888050100040ULL, 64, 64, KMT_NODE_ANY, 1);
+	/* The same address after another allocation on the CPU: not a second event. */
+	gen_kmalloc(g, 0, 1005, ks + 0x200, a + 0x200000, 20000, 32768, KMT_NODE_ANY, 1);
+	gen_kmalloc(g, 0, 1006, ks + 0x40, 0xffff888050100080ULL, 64, 64, KMT_NODE_ANY, 1);
+	gen_kmalloc(g, 0, 1007, ks + 0x200, a + 0x200000, 20000, 32768, KMT_NODE_ANY, 1);
+	if (gen_close(g)) {
+		ok(0, "gen_close");
+		return;
+	}
+	r = analyse(path, 0, 4096);
+	if (!r) {
+		ok(0, "analysis");
+		return;
+	}
+	is_u64(rpt_totals(r)->kmalloc_dup_events, 1, "no page events: one second event found");
+	is_u64(rpt_site_find(r, ks) ? rpt_site_find(r, ks)->hits : 99, 0,
+	       "the first event's call site: taken back");
+	is_u64(rpt_site_find(r, ks + 0x100)->hits, 2, "the caller's call site: its two kmallocs");
+	is_u64(rpt_totals(r)->allocs, 7, "allocations: 8 events, one a second event");
+	is_u64(rpt_totals(r)->implicit_frees, 1, "the address reused later is an implicit free");
+	is_u64(rpt_cache_find(r, "kmalloc-32k")->allocs, 4, "kmalloc-32k: four allocations, one a second event taken back");
+	rpt_free(r);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/kmt-test-life-XXXXXX";
@@ -413,6 +460,7 @@ int main(void)
 	test_hist_buckets();
 	test_lifetimes();
 	test_pages();
+	test_dup_without_pages();
 	test_bounded();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
 	if (system(cmd) != 0)
