@@ -882,14 +882,6 @@ static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev)
 		r->caches[o->cache].bytes_req -= ev->bytes_req;
 		r->caches[o->cache].bytes_alloc -= o->bytes;
 	}
-	if (r->objs.stk && r->objs.stk[o - r->objs.e] != KMT_STACK_NONE) {
-		struct rpt_stack *st = &r->stk[r->objs.stk[o - r->objs.e]];
-
-		st->hits--;
-		st->bytes_req -= ev->bytes_req;
-		st->bytes_alloc -= o->bytes;
-		r->t.stack_allocs--;
-	}
 	/* Not an address allocated again while live: the same allocation. */
 	o->state = OBJ_DEAD;
 	r->t.kmalloc_dup_events++;
@@ -1063,9 +1055,15 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	};
 	if (r->objs.stk)
 		r->objs.stk[o - r->objs.e] = KMT_STACK_NONE;
-	/* A large kmalloc: the CPU's next allocation may be its second event (kmalloc_dup()). */
+	/*
+	 * A large kmalloc: the CPU's next allocation may be its second event
+	 * (kmalloc_dup()). Not in a trace with stacks, where each of the two
+	 * events carries a stack (or says it has none) that the stack tallies
+	 * and the module's own counts of events without a stack both hold.
+	 */
 	if (__builtin_expect(ev->bytes_req > 2 * r->page_size, 0) && sel &&
-	    ev->type == KMT_REC_KMALLOC && dup_watch(r, ev))
+	    ev->type == KMT_REC_KMALLOC && !(ev->stack_id | (ev->flags & KMT_F_NO_STACK)) &&
+	    dup_watch(r, ev))
 		return -1;
 	if ((ev->stack_id | (ev->flags & KMT_F_NO_STACK)) && sel)
 		return stack_alloc(r, ev, o);
