@@ -812,6 +812,9 @@ static int run_replay(const struct args *a, struct ivl *iv, struct screen *s)
 }
 
 /* Live and follow: read at each tick what the sources have. */
+/* How often live mode empties the relay buffers between refreshes. */
+#define LIVE_DRAIN_NS	25000000ull
+
 static int run_stream(const struct args *a, struct ivl *iv, struct screen *s, struct feed *fd,
 		      enum mode mode)
 {
@@ -822,9 +825,20 @@ static int run_stream(const struct args *a, struct ivl *iv, struct screen *s, st
 	s->wall_start = s->tick_start = start;
 	while (!rc) {
 		const union kmt_rec **recs;
+		uint64_t upto = next;
 		size_t n;
-		int q = wait_until(next, s->tty);
+		int q;
 
+		/*
+		 * Live: drain the relay buffers every LIVE_DRAIN_NS, not only
+		 * at a refresh, or a CPU's buffer fills within the interval and
+		 * the module drops what does not fit (a default buffer holds
+		 * about 65 k records: a 1 s refresh lost records above 65 k
+		 * events/s).
+		 */
+		if (mode == M_LIVE && mono_ns() + LIVE_DRAIN_NS < next)
+			upto = mono_ns() + LIVE_DRAIN_NS;
+		q = wait_until(upto, s->tty);
 		if (q)
 			break;
 		if (winch_flag) {
@@ -836,13 +850,15 @@ static int run_stream(const struct args *a, struct ivl *iv, struct screen *s, st
 		if (mode == M_FOLLOW && follow_scan(fd, &err))
 			goto fail;
 		/* Live: the module writes synchronously, so everything before now is there. */
-		if (feed_collect(fd, mode == M_LIVE ? next : UINT64_MAX, &recs, &n, &err))
+		if (feed_collect(fd, mode == M_LIVE ? upto : UINT64_MAX, &recs, &n, &err))
 			goto fail;
 		rc = ivl_feed(iv, recs, n, show, s);
 		if (rc < 0 || feed_keep_rest(fd, n))
 			goto nomem;
 		if (rc)
 			break;
+		if (upto < next)
+			continue;	/* drained mid-interval: nothing to show yet */
 		if (mode == M_LIVE)
 			rc = ivl_close_until(iv, next, show, s);
 		else
@@ -905,6 +921,12 @@ int main(int argc, char **argv)
 		signal(SIGPIPE, SIG_IGN);
 	}
 
+	/*
+	 * Symbols first: reading kallsyms takes long enough (a second in
+	 * a slow guest) for live mode's buffers to overflow after it has
+	 * switched tracing on.
+	 */
+	ks = load_syms(&a);
 	if (mode == M_LIVE) {
 		if (live_open(&l, a.debugfs, &fd, msg, sizeof(msg))) {
 			fprintf(stderr, PROG ": %s\n", msg);
@@ -939,7 +961,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": out of memory\n");
 		goto out;
 	}
-	ks = load_syms(&a);
 	s.a = &a;
 	s.mode = mode;
 	s.source = mode == M_LIVE ? l.kdir : a.dir;
