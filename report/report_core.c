@@ -408,6 +408,9 @@ struct rpt {
 	/* Page allocations by order, migrate type and GFP mask (struct rpt_page_tally). */
 	struct rpt_page_tally pg_order[32], pg_mt[RPT_MT_NAMED + 1], *pg_gfp;
 	size_t npg_gfp, pg_gfp_cap;
+	/* By kernel stack (index of r->stacks); pg_sink takes the blocks without one. */
+	struct rpt_page_tally *pg_stk, pg_sink;
+	size_t npg_stk, pg_stk_cap;
 	struct u64map pg_gfp_map;
 	uint32_t page_size;
 	unsigned int page_shift;
@@ -493,6 +496,7 @@ void rpt_free(struct rpt *r)
 	free(r->stk);
 	lp_free(r->lp);
 	free(r->pg_gfp);
+	free(r->pg_stk);
 	map_free(&r->pg_gfp_map);
 	free(r->pend);
 	free(r);
@@ -850,13 +854,37 @@ static unsigned int pg_mt_index(const struct kmt_event *ev)
 						      RPT_MT_UNKNOWN;
 }
 
-/* Each of the three tallies a page block of an allocation counts in. */
+/*
+ * Each of the tallies a page block of an allocation counts in. A page
+ * block's slot keeps in ts its stack's index + 1 (0: none): its time is
+ * never needed.
+ */
 #define PG_EACH(r, o, T, body) do { \
 	struct rpt_page_tally *T; \
 	T = pg_order((r), (o)->bytes); body; \
 	T = &(r)->pg_mt[(o)->cache]; body; \
 	T = &(r)->pg_gfp[(o)->site]; body; \
+	T = (o)->ts ? &(r)->pg_stk[(o)->ts - 1] : &(r)->pg_sink; body; \
 } while (0)
+
+/* The index + 1 of a page allocation's stack, 0 if none; -1: memory. */
+static int64_t pg_stack(struct rpt *r, const struct kmt_event *ev)
+{
+	uint32_t i;
+
+	if (!ev->stack_id || (ev->flags & KMT_F_NO_STACK))
+		return 0;
+	i = kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id);
+	if (i == KMT_STACK_NONE)
+		return 0;
+	while (i >= r->npg_stk) {
+		if (grow((void **)&r->pg_stk, &r->pg_stk_cap, r->npg_stk, sizeof(*r->pg_stk)))
+			return -1;
+		r->pg_stk[r->npg_stk].key = r->npg_stk;
+		r->npg_stk++;
+	}
+	return (int64_t)i + 1;
+}
 
 /*
  * In 6.12 and 7.3 (__do_kmalloc_node() traces what __kmalloc_large_node_noprof()
@@ -1214,8 +1242,11 @@ static int page_alloc(struct rpt *r, const struct kmt_event *ev)
 	if (r->npend)
 		page_pair(r, ev);
 	if (sel) {
-		if (!pg_gfp_get(r, ev->gfp_flags, &key.site))
+		int64_t stk = pg_stack(r, ev);
+
+		if (stk < 0 || !pg_gfp_get(r, ev->gfp_flags, &key.site))
 			return -1;
+		key.ts = (uint64_t)stk;
 		PG_EACH(r, &key, t, t->allocs++);
 		r->t.page_allocs++;
 		if (!ev->ptr) {
@@ -1234,7 +1265,7 @@ static int page_alloc(struct rpt *r, const struct kmt_event *ev)
 	if (!o)
 		return -1;
 	*o = (struct obj){
-		.ptr = ev->ptr, .ts = ev->timestamp, .site = key.site, .cache = key.cache,
+		.ptr = ev->ptr, .ts = key.ts, .site = key.site, .cache = key.cache,
 		.bytes = ev->bytes_alloc, .cpu = ev->cpu, .kind = ev->type,
 		.state = sel ? OBJ_LIVE_SEL : OBJ_LIVE,
 	};
@@ -1479,6 +1510,9 @@ const struct rpt_page_tally *rpt_pages(const struct rpt *r, enum rpt_page_by by,
 	case RPT_PG_MT:
 		*n = RPT_MT_NAMED + 1;
 		return r->pg_mt;
+	case RPT_PG_STACK:
+		*n = r->npg_stk;
+		return r->pg_stk;
 	default:
 		*n = r->npg_gfp;
 		return r->pg_gfp;
@@ -1613,6 +1647,7 @@ size_t rpt_memory(const struct rpt *r)
 	       r->ptrs_cap * sizeof(*r->ptrs) + map_memory(&r->ptr_map) +
 	       r->lost_ncpus * sizeof(*r->lost_cpu) + kmt_stacks_memory(r->stacks) +
 	       (r->lp ? lp_memory(r->lp) : 0) + r->pg_gfp_cap * sizeof(*r->pg_gfp) +
+	       r->pg_stk_cap * sizeof(*r->pg_stk) +
 	       map_memory(&r->pg_gfp_map) + r->npend_cpus * sizeof(*r->pend) +
 	       r->stk_cap * sizeof(*r->stk);
 }

@@ -267,8 +267,11 @@ struct rpt_page_tally {
 /* Migrate types the trace names (KMT_PAGE_MT_VALID), then one for "not recorded". */
 #define RPT_MT_NAMED	8
 #define RPT_MT_UNKNOWN	RPT_MT_NAMED
-enum rpt_page_by { RPT_PG_ORDER, RPT_PG_MT, RPT_PG_GFP };
-/* The tallies by order (0..31), migrate type (0..RPT_MT_UNKNOWN) or GFP mask; *n of them. */
+enum rpt_page_by { RPT_PG_ORDER, RPT_PG_MT, RPT_PG_GFP, RPT_PG_STACK };
+/*
+ * The tallies by order (0..31), migrate type (0..RPT_MT_UNKNOWN), GFP mask
+ * or kernel stack (key: index of rpt_stacks(); traces with stacks); *n.
+ */
 const struct rpt_page_tally *rpt_pages(const struct rpt *r, enum rpt_page_by by, size_t *n);
 
 #endif /* REPORT_CORE_H */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sym_kallsyms.h"
+#include "symtab.h"
 #include "view_main.h"
 #include "view_pages.h"
 
@@ -220,6 +222,205 @@ static int page_table(const struct view_ctx *v, enum rpt_page_by by, table_emit_
 	return ret;
 }
 
+/* ---- by call site, from the page allocations' stacks -------------------------------- */
+
+/*
+ * The page allocator's entry points and insides (names of 6.1 to 7.3, with
+ * their _noprof variants): a page allocation's call site is the first frame
+ * of its stack in none of them.
+ */
+static const char *const pg_inside[] = {
+	"__alloc_pages", "alloc_pages", "__alloc_frozen_pages", "alloc_frozen_pages",
+	"__folio_alloc", "folio_alloc", "__get_free_pages", "get_free_pages", "get_zeroed_page",
+	"get_page_from_freelist", "__alloc_pages_slowpath",
+};
+
+static uint64_t pg_callsite(const struct out_opts *o, const uint64_t *fr, unsigned int d)
+{
+	unsigned int k;
+	size_t i;
+
+	for (k = 0; k < d; k++) {
+		const char *name = NULL, *mod = NULL;
+		uint64_t off;
+		bool inside = false;
+
+		if (!o->ks || !ksyms_lookup(o->ks, fr[k], &name, &off, &mod) || !name)
+			return fr[k];
+		for (i = 0; i < sizeof(pg_inside) / sizeof(pg_inside[0]) && !inside; i++)
+			inside = strncmp(name, pg_inside[i], strlen(pg_inside[i])) == 0;
+		if (!inside)
+			return fr[k];
+	}
+	return d ? fr[d - 1] : 0;
+}
+
+struct srow {
+	uint64_t site;
+	struct rpt_page_tally t;
+	const char *name;
+};
+
+static int srow_by_site(const void *pa, const void *pb)
+{
+	const struct srow *a = pa, *b = pb;
+
+	return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static int srow_by_allocs(const void *pa, const void *pb)
+{
+	const struct srow *a = pa, *b = pb;
+
+	if (a->t.allocs != b->t.allocs)
+		return a->t.allocs > b->t.allocs ? -1 : 1;
+	return a->site < b->site ? -1 : a->site > b->site;
+}
+
+/* Call sites of the page allocations with a stack, merged, most allocations first. */
+static struct srow *site_rows(const struct view_ctx *v, size_t *n)
+{
+	size_t ns = 0, i, m = 0;
+	const struct rpt_page_tally *t = rpt_pages(v->r, RPT_PG_STACK, &ns);
+	struct srow *w = calloc(ns ? ns : 1, sizeof(*w));
+
+	*n = 0;
+	if (!w)
+		return NULL;
+	for (i = 0; i < ns; i++) {
+		unsigned int d = 0;
+		const uint64_t *fr;
+
+		if (!t[i].allocs && !t[i].frees)
+			continue;
+		fr = kmt_stacks_frames(rpt_stacks(v->r), (uint32_t)i, &d);
+		w[m].site = pg_callsite(v->o, fr, d);
+		w[m++].t = t[i];
+	}
+	if (m)
+		qsort(w, m, sizeof(*w), srow_by_site);
+	for (i = 0, ns = 0; i < m; i++) {
+		if (ns && w[ns - 1].site == w[i].site) {
+			struct rpt_page_tally *a = &w[ns - 1].t;
+
+			a->allocs += w[i].t.allocs;
+			a->failed += w[i].t.failed;
+			a->bytes += w[i].t.bytes;
+			a->frees += w[i].t.frees;
+			a->bytes_freed += w[i].t.bytes_freed;
+			a->live += w[i].t.live;
+			a->live_bytes += w[i].t.live_bytes;
+			a->kmalloc_allocs += w[i].t.kmalloc_allocs;
+		} else {
+			w[ns++] = w[i];
+		}
+	}
+	if (ns)
+		qsort(w, ns, sizeof(*w), srow_by_allocs);
+	for (i = 0; i < ns; i++) {
+		const struct symres *sr = v->st ? symtab_get(v->st, w[i].site) : NULL;
+
+		w[i].name = sr ? sr->sym : NULL;
+	}
+	*n = ns;
+	return w;
+}
+
+enum { SS_SITE, SS_ALLOCS, SS_FAILED, SS_BYTES, SS_FREES, SS_LIVE, SS_LIVE_BYTES, SS_KMALLOC,
+	SS_ADDR };
+
+static const struct out_col site_cols[] = {
+	[SS_SITE] = { "callsite", "Call site", COL_STR, 0, OC_LEFT },
+	[SS_ALLOCS] = { "allocs", "Allocs", COL_U64, 0, 0 },
+	[SS_FAILED] = { "failed", "Failed", COL_U64, 0, 0 },
+	[SS_BYTES] = { "bytes", "Bytes", COL_U64, 0, 0 },
+	[SS_FREES] = { "frees", "Frees", COL_U64, 0, 0 },
+	[SS_LIVE] = { "live", "Live", COL_U64, 0, 0 },
+	[SS_LIVE_BYTES] = { "live_bytes", NULL, COL_U64, 0, OC_NO_TEXT },
+	[SS_KMALLOC] = { "kmalloc_allocs", NULL, COL_U64, 0, OC_NO_TEXT },
+	[SS_ADDR] = { "callsite_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
+};
+
+static void site_cell(const void *ctx, size_t row, size_t col, struct out_cell *out)
+{
+	const struct srow *w = &((const struct srow *)ctx)[row];
+
+	switch (col) {
+	case SS_SITE:
+		out->s = w->name;
+		break;
+	case SS_ALLOCS:
+		out->u = w->t.allocs;
+		break;
+	case SS_FAILED:
+		out->u = w->t.failed;
+		break;
+	case SS_BYTES:
+		out->u = w->t.bytes;
+		break;
+	case SS_FREES:
+		out->u = w->t.frees;
+		break;
+	case SS_LIVE:
+		out->u = w->t.live;
+		break;
+	case SS_LIVE_BYTES:
+		out->u = w->t.live_bytes;
+		break;
+	case SS_KMALLOC:
+		out->u = w->t.kmalloc_allocs;
+		break;
+	case SS_ADDR:
+		out->u = w->site;
+		break;
+	}
+}
+
+static int pages_syms(const struct view_ctx *v, struct symtab *st)
+{
+	size_t n, i;
+	struct srow *w = site_rows(v, &n);
+
+	if (!w)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (symtab_add(st, w[i].site)) {
+			free(w);
+			return -1;
+		}
+	}
+	free(w);
+	return 0;
+}
+
+static int site_table(const struct view_ctx *v, table_emit_fn emit, void *arg)
+{
+	struct out_table t;
+	size_t n;
+	struct srow *w = site_rows(v, &n);
+	int ret;
+
+	if (!w)
+		return -1;
+	memset(&t, 0, sizeof(t));
+	t.key = "pages_by_callsite";
+	t.title = "Page allocations by call site";
+	rpt_pages(v->r, RPT_PG_STACK, &t.total);
+	t.note = t.total ?
+		 "From the page allocations' kernel stacks: the first frame outside the page "
+		 "allocator; allocations without a stack are not in this table." :
+		 "Needs kernel stacks: trace with the module parameters pages=1 and stack_depth.";
+	t.cols = site_cols;
+	t.ncols = sizeof(site_cols) / sizeof(site_cols[0]);
+	t.nrows = limit_of(v->o, n);
+	t.total = n;
+	t.cell = site_cell;
+	t.ctx = w;
+	ret = emit(&t, arg);
+	free(w);
+	return ret;
+}
+
 static int pages_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 {
 	const struct rpt_totals *t = rpt_totals(v->r);
@@ -261,10 +462,11 @@ static int pages_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 	ret = emit(&tt, arg);
 	for (by = RPT_PG_ORDER; !ret && by <= RPT_PG_GFP; by++)
 		ret = page_table(v, by, emit, arg);
-	return ret;
+	return ret ? ret : site_table(v, emit, arg);
 }
 
 const struct report_view view_pages = {
 	.name = "pages",
+	.syms = pages_syms,
 	.tables = pages_tables,
 };

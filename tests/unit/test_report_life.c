@@ -447,6 +447,76 @@ static void test_dup_without_pages(void)
 	rpt_free(r);
 }
 
+/* Page allocations by kernel stack: each block's stack counts its allocation, free and life. */
+static void test_page_stacks(void)
+{
+	static const uint64_t fa[] = { 0xffffffff81200010ULL, 0xffffffff81300020ULL };
+	static const uint64_t fb[] = { 0xffffffff81200010ULL, 0xffffffff81400030ULL,
+				       0xffffffff81500040ULL };
+	char path[4096];
+	struct gen *g;
+	struct rpt *r;
+	uint64_t t = 1000;
+	const struct rpt_page_tally *pt;
+	size_t n, i;
+
+	snprintf(path, sizeof(path), "%s/pstk", top);
+	g = gen_open(path, 2, NULL);
+	if (!g) {
+		ok(0, "gen_open");
+		return;
+	}
+	gen_stack(g, 0, t++, 1, fa, 2);
+	gen_stack(g, 1, t++, 7, fb, 3);
+	for (i = 0; i < 5; i++) {
+		struct kmt_event e = { .type = KMT_REC_PAGE_ALLOC, .timestamp = t++,
+				       .ptr = 500 + i, .bytes_alloc = 4096, .bytes_req = 4096,
+				       .node = KMT_NODE_ANY, .stack_id = i < 3 ? 1 : 7 };
+
+		gen_event(g, i < 3 ? 0 : 1, &e);
+	}
+	{
+		/* No stack, and one marked as having none. */
+		struct kmt_event e = { .type = KMT_REC_PAGE_ALLOC, .timestamp = t++, .ptr = 600,
+				       .bytes_alloc = 8192, .node = KMT_NODE_ANY };
+
+		gen_event(g, 0, &e);
+		e.ptr = 601;
+		e.timestamp = t++;
+		e.flags = KMT_F_NO_STACK;
+		gen_event(g, 0, &e);
+		e = (struct kmt_event){ .type = KMT_REC_PAGE_FREE, .timestamp = t++, .ptr = 500,
+					.bytes_alloc = 4096, .node = KMT_NODE_ANY };
+		gen_event(g, 1, &e);
+		e.ptr = 503;
+		e.timestamp = t++;
+		gen_event(g, 0, &e);
+	}
+	if (gen_close(g)) {
+		ok(0, "gen_close");
+		return;
+	}
+	r = analyse(path, 0, 4096);
+	if (!r) {
+		ok(0, "analysis");
+		return;
+	}
+	pt = rpt_pages(r, RPT_PG_STACK, &n);
+	is_u64(n, 2, "two page stacks");
+	for (i = 0; i < n; i++) {
+		unsigned int d = 0;
+		const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), (uint32_t)pt[i].key, &d);
+		int a = d == 2 && fr[1] == fa[1];
+
+		is_u64(pt[i].allocs, a ? 3 : 2, "stack %s: allocations", a ? "A" : "B");
+		is_u64(pt[i].frees, 1, "stack %s: one freed", a ? "A" : "B");
+		is_u64(pt[i].live, a ? 2 : 1, "stack %s: live at the end", a ? "A" : "B");
+		is_u64(pt[i].bytes, (a ? 3 : 2) * 4096, "stack %s: bytes", a ? "A" : "B");
+	}
+	is_u64(rpt_totals(r)->page_allocs, 7, "all seven page allocations in the totals");
+	rpt_free(r);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/kmt-test-life-XXXXXX";
@@ -461,6 +531,7 @@ int main(void)
 	test_lifetimes();
 	test_pages();
 	test_dup_without_pages();
+	test_page_stacks();
 	test_bounded();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
 	if (system(cmd) != 0)
