@@ -344,16 +344,22 @@ static int chart_sizes(FILE *fp, const struct rpt *r)
 		int hr = (int)((double)c->bytes_req * h / (double)max);
 		int ha = (int)((double)c->bytes_alloc * h / (double)max);
 
-		fprintf(fp, "<g class=\"class\" data-cache=\"%s\" data-req=\"%" PRIu64 "\" "
-			"data-alloc=\"%" PRIu64 "\"><title>%s: %" PRIu64 " requested, %" PRIu64
-			" allocated (%.1f%% wasted)</title>\n", c->name, c->bytes_req, c->bytes_alloc,
-			c->name, c->bytes_req, c->bytes_alloc, rpt_frag(c->bytes_req, c->bytes_alloc));
+		/* Names come from the trace: escaped like every other text. */
+		fputs("<g class=\"class\" data-cache=\"", fp);
+		esc(fp, c->name);
+		fprintf(fp, "\" data-req=\"%" PRIu64 "\" data-alloc=\"%" PRIu64 "\"><title>",
+			c->bytes_req, c->bytes_alloc);
+		esc(fp, c->name);
+		fprintf(fp, ": %" PRIu64 " requested, %" PRIu64 " allocated (%.1f%% wasted)</title>\n",
+			c->bytes_req, c->bytes_alloc, rpt_frag(c->bytes_req, c->bytes_alloc));
 		fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#1f77b4\"/>\n",
 			x, top + h - hr, bw, hr);
 		fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#aec7e8\"/>\n",
 			x + bw, top + h - ha, bw, ha);
-		fprintf(fp, "<text class=\"lab\" transform=\"translate(%d,%d) rotate(45)\">%s</text>"
-			"</g>\n", x + 2, top + h + 12, c->name + (strncmp(c->name, "kmalloc-", 8) ? 0 : 8));
+		fprintf(fp, "<text class=\"lab\" transform=\"translate(%d,%d) rotate(45)\">", x + 2,
+			top + h + 12);
+		esc(fp, c->name + (strncmp(c->name, "kmalloc-", 8) ? 0 : 8));
+		fputs("</text></g>\n", fp);
 	}
 	fputs("</svg></section>\n", fp);
 	free(v);

@@ -47,6 +47,15 @@ s1=$(stat -c %s "$T/r.html")
 s2=$(stat -c %s "$T/big.html")
 ok "$([ "$s2" -lt $((s1 * 3 / 2)) ]; echo $?)" "the page stays the same size: $s1 bytes for 20k events, $s2 for 200k"
 
+# Names from the trace are text, never markup.
+printf '%s\n' 'cache_desc 0 0xffff888003000000 88 96 kmt<i>evil</i>&"q' \
+	'cache_alloc 0 0xffffffff81000100 0xffff888100000000 0xffff888003000000 88 96' >"$T/evil.script"
+"$GEN" -o "$T/evil" --cpus 1 --script "$T/evil.script" >/dev/null &&
+	"$REPORT" --html "$T/evil.html" "$T/evil" >/dev/null 2>&1
+ok $? "--html of a trace whose cache name holds markup"
+is "$(grep -c '<i>evil' "$T/evil.html")" 0 "the name is not markup in the page"
+like "$(cat "$T/evil.html")" 'kmt&lt;i&gt;evil&lt;/i&gt;&amp;&quot;q' "... but escaped text"
+
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
 	echo "# no chromium (scripts/install-deps installs it): the DOM is not checked"
