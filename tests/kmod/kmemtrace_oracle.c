@@ -923,32 +923,14 @@ static void oracle_bulk_run(void)
 	}
 }
 
-static ssize_t oracle_bulk_write(struct file *file, const char __user *ubuf,
-				 size_t count, loff_t *ppos)
-{
-	unsigned int v;
-	int ret;
-
-	ret = kstrtouint_from_user(ubuf, count, 0, &v);
-	if (ret)
-		return ret;
-	if (v != 1)
-		return -EINVAL;
-	mutex_lock(&oracle_lock);
-	oracle_bulk_run();
-	mutex_unlock(&oracle_lock);
-	return count;
-}
-
-static const struct file_operations oracle_bulk_fops = {
-	.owner = THIS_MODULE,
-	.write = oracle_bulk_write,
-	.llseek = noop_llseek,
-};
-
-static ssize_t oracle_run_write(struct file *file, const char __user *ubuf,
+/*
+ * Every command file (run, bulk, stacks, hold, pages): write 1 to run its
+ * pattern, the inode's private data.
+ */
+static ssize_t oracle_cmd_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
+	void (*run)(void) = file_inode(file)->i_private;
 	unsigned int v;
 	int ret;
 
@@ -958,14 +940,14 @@ static ssize_t oracle_run_write(struct file *file, const char __user *ubuf,
 	if (v != 1)
 		return -EINVAL;
 	mutex_lock(&oracle_lock);
-	oracle_run();
+	run();
 	mutex_unlock(&oracle_lock);
 	return count;
 }
 
-static const struct file_operations oracle_run_fops = {
+static const struct file_operations oracle_cmd_fops = {
 	.owner = THIS_MODULE,
-	.write = oracle_run_write,
+	.write = oracle_cmd_write,
 	.llseek = noop_llseek,
 };
 
@@ -1204,29 +1186,6 @@ static noinline __noclone void oracle_stacks_run(void)
 			   oracle_stack_res[i].failed);
 	}
 }
-
-static ssize_t oracle_stacks_write(struct file *file, const char __user *ubuf,
-				   size_t count, loff_t *ppos)
-{
-	unsigned int v;
-	int ret;
-
-	ret = kstrtouint_from_user(ubuf, count, 0, &v);
-	if (ret)
-		return ret;
-	if (v != 1)
-		return -EINVAL;
-	mutex_lock(&oracle_lock);
-	oracle_stacks_run();
-	mutex_unlock(&oracle_lock);
-	return count;
-}
-
-static const struct file_operations oracle_stacks_fops = {
-	.owner = THIS_MODULE,
-	.write = oracle_stacks_write,
-	.llseek = noop_llseek,
-};
 
 static bool oracle_stacks_params_ok(void)
 {
@@ -1543,31 +1502,6 @@ static void oracle_pages_run(void)
 	oracle_say("failed oracle_pages_large %u\n", oracle_large_res.failed);
 }
 
-/* "hold" and "pages": write 1 to run the pattern (the inode's private data). */
-static ssize_t oracle_lp_write(struct file *file, const char __user *ubuf,
-			       size_t count, loff_t *ppos)
-{
-	void (*run)(void) = file_inode(file)->i_private;
-	unsigned int v;
-	int ret;
-
-	ret = kstrtouint_from_user(ubuf, count, 0, &v);
-	if (ret)
-		return ret;
-	if (v != 1)
-		return -EINVAL;
-	mutex_lock(&oracle_lock);
-	run();
-	mutex_unlock(&oracle_lock);
-	return count;
-}
-
-static const struct file_operations oracle_lp_fops = {
-	.owner = THIS_MODULE,
-	.write = oracle_lp_write,
-	.llseek = noop_llseek,
-};
-
 static bool oracle_lp_params_ok(void)
 {
 	return oracle_size_ok("hold_size", hold_size, 1, SZ_4K) &&
@@ -1581,11 +1515,11 @@ static bool oracle_lp_params_ok(void)
 static void oracle_lp_files(void)
 {
 	debugfs_create_file("hold", 0200, oracle_dir, oracle_hold_run,
-			    &oracle_lp_fops);
+			    &oracle_cmd_fops);
 	debugfs_create_file("hold_expected", 0400, oracle_dir,
 			    &oracle_hold_expected, &oracle_expected_fops);
 	debugfs_create_file("pages", 0200, oracle_dir, oracle_pages_run,
-			    &oracle_lp_fops);
+			    &oracle_cmd_fops);
 	debugfs_create_file("pages_expected", 0400, oracle_dir,
 			    &oracle_pages_expected, &oracle_expected_fops);
 }
@@ -1776,15 +1710,16 @@ static int __init oracle_init(void)
 		ret = PTR_ERR(oracle_dir);
 		goto destroy_merged;
 	}
-	debugfs_create_file("run", 0200, oracle_dir, NULL, &oracle_run_fops);
+	debugfs_create_file("run", 0200, oracle_dir, oracle_run, &oracle_cmd_fops);
 	debugfs_create_file("expected", 0400, oracle_dir, &oracle_expected,
 			    &oracle_expected_fops);
-	debugfs_create_file("bulk", 0200, oracle_dir, NULL, &oracle_bulk_fops);
+	debugfs_create_file("bulk", 0200, oracle_dir, oracle_bulk_run,
+			    &oracle_cmd_fops);
 	debugfs_create_file("bulk_expected", 0400, oracle_dir,
 			    &oracle_bulk_expected, &oracle_expected_fops);
 	debugfs_create_file("load", 0600, oracle_dir, NULL, &oracle_load_fops);
-	debugfs_create_file("stacks", 0200, oracle_dir, NULL,
-			    &oracle_stacks_fops);
+	debugfs_create_file("stacks", 0200, oracle_dir, oracle_stacks_run,
+			    &oracle_cmd_fops);
 	debugfs_create_file("stacks_expected", 0400, oracle_dir,
 			    &oracle_stacks_expected, &oracle_expected_fops);
 	oracle_lp_files();
