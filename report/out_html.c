@@ -503,7 +503,8 @@ static void chart_rates(FILE *fp, const struct rpt *r, const struct symtab *st)
 	life_fmt_ns(b, sizeof(b), trace_ns(r));
 	fprintf(fp, "<p class=\"note\">Events per second in %" PRIu64 " intervals of %s over the "
 		"trace's %s: all call sites' allocations (black) and frees (grey, dashed), and the "
-		"%zu call sites allocating most.</p>\n", nb, a, b, n);
+		"%zu call sites allocating most (their objects' frees dashed, in the same colour)."
+		"</p>\n", nb, a, b, n);
 	fprintf(fp, "<svg class=\"chart\" id=\"svg-rates\" width=\"%d\" height=\"%d\" "
 		"data-buckets=\"%" PRIu64 "\" data-bucket-ns=\"%" PRIu64 "\">\n", w + 20,
 		h + top_ + 30, nb, width);
@@ -514,30 +515,38 @@ static void chart_rates(FILE *fp, const struct rpt *r, const struct symtab *st)
 	fprintf(fp, "<text x=\"%d\" y=\"%d\" class=\"lab\">0</text><text x=\"%d\" y=\"%d\" "
 		"class=\"lab\" text-anchor=\"end\">%s</text>\n", left, top_ + h + 14, w, top_ + h + 14,
 		b);
-	for (i = 0; i < n + 2; i++) {
-		const struct rpt_tl *t = i < 2 ? all : lp_tl(lp, top[i - 2].idx);
-		const uint64_t *y = i == 1 ? t->frees : t->allocs;
+	/* Series 0 and 1: all sites' allocations and frees; then each top site's two. */
+	for (i = 0; i < 2 * n + 2; i++) {
+		size_t site = i < 2 ? 0 : (i - 2) / 2;
+		bool frees = i % 2;
+		const struct rpt_tl *t = i < 2 ? all : lp_tl(lp, top[site].idx);
+		const uint64_t *y;
 		char nbuf[32];
 
 		if (!t)
 			continue;
+		y = frees ? t->frees : t->allocs;
 		if (i < 2)
 			fprintf(fp, "<polyline class=\"series\" data-series=\"%s\" fill=\"none\" "
 				"stroke=\"%s\"%s points=\"", i ? "all_frees" : "all_allocs",
 				i ? "#888" : "#000", i ? " stroke-dasharray=\"4 3\"" : "");
 		else
-			fprintf(fp, "<polyline class=\"series\" data-series=\"0x%" PRIx64 "\" "
-				"fill=\"none\" stroke=\"%s\" points=\"", rpt_site(r, top[i - 2].idx)->addr,
-				palette[(i - 2) % 6]);
+			fprintf(fp, "<polyline class=\"series\" data-series=\"0x%" PRIx64 "%s\" "
+				"fill=\"none\" stroke=\"%s\"%s points=\"",
+				rpt_site(r, top[site].idx)->addr, frees ? "_frees" : "",
+				palette[site % 6], frees ? " stroke-dasharray=\"4 3\"" : "");
 		for (k = 0; k < nb; k++)
 			fprintf(fp, "%s%.1f,%.1f", k ? " " : "",
 				left + (double)(w - left) * ((double)k + 0.5) / (double)nb,
 				top_ + h - (double)y[k] * h / (double)max);
 		fputs("\"><title>", fp);
-		if (i < 2)
+		if (i < 2) {
 			fputs(i ? "all frees" : "all allocations", fp);
-		else
-			esc(fp, site_name(st, rpt_site(r, top[i - 2].idx)->addr, nbuf, sizeof(nbuf)));
+		} else {
+			esc(fp, site_name(st, rpt_site(r, top[site].idx)->addr, nbuf,
+					  sizeof(nbuf)));
+			fputs(frees ? ": frees of its objects" : ": allocations", fp);
+		}
 		fputs("</title></polyline>\n", fp);
 	}
 	fputs("</svg>\n<ul class=\"legend\">", fp);

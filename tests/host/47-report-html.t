@@ -77,6 +77,7 @@ class P(html.parser.HTMLParser):
         super().__init__()
         self.ids, self.stack, self.tables, self.kv, self.groups = set(), [], {}, {}, []
         self.cur, self.row, self.cell, self.kvkey, self.text = None, None, None, None, ""
+        self.series = []
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if "id" in a: self.ids.add(a["id"])
@@ -88,6 +89,7 @@ class P(html.parser.HTMLParser):
             if self.kvkey: self.kv[self.kvkey] = a.get("data-v")
             if self.row is not None: self.row.append(a.get("data-v"))
         if tag == "g" and a.get("class") == "class": self.groups.append(a)
+        if tag == "polyline": self.series.append(a.get("data-series"))
     def handle_endtag(self, tag):
         if tag == "tr":
             if self.row: self.cur.append(self.row)
@@ -127,6 +129,12 @@ lt = p.tables.get("lifetimes", [])
 if len(lt) != min(20, len(life["lifetimes"])): bad.append(f"{len(lt)} lifetime rows")
 for r, j in zip(lt, life["lifetimes"]):
     if r[1] != str(j["freed"]) or r[2] != ("" if j["p50_ns"] is None else str(j["p50_ns"])): bad.append(f"lifetime row {r[:4]} != {j['freed']} {j['p50_ns']}")
+# Rates: all sites' allocations and frees, and each top site's allocations and its objects' frees.
+sites = [x for x in p.series if x and x.startswith("0x") and not x.endswith("_frees")]
+if "all_allocs" not in p.series or "all_frees" not in p.series: bad.append("no all-sites rate lines")
+if len(sites) != min(5, len(d["callsites"])): bad.append(f"{len(sites)} call sites' rate lines")
+for x in sites:
+    if x + "_frees" not in p.series: bad.append(f"no frees line for {x}")
 po = {r[0]: r for r in p.tables.get("pages_by_order", [])}
 for j in json.load(open(sys.argv[2].replace("r.json", "pages.json")))["pages_by_order"]:
     r = po.get(str(j["order"]))
