@@ -836,8 +836,12 @@ static int run_stream(const struct args *a, struct ivl *iv, struct screen *s, st
 		 * about 65 k records: a 1 s refresh lost records above 65 k
 		 * events/s).
 		 */
-		if (mode == M_LIVE && mono_ns() + LIVE_DRAIN_NS < next)
-			upto = mono_ns() + LIVE_DRAIN_NS;
+		if (mode == M_LIVE) {
+			uint64_t drain = mono_ns() + LIVE_DRAIN_NS;
+
+			if (drain < next)
+				upto = drain;
+		}
 		q = wait_until(upto, s->tty);
 		if (q)
 			break;

@@ -84,7 +84,7 @@ static void html_cell(FILE *fp, const struct out_col *col, const struct out_cell
 		fprintf(fp, "<td data-v=\"%.3f\">%.1f%%</td>", c->d, c->d);
 		break;
 	case COL_NS:
-		life_fmt_ns(buf, sizeof(buf), c->u);
+		out_fmt_ns(buf, sizeof(buf), c->u);
 		fprintf(fp, "<td data-v=\"%" PRIu64 "\">%s</td>", c->u, buf);
 		break;
 	case COL_ADDR:
@@ -187,7 +187,7 @@ static void kv_table(FILE *fp, const char *id, const char *title, const struct k
 			fprintf(fp, "</th><td data-v=\"%.3f\">%.1f%%", v[i].d, v[i].d);
 			break;
 		case COL_NS:
-			life_fmt_ns(buf, sizeof(buf), v[i].u);
+			out_fmt_ns(buf, sizeof(buf), v[i].u);
 			fprintf(fp, "</th><td data-v=\"%" PRIu64 "\">%s", v[i].u, buf);
 			break;
 		default:
@@ -458,14 +458,14 @@ static void chart_lifetimes(FILE *fp, const struct rpt *r, const struct symtab *
 		for (k = lo; k <= hi; k++) {
 			int bar = (int)((double)h[k] * bh / (double)max);
 
-			life_fmt_ns(a, sizeof(a), k ? (uint64_t)1 << k : 0);
-			life_fmt_ns(b, sizeof(b), (uint64_t)1 << (k + 1));
+			out_fmt_ns(a, sizeof(a), k ? (uint64_t)1 << k : 0);
+			out_fmt_ns(b, sizeof(b), (uint64_t)1 << (k + 1));
 			fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
 				"<title>%s-%s: %" PRIu64 "</title></rect>\n", 10 + (k - lo) * bwid,
 				5 + bh - bar, bwid > 2 ? bwid - 1 : 1, bar, palette[i % 6], a, b, h[k]);
 		}
-		life_fmt_ns(a, sizeof(a), lo ? (uint64_t)1 << lo : 0);
-		life_fmt_ns(b, sizeof(b), hi < 63 ? (uint64_t)1 << (hi + 1) : UINT64_MAX);
+		out_fmt_ns(a, sizeof(a), lo ? (uint64_t)1 << lo : 0);
+		out_fmt_ns(b, sizeof(b), hi < 63 ? (uint64_t)1 << (hi + 1) : UINT64_MAX);
 		fprintf(fp, "<line x1=\"10\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n"
 			"<text x=\"10\" y=\"%d\" class=\"lab\">%s</text><text x=\"%d\" y=\"%d\" "
 			"class=\"lab\" text-anchor=\"end\">%s</text></svg></figure>\n", 5 + bh,
@@ -499,8 +499,8 @@ static void chart_rates(FILE *fp, const struct rpt *r, const struct symtab *st)
 		max = all->allocs[k] > max ? all->allocs[k] : max;
 		max = all->frees[k] > max ? all->frees[k] : max;
 	}
-	life_fmt_ns(a, sizeof(a), width);
-	life_fmt_ns(b, sizeof(b), trace_ns(r));
+	out_fmt_ns(a, sizeof(a), width);
+	out_fmt_ns(b, sizeof(b), trace_ns(r));
 	fprintf(fp, "<p class=\"note\">Events per second in %" PRIu64 " intervals of %s over the "
 		"trace's %s: all call sites' allocations (black) and frees (grey, dashed), and the "
 		"%zu call sites allocating most (their objects' frees dashed, in the same colour)."
@@ -606,7 +606,7 @@ static int outstanding_section(FILE *fp, const struct rpt *r, const struct symta
 		char b[32], age[32];
 		uint64_t ns = s && t->last_ts > s->out_oldest_ts ? t->last_ts - s->out_oldest_ts : 0;
 
-		life_fmt_ns(age, sizeof(age), ns);
+		out_fmt_ns(age, sizeof(age), ns);
 		fputs("<tr><td class=\"s\">", fp);
 		esc(fp, site_name(st, rows[i].site, b, sizeof(b)));
 		fprintf(fp, "</td><td data-v=\"%" PRIu64 "\">%" PRIu64 "</td><td data-v=\"%" PRIu64
@@ -714,18 +714,10 @@ int html_write_file(const char *path, const struct rpt *r, const struct out_opts
 	struct rpt_slab *slab = slab_info_new(o->meta);
 	struct symtab st = { 0 };
 	FILE *fp = NULL;
-	size_t i;
 	int ret = -1;
 
-	if (!slab)
+	if (!slab || symtab_add_report(&st, r))
 		goto out;
-	for (i = 0; i < rpt_nsites(r); i++)
-		if (symtab_add(&st, rpt_site(r, i)->addr))
-			goto out;
-	for (i = 0; i < rpt_nerrors(r); i++)
-		if (symtab_add(&st, rpt_error(r, i)->alloc_site) ||
-		    symtab_add(&st, rpt_error(r, i)->free_site))
-			goto out;
 	if (symtab_resolve(&st, o))
 		goto out;
 	fp = fopen(path, "w");

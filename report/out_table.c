@@ -153,8 +153,7 @@ static struct out_cell get_cell(const struct out_table *t, size_t row, size_t co
 	return c;
 }
 
-/* A duration for people: 950ns, 12.5us, 3.25ms, 1.500s. */
-static void fmt_ns(char *buf, size_t len, uint64_t ns)
+void out_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 1000)
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
@@ -186,7 +185,7 @@ static const char *fmt_scalar(char *buf, size_t len, const struct out_col *col,
 		break;
 	case COL_NS:
 		if (text_mode)
-			fmt_ns(buf, len, c->u);
+			out_fmt_ns(buf, len, c->u);
 		else
 			snprintf(buf, len, "%" PRIu64, c->u);
 		break;

@@ -89,6 +89,8 @@ void out_json_table(FILE *fp, const struct out_table *t, bool *first);
 void json_string(FILE *fp, const char *s);
 /* A CSV field (RFC 4180) in valid UTF-8; NULL writes nothing. */
 void out_csv_field(FILE *fp, const char *s);
+/* A duration for people: 950ns, 12.5us, 3.25ms, 1.500s (COL_NS in text). */
+void out_fmt_ns(char *buf, size_t len, uint64_t ns);
 /* text wrapped at spaces to 78 columns, continuation lines indented by two. */
 void out_text_para(FILE *fp, const char *text);
 

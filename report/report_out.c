@@ -963,21 +963,10 @@ int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o)
 {
 	struct rpt_slab *slab = slab_info_new(o->meta);
 	struct symtab st = { 0 };
-	size_t i;
 	int ret = -1;
 
-	if (!slab)
+	if (!slab || symtab_add_report(&st, r))
 		goto out;
-
-	for (i = 0; i < rpt_nsites(r); i++)
-		if (symtab_add(&st, rpt_site(r, i)->addr))
-			goto out;
-	for (i = 0; i < rpt_nerrors(r); i++) {
-		const struct rpt_error *e = rpt_error(r, i);
-
-		if (symtab_add(&st, e->alloc_site) || symtab_add(&st, e->free_site))
-			goto out;
-	}
 	/* Every per-address site is also a call site: already in. */
 	if (o->xview && o->xview->syms) {
 		struct view_ctx v = { .r = r, .o = o, .slab = slab };

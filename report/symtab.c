@@ -29,6 +29,22 @@ int symtab_add(struct symtab *t, uint64_t addr)
 	return 0;
 }
 
+int symtab_add_report(struct symtab *t, const struct rpt *r)
+{
+	size_t i;
+
+	for (i = 0; i < rpt_nsites(r); i++)
+		if (symtab_add(t, rpt_site(r, i)->addr))
+			return -1;
+	for (i = 0; i < rpt_nerrors(r); i++) {
+		const struct rpt_error *e = rpt_error(r, i);
+
+		if (symtab_add(t, e->alloc_site) || symtab_add(t, e->free_site))
+			return -1;
+	}
+	return 0;
+}
+
 static int symres_cmp(const void *a, const void *b)
 {
 	const struct symres *x = a, *y = b;

@@ -16,6 +16,10 @@ struct symtab {
 	size_t n, cap;
 };
 
+struct rpt;
+
+/* Adds the addresses every report names: call sites and both sites of each error. 0 or -1. */
+int symtab_add_report(struct symtab *t, const struct rpt *r);
 /*
  * Resolves every address added: symbols from o->ks (raw addresses with
  * o->raw_ip), file:line from o->sl. 0, or -1 out of memory.

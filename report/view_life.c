@@ -18,18 +18,6 @@ static const struct life_args *args_of(const struct out_opts *o)
 	return o->view_args ? o->view_args : &default_args;
 }
 
-void life_fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3fs", ns / 1e9);
-}
-
 void life_sparkline(char *buf, size_t len, const uint64_t h[64])
 {
 	static const char shade[] = ".:-=+*#%@";
@@ -53,8 +41,8 @@ void life_sparkline(char *buf, size_t len, const uint64_t h[64])
 	for (k = first; k <= last; k++)
 		bars[k - first] = h[k] ? shade[(h[k] * 8 + max - 1) / max] : ' ';
 	bars[last - first + 1] = '\0';
-	life_fmt_ns(lo, sizeof(lo), first ? (uint64_t)1 << first : 0);
-	life_fmt_ns(hi, sizeof(hi), last < 63 ? (uint64_t)1 << (last + 1) : UINT64_MAX);
+	out_fmt_ns(lo, sizeof(lo), first ? (uint64_t)1 << first : 0);
+	out_fmt_ns(hi, sizeof(hi), last < 63 ? (uint64_t)1 << (last + 1) : UINT64_MAX);
 	snprintf(buf, len, "%s |%s| %s", lo, bars, hi);
 }
 
@@ -424,8 +412,8 @@ static int life_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 
 	if (!rpt_lp(v->r) || !(rpt_flags(v->r) & RPT_LIFETIMES))
 		return 0;
-	life_fmt_ns(sh, sizeof(sh), a->short_ns);
-	life_fmt_ns(lg, sizeof(lg), a->long_ns);
+	out_fmt_ns(sh, sizeof(sh), a->short_ns);
+	out_fmt_ns(lg, sizeof(lg), a->long_ns);
 
 	c.rows = site_rows(v, &c.n);
 	if (!c.rows)

@@ -31,8 +31,6 @@ struct life_args {
 
 extern const struct report_view view_life;
 
-/* A duration for people into buf (1.25ms). */
-void life_fmt_ns(char *buf, size_t len, uint64_t ns);
 /*
  * The log2 histogram as a line of characters, one per power of two from
  * the first non-empty bucket to the last, heavier ones darker, with the
