@@ -96,14 +96,8 @@ insmod $KO start_disabled=1 stack_depth=64 stack_frees=1 pages=1
 echo 4 > $OR/load
 kmemtraced -o $O/faults > $O/faults.err 2>&1 &
 pid=$!
-i=0
-while [ "$(cat $D/enabled)" != 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-j=0
-while [ $j -lt $TOGGLES ]; do
-	echo 0 > $D/enabled || echo "write 0 failed" >> $O/faults.toggle
-	echo 1 > $D/enabled || echo "write 1 failed" >> $O/faults.toggle
-	j=$((j + 1))
-done
+wait_enabled
+toggle_enabled $TOGGLES $O/faults.toggle
 echo 0 > /sys/devices/system/cpu/cpu1/online || echo "offline failed" >> $O/faults.toggle
 sleep 1
 echo 1 > /sys/devices/system/cpu/cpu1/online || echo "online failed" >> $O/faults.toggle

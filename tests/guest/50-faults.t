@@ -44,14 +44,6 @@ stamp() {	# when each step happened, for the host's diagnostics (and the console
 	echo "$1 $(cut -d' ' -f1 /proc/uptime)" >> $O/times
 	echo "50-faults: $1" > /dev/console
 }
-# wait_enabled: up to 30 s for kmemtraced to switch tracing on.
-wait_enabled() {
-	i=0
-	while [ "$(cat $D/enabled 2> /dev/null)" != 1 ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
 fresh_module() {	# PARAMS...: reload kmemtrace.ko, tracing off until kmemtraced starts it
 	rmmod kmemtrace 2> /dev/null
 	insmod $KO start_disabled=1 "$@"
@@ -115,17 +107,9 @@ kmemtraced -o $O/tg/t > $O/tg/err 2>&1 &
 pid=$!
 wait_enabled
 stamp toggle
-toggle() {
-	j=0
-	while [ $j -lt $1 ]; do
-		echo 0 > $D/enabled || echo "write 0 failed" >> $O/tg/toggle.err
-		echo 1 > $D/enabled || echo "write 1 failed" >> $O/tg/toggle.err
-		j=$((j + 1))
-	done
-}
-toggle $((TOGGLES / 2)) &
+toggle_enabled $((TOGGLES / 2)) $O/tg/toggle.err &
 tpid=$!
-toggle $((TOGGLES / 2))
+toggle_enabled $((TOGGLES / 2)) $O/tg/toggle.err
 wait $tpid
 stamp toggle-end
 cat $D/enabled > $O/tg/enabled.after

@@ -62,14 +62,8 @@ insmod $KO start_disabled=1
 echo 4 > $OR/load
 kmemtraced -o $O/tg > $O/tg.err 2>&1 &
 pid=$!
-i=0
-while [ "$(cat $D/enabled)" != 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-j=0
-while [ $j -lt $TOGGLES ]; do
-	echo 0 > $D/enabled || echo "write 0 failed" >> $O/tg.toggle
-	echo 1 > $D/enabled || echo "write 1 failed" >> $O/tg.toggle
-	j=$((j + 1))
-done
+wait_enabled
+toggle_enabled $TOGGLES $O/tg.toggle
 kill -INT $pid
 wait $pid
 echo $? > $O/tg.status

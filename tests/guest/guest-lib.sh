@@ -8,6 +8,9 @@
 #                               boot with two tracefs event probes each (the top instance and a
 #                               new instance NAME, both with tracing_on 0); appends each event's
 #                               `enable` read-back to $KMT_OUT/held (the host expects 11111111)
+#   wait_enabled                up to 30 s for kmemtraced to switch tracing on
+#   toggle_enabled N ERRFILE    N pairs of writes 0 then 1 to kmemtrace's enabled file; a failed
+#                               write appends a line to ERRFILE
 #
 # Why hold them: QEMU before 8.1 can run a stale int3 on one vCPU thread while another patches
 # kernel text (multi-threaded TCG crashes guests with no kmemtrace code loaded). With probes
@@ -25,5 +28,24 @@ hold_slab_tracepoints() {
 			echo 1 > "$t/events/kmem/$e/enable"
 			cat "$t/events/kmem/$e/enable" >> "$KMT_OUT/held"
 		done
+	done
+}
+
+wait_enabled() {
+	local i=0
+
+	while [ "$(cat "$KMT_DEBUGFS/enabled" 2> /dev/null)" != 1 ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+toggle_enabled() {
+	local j=0
+
+	while [ $j -lt "$1" ]; do
+		echo 0 > "$KMT_DEBUGFS/enabled" || echo "write 0 failed" >> "$2"
+		echo 1 > "$KMT_DEBUGFS/enabled" || echo "write 1 failed" >> "$2"
+		j=$((j + 1))
 	done
 }
