@@ -235,9 +235,11 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
  *                   load: Documentation/trace-format.md), then
  *                   "# cpu emitted written dropped\n", then a line a CPU
  *   stacks          (1.2) "# stacks depth D frees F entries E
- *                   bytes_per_cpu B\n", "# cpu with_stack no_stack_full
- *                   no_stack_unwind stacks_written stacks_dropped
- *                   entries_used\n", then a line a CPU
+ *                   bytes_per_cpu B cache W check K\n", "# cpu with_stack
+ *                   no_stack_full no_stack_unwind stacks_written
+ *                   stacks_dropped entries_used walked cached
+ *                   check_failed\n", then a line a CPU; fields are read
+ *                   by position, later ones ignored
  * All files are mode 0400 or 0600 (root only).
  */
 #define KMT_DEBUGFS_DIR		"kmemtrace"

@@ -114,6 +114,16 @@ module_param(stack_entries, uint, 0444);
 MODULE_PARM_DESC(stack_entries,
 		 "With stack_depth, distinct stacks each CPU remembers between enables, 1..65535 (default 4096); allocated at load, within mem_share. Kernel command line: kmemtrace.stack_entries=N.");
 
+static unsigned int stack_cache = 512;
+module_param(stack_cache, uint, 0444);
+MODULE_PARM_DESC(stack_cache,
+		 "With stack_depth, walks each CPU remembers so that a stack seen before is checked on the stack instead of unwound, 0..65536, rounded up to a power of two (default 512; 0: unwind every stack); allocated at load, within mem_share. Kernel command line: kmemtrace.stack_cache=N.");
+
+static bool stack_check;
+module_param(stack_check, bool, 0444);
+MODULE_PARM_DESC(stack_check,
+		 "With stack_cache, unwind every stack the cache knows too and count the disagreements in <debugfs>/kmemtrace/stacks; for testing (default 0). Kernel command line: kmemtrace.stack_check=1.");
+
 /*
  * Caches already described in one CPU's stream since tracing was last
  * enabled: an open-addressed set keyed by the cache address. Name
@@ -167,6 +177,57 @@ struct kmt_stack_ent {
 static u32 kmt_stack_mask;	/* index slots - 1 */
 
 /*
+ * The walk cache. Unwinding is most of what a stack costs: ORC looks up
+ * each frame's return address in its tables, some hundreds of
+ * instructions a frame. But the stack itself says whether a walk is one
+ * seen before. Each step of the walk reads the next return address at
+ * sp - 8 of the frame above, where sp is the frame's own plus a size the
+ * code at its return address fixes; so from the same point in this
+ * module, the same return addresses at the same distances are the same
+ * walk, and checking them costs a load and a compare a frame.
+ *
+ * An entry keeps one walk through a call site: the distances of its
+ * return-address slots from kmt_take_stack()'s frame, the tracer's and
+ * allocator's return addresses below the call site, and the stack's id;
+ * the frames from the call site on are the table's. A walk is kept only
+ * when each of its frames came from such a slot (no pt_regs on the way,
+ * no return address replaced by ftrace or a kretprobe), all on this
+ * task's stack, and it ended at stack_depth frames, at the end of a
+ * kernel thread's stack (which the last frame's code fixes) or at the
+ * pt_regs of an entry from user space (whose mode is checked again).
+ * Events on an interrupt or exception stack, page events (no call site
+ * to key on) and walks that are not kept are unwound every time.
+ * Emptied with the table at each enable.
+ */
+#define KMT_WALK_WAYS		4U
+#define KMT_WALK_CACHE_MAX	65536U
+/* Frames below the call site a kept walk may have: the tracer's own. */
+#define KMT_WALK_BELOW		12U
+
+struct kmt_walk_ent {
+	unsigned long call_site;	/* 0: unused */
+	unsigned long below[KMT_WALK_BELOW];	/* return addresses */
+	u16 id;			/* the stack's id in this CPU's table */
+	u8 nbelow;
+	u8 depth;		/* frames from the call site on */
+	u16 regs_off;		/* the user pt_regs it ended at; 0: none */
+	u16 top;		/* bytes above the base it reads */
+	u16 off[];		/* slot distances: nbelow, then depth */
+};
+
+/* Fixed at load from stack_cache and stack_depth. */
+static unsigned int kmt_walk_bits;	/* log2 of the sets */
+static size_t kmt_walk_stride;		/* bytes of an entry */
+
+/* How a walk ended, for deciding whether to keep it. */
+enum kmt_walk_end {
+	KMT_WALK_UNKEPT,	/* not from slots, or ended where it cannot tell */
+	KMT_WALK_LIMIT,		/* it took the most frames asked */
+	KMT_WALK_DONE,		/* the end of a kernel thread's stack */
+	KMT_WALK_USER,		/* the pt_regs of an entry from user space */
+};
+
+/*
  * Per-CPU writer state. Only its own CPU changes it, with interrupts
  * off (or, for the flush at disable time, with no probe attached), so
  * plain fields are enough; stats_seq lets readers on other CPUs take a
@@ -188,11 +249,21 @@ struct kmt_cpu {
 	u64 no_stack_unwind;	/* no frame from the call site on */
 	u64 stacks_written;	/* stacks whose slots all reached the buffer */
 	u64 stacks_dropped;	/* stacks whose slots did not (nor the event) */
+	u64 stacks_walked;	/* stacks unwound */
+	u64 stacks_cached;	/* stacks the walk cache knew (unwound too with stack_check) */
+	u64 stacks_check_failed;	/* stack_check: the cache was wrong */
 	u32 stack_used;		/* entries of the table in use */
+	u32 walk_victim;	/* the way of a set replaced next */
 	u16 *stack_index;	/* stack id per hash slot, 0: free; the allocation */
 	struct kmt_stack_ent *stack_ent;	/* stack_entries, by id - 1 */
 	unsigned long *stack_frames;	/* stack_depth frames per entry */
-	unsigned long scratch[KMT_STACK_SCRATCH];	/* the stack being taken */
+	void *walk;		/* the walk cache, kmt_walk_stride per entry */
+	/* The stack being taken, and where its frames were read. */
+	unsigned long scratch[KMT_STACK_SCRATCH];
+	u16 scratch_off[KMT_STACK_SCRATCH];
+	u16 scratch_regs_off;
+	u16 scratch_top;
+	enum kmt_walk_end scratch_end;
 	struct kmt_desc_slot desc[KMT_DESC_SLOTS];
 };
 
@@ -422,23 +493,233 @@ static bool kmt_in_page_iter(unsigned long addr)
 	return false;
 }
 
-/*
- * Takes the current stack into c->scratch and cuts off the tracer's
- * frames. An event with a call site keeps the frames from the first one
- * equal to it: the allocator's frames above its caller go too, as the
- * call site itself leaves them out. None equal to it (an unwinder that
- * lost its way, or a call site further out than the frames taken) means
- * no stack, rather than one that might start inside the tracer. A page
- * event has no call site: its stack starts after the frames of this
- * module and of the page tracepoint's iterator, in the page allocator.
- * Returns the index of the first frame kept; *depth is how many follow.
- */
-static unsigned int kmt_take_stack(struct kmt_cpu *c, unsigned long call_site,
-				   unsigned int *depth)
-{
-	unsigned int n, i = 0;
+/* The stack taken for an event; id is set when the walk cache knew it. */
+struct kmt_taken {
+	const unsigned long *frames;
+	unsigned int depth;
+	unsigned int first;	/* frames' index in c->scratch, when walked */
+	u16 id;
+};
 
-	n = stack_trace_save(c->scratch, stack_depth + KMT_STACK_SLACK, 0);
+static unsigned long *kmt_stack_frames(struct kmt_cpu *c, u16 id)
+{
+	return &c->stack_frames[(size_t)(id - 1) * stack_depth];
+}
+
+static struct kmt_walk_ent *kmt_walk_ent(struct kmt_cpu *c, unsigned int i)
+{
+	return (struct kmt_walk_ent *)((char *)c->walk + i * kmt_walk_stride);
+}
+
+/* A word of this task's stack, which may hold anything (no KASAN check). */
+static unsigned long kmt_stack_word(unsigned long base, unsigned int off)
+{
+	return READ_ONCE_NOCHECK(*(const unsigned long *)(base + off));
+}
+
+/*
+ * The walk cache's id for this event's stack: an entry of @call_site's
+ * set whose slots, read from @base up, hold its return addresses, and
+ * whose walk ended the same way; 0 if none. @room: bytes of this task's
+ * stack from @base to its top.
+ */
+static u16 kmt_walk_find(struct kmt_cpu *c, unsigned long call_site,
+			 unsigned long base, unsigned long room)
+{
+	unsigned int set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
+	unsigned int w, i;
+
+	for (w = 0; w < KMT_WALK_WAYS; w++) {
+		const struct kmt_walk_ent *e = kmt_walk_ent(c, set + w);
+		const unsigned long *frames;
+
+		if (e->call_site != call_site || e->top > room)
+			continue;
+		for (i = 0; i < e->nbelow; i++) {
+			if (kmt_stack_word(base, e->off[i]) != e->below[i])
+				break;
+		}
+		if (i < e->nbelow)
+			continue;
+		frames = kmt_stack_frames(c, e->id);
+		for (i = 0; i < e->depth; i++) {
+			if (kmt_stack_word(base, e->off[e->nbelow + i]) !=
+			    frames[i])
+				break;
+		}
+		if (i < e->depth)
+			continue;
+		if (e->regs_off &&
+		    !user_mode((struct pt_regs *)(base + e->regs_off)))
+			continue;
+		return e->id;
+	}
+	return 0;
+}
+
+/*
+ * Keeps the walk just taken (c->scratch and where its frames were read)
+ * as @call_site's, whose stack got @id, if it can be checked again.
+ */
+static void kmt_walk_keep(struct kmt_cpu *c, unsigned long call_site,
+			  const struct kmt_taken *t, u16 id)
+{
+	unsigned int set, i, n = t->first + t->depth;
+	struct kmt_walk_ent *e;
+
+	if (!c->walk || c->scratch_end == KMT_WALK_UNKEPT ||
+	    t->first > KMT_WALK_BELOW)
+		return;
+	/* A walk cut short is only the same walk as far as it went. */
+	if (c->scratch_end == KMT_WALK_LIMIT && t->depth < stack_depth)
+		return;
+	set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
+	e = kmt_walk_ent(c, set + (c->walk_victim++ % KMT_WALK_WAYS));
+	e->call_site = call_site;
+	e->id = id;
+	e->nbelow = t->first;
+	e->depth = t->depth;
+	e->top = c->scratch_top;
+	/* At stack_depth frames, what lies beyond does not matter. */
+	e->regs_off = t->depth < stack_depth ? c->scratch_regs_off : 0;
+	for (i = 0; i < t->first; i++)
+		e->below[i] = c->scratch[i];
+	for (i = 0; i < n; i++)
+		e->off[i] = c->scratch_off[i];
+}
+
+#if KMT_HAVE_WALK_CACHE
+/*
+ * Unwinds into c->scratch, at most @max frames, noting for each frame
+ * the distance from @base of the slot it was read from, and how the
+ * walk ended (c->scratch_end). @room: bytes of this task's stack above
+ * @base, 0 when @base is not on it (nothing is kept). Inlined into
+ * kmt_take_stack(), so that the walk's first frame is its caller's,
+ * read just above @base.
+ */
+static __always_inline unsigned int kmt_walk(struct kmt_cpu *c,
+					     unsigned long base,
+					     unsigned long room,
+					     unsigned int max)
+{
+	bool slots = room != 0;
+	struct unwind_state st;
+	unsigned long addr, off, top = 0;
+	unsigned int n = 0;
+
+	c->scratch_end = KMT_WALK_UNKEPT;
+	c->scratch_regs_off = 0;
+	for (unwind_start(&st, current, NULL, NULL); !unwind_done(&st);
+	     unwind_next_frame(&st)) {
+		addr = unwind_get_return_address(&st);
+		if (!addr)
+			break;
+		if (n == max) {
+			if (slots)
+				c->scratch_end = KMT_WALK_LIMIT;
+			break;
+		}
+		c->scratch[n] = addr;
+		off = st.sp - sizeof(long) - base;
+		if (st.regs || st.sp < base + sizeof(long) ||
+		    off + sizeof(long) > room ||
+		    kmt_stack_word(base, off) != addr)
+			slots = false;
+		else
+			c->scratch_off[n] = off;
+		top = max(top, off + sizeof(long));
+		n++;
+	}
+	if (!slots || n == max || unwind_error(&st))
+		goto out;
+	if (st.regs) {
+		/* It stopped at an address outside the kernel's text. */
+		off = (unsigned long)st.regs - base;
+		if (!unwind_done(&st) && user_mode(st.regs) &&
+		    (unsigned long)st.regs > base &&
+		    off + sizeof(struct pt_regs) <= room) {
+			c->scratch_end = KMT_WALK_USER;
+			c->scratch_regs_off = off;
+			top = max(top, off + sizeof(struct pt_regs));
+		}
+	} else if (unwind_done(&st)) {
+		c->scratch_end = KMT_WALK_DONE;
+	}
+out:
+	c->scratch_top = top;
+	return n;
+}
+#else
+static __always_inline unsigned int kmt_walk(struct kmt_cpu *c,
+					     unsigned long base,
+					     unsigned long room,
+					     unsigned int max)
+{
+	c->scratch_end = KMT_WALK_UNKEPT;
+	return stack_trace_save(c->scratch, max, 0);
+}
+#endif
+
+/*
+ * Bytes of this task's stack from @base to its top; 0 when @base is on
+ * another stack (an interrupt's or an exception's).
+ */
+static unsigned long kmt_task_stack_room(unsigned long base)
+{
+	unsigned long low = (unsigned long)task_stack_page(current);
+
+	if (base - low >= THREAD_SIZE)
+		return 0;
+	return low + THREAD_SIZE - base;
+}
+
+/* Whether a walk's frames, cut as kmt_take_stack() cuts, are @id's. */
+static bool kmt_walk_agrees(struct kmt_cpu *c, const struct kmt_taken *t,
+			    u16 id)
+{
+	return t->depth == c->stack_ent[id - 1].depth &&
+	       !memcmp(t->frames, kmt_stack_frames(c, id),
+		       t->depth * sizeof(*t->frames));
+}
+
+/*
+ * Takes the current stack, from the walk cache or by unwinding it into
+ * c->scratch, and cuts off the tracer's frames. An event with a call
+ * site keeps the frames from the first one equal to it: the allocator's
+ * frames above its caller go too, as the call site itself leaves them
+ * out. None equal to it (an unwinder that lost its way, or a call site
+ * further out than the frames taken) means no stack, rather than one
+ * that might start inside the tracer. A page event has no call site:
+ * its stack starts after the frames of this module and of the page
+ * tracepoint's iterator, in the page allocator.
+ *
+ * Never inlined: the walk cache measures from this function's frame,
+ * which must be the same for every event through the same path.
+ */
+static noinline void kmt_take_stack(struct kmt_cpu *c,
+				    unsigned long call_site,
+				    struct kmt_taken *t)
+{
+	unsigned long base = (unsigned long)__builtin_frame_address(0);
+	unsigned long room = c->walk ? kmt_task_stack_room(base) : 0;
+	unsigned int n, i = 0;
+	u16 cached = 0;
+
+	t->id = 0;
+	if (call_site && room) {
+		cached = kmt_walk_find(c, call_site, base, room);
+		if (cached)
+			c->stacks_cached++;
+		if (cached && !stack_check) {
+			t->id = cached;
+			t->frames = kmt_stack_frames(c, cached);
+			t->depth = c->stack_ent[cached - 1].depth;
+			return;
+		}
+	}
+	n = kmt_walk(c, base, call_site ? room : 0,
+		     stack_depth + KMT_STACK_SLACK);
+	c->stacks_walked++;
 	if (call_site) {
 		while (i < n && c->scratch[i] != call_site)
 			i++;
@@ -450,8 +731,15 @@ static unsigned int kmt_take_stack(struct kmt_cpu *c, unsigned long call_site,
 		while (i < n && kmt_in_page_iter(c->scratch[i]))
 			i++;
 	}
-	*depth = min(n - i, stack_depth);
-	return i;
+	t->first = i;
+	t->frames = c->scratch + i;
+	t->depth = min(n - i, stack_depth);
+	if (cached) {
+		if (!kmt_walk_agrees(c, t, cached))
+			c->stacks_check_failed++;
+		/* The walk is the truth; a cache that disagrees is not kept. */
+		c->scratch_end = KMT_WALK_UNKEPT;
+	}
 }
 
 /*
@@ -474,7 +762,7 @@ static u16 kmt_stack_id(struct kmt_cpu *c, const unsigned long *frames,
 			if (c->stack_used >= stack_entries)
 				return 0;
 			e = &c->stack_ent[c->stack_used];
-			saved = &c->stack_frames[c->stack_used * stack_depth];
+			saved = kmt_stack_frames(c, c->stack_used + 1);
 			e->hash = h;
 			e->gen = 0;
 			e->depth = depth;
@@ -484,7 +772,7 @@ static u16 kmt_stack_id(struct kmt_cpu *c, const unsigned long *frames,
 			return *slot;
 		}
 		e = &c->stack_ent[*slot - 1];
-		saved = &c->stack_frames[(*slot - 1) * stack_depth];
+		saved = kmt_stack_frames(c, *slot);
 		if (e->hash == h && e->depth == depth &&
 		    !memcmp(saved, frames, bytes)) {
 			*entp = e;
@@ -538,10 +826,12 @@ static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
  * with KMT_F_NO_STACK in *flags and the reason in *reason.
  */
 static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
-		     unsigned int cpu, const unsigned long *frames,
-		     unsigned int depth, bool *room, u64 now, u8 *flags,
+		     unsigned int cpu, unsigned long call_site,
+		     const struct kmt_taken *t, bool *room, u64 now, u8 *flags,
 		     u64 **reason)
 {
+	const unsigned long *frames = t->frames;
+	unsigned int depth = t->depth;
 	struct kmt_stack_ent *e;
 	u32 gen;
 	u16 id;
@@ -551,9 +841,16 @@ static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 	if (!depth)
 		return 0;
 	*reason = &c->no_stack_full;
-	id = kmt_stack_id(c, frames, depth, &e);
-	if (!id)
-		return 0;
+	if (t->id) {
+		id = t->id;
+		e = &c->stack_ent[id - 1];
+	} else {
+		id = kmt_stack_id(c, frames, depth, &e);
+		if (!id)
+			return 0;
+		if (call_site)
+			kmt_walk_keep(c, call_site, t, id);
+	}
 	*flags &= ~KMT_F_NO_STACK;
 	*reason = &c->with_stack;
 	gen = atomic_read(&kmt_desc_gen);
@@ -588,7 +885,7 @@ static u8 kmt_context_flags(void)
  */
 static void kmt_record(const struct kmt_ev *ev)
 {
-	unsigned int first = 0, depth = 0;
+	struct kmt_taken taken = { 0 };
 	u64 *stack_outcome = NULL;
 	struct rchan_buf *buf;
 	struct kmt_event *rec;
@@ -615,7 +912,7 @@ static void kmt_record(const struct kmt_ev *ev)
 	flags = kmt_context_flags() | ev->flags;
 	want_stack = kmt_wants_stack(ev->type);
 	if (want_stack)
-		first = kmt_take_stack(c, ev->call_site, &depth);
+		kmt_take_stack(c, ev->call_site, &taken);
 	now = ktime_get_mono_fast_ns();
 
 	raw_write_seqcount_begin(&c->stats_seq);
@@ -625,7 +922,7 @@ static void kmt_record(const struct kmt_ev *ev)
 	if (ev->cache)
 		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
 	if (want_stack)
-		stack_id = kmt_stack(c, buf, cpu, c->scratch + first, depth,
+		stack_id = kmt_stack(c, buf, cpu, ev->call_site, &taken,
 				     &room, now, &flags, &stack_outcome);
 	rec = kmt_data_slot(c, buf, room, now, &seq);
 	if (rec) {
@@ -1095,6 +1392,10 @@ static int kmt_attach(void)
 			       (kmt_stack_mask + 1) * sizeof(*c->stack_index));
 			c->stack_used = 0;
 		}
+		if (c->walk) {
+			/* Its entries name stacks by their ids in the table. */
+			memset(c->walk, 0, (size_t)stack_cache * kmt_walk_stride);
+		}
 	}
 	ret = kmt_register_slab_probes();
 	if (ret)
@@ -1226,6 +1527,7 @@ static u64 kmt_total_dropped(void)
 struct kmt_stack_stats {
 	u64 with_stack, no_stack_full, no_stack_unwind;
 	u64 stacks_written, stacks_dropped;
+	u64 walked, cached, check_failed;
 	u32 used;
 };
 
@@ -1241,6 +1543,9 @@ static void kmt_stack_snapshot(unsigned int cpu, struct kmt_stack_stats *st)
 		st->no_stack_unwind = c->no_stack_unwind;
 		st->stacks_written = c->stacks_written;
 		st->stacks_dropped = c->stacks_dropped;
+		st->walked = c->stacks_walked;
+		st->cached = c->stacks_cached;
+		st->check_failed = c->stacks_check_failed;
 		st->used = c->stack_used;
 	} while (read_seqcount_retry(&c->stats_seq, start));
 }
@@ -1530,15 +1835,19 @@ static int kmt_stacks_show(struct seq_file *m, void *v)
 	struct kmt_stack_stats st;
 	unsigned int cpu;
 
-	seq_printf(m, "# stacks depth %u frees %u entries %u bytes_per_cpu %llu\n",
+	seq_printf(m, "# stacks depth %u frees %u entries %u bytes_per_cpu %llu cache %u check %u\n",
 		   stack_depth, stack_depth && stack_frees,
-		   stack_depth ? stack_entries : 0, kmt_stack_cost());
-	seq_puts(m, "# cpu with_stack no_stack_full no_stack_unwind stacks_written stacks_dropped entries_used\n");
+		   stack_depth ? stack_entries : 0, kmt_stack_cost(),
+		   stack_depth ? stack_cache : 0,
+		   stack_depth && stack_cache && stack_check);
+	seq_puts(m, "# cpu with_stack no_stack_full no_stack_unwind stacks_written stacks_dropped entries_used walked cached check_failed\n");
 	for_each_possible_cpu(cpu) {
 		kmt_stack_snapshot(cpu, &st);
-		seq_printf(m, "%u %llu %llu %llu %llu %llu %u\n", cpu,
-			   st.with_stack, st.no_stack_full, st.no_stack_unwind,
-			   st.stacks_written, st.stacks_dropped, st.used);
+		seq_printf(m, "%u %llu %llu %llu %llu %llu %u %llu %llu %llu\n",
+			   cpu, st.with_stack, st.no_stack_full,
+			   st.no_stack_unwind, st.stacks_written,
+			   st.stacks_dropped, st.used, st.walked, st.cached,
+			   st.check_failed);
 	}
 	return 0;
 }
@@ -1556,12 +1865,27 @@ static const struct file_operations kmt_stacks_fops = {
 	.release = single_release,
 };
 
-/* Bytes of one CPU's stack table before vmalloc rounds it: index first. */
+/* Bytes of one CPU's stack table's parts: index, entries, frames. */
+static size_t kmt_stack_index_size(void)
+{
+	return ALIGN((size_t)(kmt_stack_mask + 1) * sizeof(u16), 8);
+}
+
+static size_t kmt_stack_ent_size(void)
+{
+	return ALIGN((size_t)stack_entries * sizeof(struct kmt_stack_ent), 8);
+}
+
+static size_t kmt_stack_frames_size(void)
+{
+	return (size_t)stack_entries * stack_depth * sizeof(unsigned long);
+}
+
+/* Bytes of one CPU's stack table before vmalloc rounds it: walk cache last. */
 static size_t kmt_stack_table_size(void)
 {
-	return ALIGN((size_t)(kmt_stack_mask + 1) * sizeof(u16), 8) +
-	       (size_t)stack_entries * sizeof(struct kmt_stack_ent) +
-	       (size_t)stack_entries * stack_depth * sizeof(unsigned long);
+	return kmt_stack_index_size() + kmt_stack_ent_size() +
+	       kmt_stack_frames_size() + (size_t)stack_cache * kmt_walk_stride;
 }
 
 /* What one CPU's stack table costs: its pages and vmalloc's page array. */
@@ -1608,6 +1932,22 @@ static int kmt_check_stack_params(void)
 	}
 	/* At most half full: a lookup ends at a free slot soon. */
 	kmt_stack_mask = roundup_pow_of_two(2 * stack_entries) - 1;
+	if (stack_cache > KMT_WALK_CACHE_MAX) {
+		pr_err("stack_cache=%u is outside 0..%u (walks per CPU)\n",
+		       stack_cache, KMT_WALK_CACHE_MAX);
+		return -EINVAL;
+	}
+	if (stack_cache && !KMT_HAVE_WALK_CACHE) {
+		pr_info("stack_cache: needs the x86-64 ORC unwinder; every stack is unwound\n");
+		stack_cache = 0;
+	}
+	if (!stack_cache)
+		return 0;
+	stack_cache = roundup_pow_of_two(max(stack_cache, KMT_WALK_WAYS));
+	kmt_walk_bits = ilog2(stack_cache / KMT_WALK_WAYS);
+	kmt_walk_stride = ALIGN(struct_size_t(struct kmt_walk_ent, off,
+					      KMT_WALK_BELOW + stack_depth),
+				sizeof(long));
 	return 0;
 }
 
@@ -1711,9 +2051,9 @@ static int kmt_size_buffers(void)
 		       kmt_budget.total >> 10, mem_share,
 		       kmt_budget.available >> 10, kmt_budget.allowed >> 10);
 		if (stack_depth)
-			pr_err("of which stack tables take %llu KiB per CPU (stack_entries=%u x stack_depth=%u): lower them, or raise mem_share\n",
+			pr_err("of which stack tables take %llu KiB per CPU (stack_entries=%u x stack_depth=%u, stack_cache=%u): lower them, or raise mem_share\n",
 			       kmt_stack_cost() >> 10, stack_entries,
-			       stack_depth);
+			       stack_depth, stack_cache);
 		return -ENOMEM;
 	}
 	return 0;
@@ -1722,7 +2062,6 @@ static int kmt_size_buffers(void)
 /* Every possible CPU's stack table, at load: none is made in a probe. */
 static int kmt_alloc_stacks(void)
 {
-	size_t index_bytes = ALIGN((size_t)(kmt_stack_mask + 1) * sizeof(u16), 8);
 	unsigned int cpu;
 
 	if (!stack_depth)
@@ -1735,9 +2074,12 @@ static int kmt_alloc_stacks(void)
 		if (!mem)
 			return -ENOMEM;
 		c->stack_index = (u16 *)mem;
-		c->stack_ent = (struct kmt_stack_ent *)(mem + index_bytes);
-		c->stack_frames = (unsigned long *)(c->stack_ent +
-						    stack_entries);
+		mem += kmt_stack_index_size();
+		c->stack_ent = (struct kmt_stack_ent *)mem;
+		mem += kmt_stack_ent_size();
+		c->stack_frames = (unsigned long *)mem;
+		mem += kmt_stack_frames_size();
+		c->walk = stack_cache ? mem : NULL;
 	}
 	return 0;
 }
@@ -1833,9 +2175,9 @@ static int __init kmt_init(void)
 		kmt_budget.total >> 10, kmt_budget.cpus, mem_share,
 		kmt_budget.available >> 10, kmt_budget.allowed >> 10);
 	if (stack_depth)
-		pr_info("stacks: up to %u frames, of allocations%s; %u distinct stacks per CPU, %llu KiB per CPU\n",
+		pr_info("stacks: up to %u frames, of allocations%s; %u distinct stacks and %u walks per CPU, %llu KiB per CPU\n",
 			stack_depth, stack_frees ? " and frees" : "",
-			stack_entries, kmt_stack_cost() >> 10);
+			stack_entries, stack_cache, kmt_stack_cost() >> 10);
 	return 0;
 
 close_relay:

@@ -451,4 +451,20 @@ static inline void kmt_unregister_slab_probes(void)
 	unregister_trace_kmalloc(kmt_tp_kmalloc, NULL);
 }
 
+/*
+ * Stack walking. With x86-64's ORC unwinder (every Debian kernel) the
+ * module walks with unwind_start(), unwind_next_frame() and
+ * unwind_get_return_address() from <asm/unwind.h>, exported GPL and the
+ * same in 6.1, 6.12 and 7.3, as is struct unwind_state's sp, regs and
+ * error under CONFIG_UNWINDER_ORC: the walk cache needs each frame's
+ * stack pointer, which stack_trace_save() does not give. Elsewhere
+ * stack_trace_save() takes the frames and the walk cache is off.
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_UNWINDER_ORC)
+#include <asm/unwind.h>
+#define KMT_HAVE_WALK_CACHE	1
+#else
+#define KMT_HAVE_WALK_CACHE	0
+#endif
+
 #endif /* KMT_COMPAT_H */

@@ -436,7 +436,8 @@ major=$(sed -n 's/^#define KMT_ABI_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP
 minor=$(sed -n 's/^#define KMT_ABI_MINOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 is "$(cat "$o/abi_version")" "$major.$minor" "abi_version matches the header"
 is "$(cat "$o/enabled_at_load")" 1 "tracing is on at load by default"
-for p in subbufs subbuf_size mem_share start_disabled pages stack_depth stack_frees stack_entries; do
+for p in subbufs subbuf_size mem_share start_disabled pages stack_depth stack_frees stack_entries \
+	stack_cache stack_check; do
 	ok "parameter $p is visible in /sys/module" grep -q "^$p " "$o/params_default"
 done
 

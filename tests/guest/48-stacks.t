@@ -16,7 +16,13 @@
 #  3. Two 4 KiB sub-buffers under load, stack_depth=64 with frees: records and stacks dropped;
 #     a stack is only ever cut short by a LOST record, and the counters still match exactly.
 #  4. stack_depth=64 with frees and pages, under the allocation load: enabled toggled, a CPU
-#     unplugged and plugged back while kmemtraced drains, then unloaded with tracing on.
+#     unplugged and plugged back while kmemtraced drains, then unloaded with tracing on; with
+#     stack_check=1, the walk cache never disagrees with the unwinder through all of it.
+#  5. stack_check=1, stack_depth=16 with frees: the oracle's chain and recursion, its
+#     allocation load (kernel threads) and user space (find, ls -lR) traced; every stack the
+#     walk cache knew was unwound too and was the same, and the accounting is exact.
+#  Phases 1 and 5 have the walk cache on (the default): stacks unwound plus stacks it knew are
+#  the stacks asked for; phase 2 has it off (stack_cache=0).
 #  kmemtrace-report --stacks --json and --folded give the chain's stacks and the recursion's
 #  with the oracle's counts; on the tiny table, the report's "N events without a stack" is the
 #  module's count.
@@ -74,7 +80,7 @@ cat $OR/bulk_expected > $O/bulk.expected
 
 # 2. A tiny table: the pattern on each CPU in turn overflows it there.
 rmmod kmemtrace
-insmod $KO start_disabled=1 stack_depth=32 stack_entries=$TINY
+insmod $KO start_disabled=1 stack_depth=32 stack_entries=$TINY stack_cache=0
 kmemtraced -o $O/tiny -- sh -c \
 	"for c in \$(seq 0 \$((KMT_NCPUS - 1))); do taskset -c \$c sh -c 'echo 1 > $OR/stacks' || exit 1; done" \
 	> $O/tiny.err 2>&1
@@ -92,7 +98,7 @@ echo $? > $O/lossy.status
 
 # 4. The deepest stacks, with frees and pages, under load: toggles, hotplug, unload.
 rmmod kmemtrace
-insmod $KO start_disabled=1 stack_depth=64 stack_frees=1 pages=1
+insmod $KO start_disabled=1 stack_depth=64 stack_frees=1 pages=1 stack_check=1
 echo 4 > $OR/load
 kmemtraced -o $O/faults > $O/faults.err 2>&1 &
 pid=$!
@@ -110,6 +116,16 @@ sleep 1
 echo 0 > $OR/load
 cat $D/stacks > $O/faults.stacks
 if rmmod kmemtrace; then echo unloaded > $O/faults.rmmod; fi
+
+# 5. The walk cache checked against the unwinder, from kernel threads and user space.
+insmod $KO start_disabled=1 stack_depth=16 stack_frees=1 stack_check=1
+kmemtraced -o $O/check -- sh -c "echo 2 > $OR/load; echo 1 > $OR/stacks;
+	find / -xdev > /dev/null 2>&1; ls -lR /usr /etc > /dev/null 2>&1;
+	for i in 1 2 3 4; do echo 1 > $OR/stacks; cat /proc/self/maps > /dev/null; done;
+	echo 0 > $OR/load" > $O/check.err 2>&1
+echo $? > $O/check.status
+cat $D/stacks > $O/check.stacks
+rmmod kmemtrace
 # Back for kmemtrace-vm, which unloads it at the end.
 insmod $KO start_disabled=1
 exit 0
@@ -130,13 +146,13 @@ is "$(cat "$R/chain.status" 2>/dev/null)" 0 "chain: kmemtraced -- COMMAND exit 0
 like "$(grep '^abi_version' "$R/chain/kmemtrace.meta" 2>/dev/null)" '^abi_version 1\.2$' \
 	"chain: the trace is ABI 1.2"
 like "$(grep '^stacks_config' "$R/chain/kmemtrace.meta" 2>/dev/null)" \
-	'^stacks_config depth 32 frees 1 entries 4096 bytes_per_cpu [1-9][0-9]*$' \
+	'^stacks_config depth 32 frees 1 entries 4096 bytes_per_cpu [1-9][0-9]* cache 512 check 0$' \
 	"chain: kmemtrace.meta says how stacks were taken"
 ok "chain: every file passes kmemtrace_check --strict" \
 	all_strict "$R/chain"
 tap_checks python3 "$JUDGE" chain "$R/chain" "$R/stacks.expected"
 tap_checks python3 "$JUDGE" stream "$R/chain" 1
-tap_checks python3 "$JUDGE" account "$R/chain"
+tap_checks python3 "$JUDGE" account "$R/chain" cached
 # The bulk paths (kprobes): their events have stacks from the call site on like the others.
 tap_checks python3 "$JUDGE" bulk "$R/chain" "$R/bulk.expected"
 # kmemtrace-report's views of the same stacks.
@@ -171,7 +187,16 @@ is "$(cat "$R/faults.toggle" 2>/dev/null)" "" "faults: every toggle and hotplug 
 tap_checks python3 "$JUDGE" stream "$R/faults" 1
 like "$(sed -n 1p "$R/faults.stacks" 2>/dev/null)" '^# stacks depth 64 frees 1 entries 4096 ' \
 	"faults: the stacks file states depth, frees and entries"
+tap_checks python3 "$JUDGE" cache "$R/faults.stacks" 1
 is "$(cat "$R/faults.rmmod" 2>/dev/null)" unloaded "faults: rmmod with tracing on"
+
+# 5. stack_check.
+is "$(cat "$R/check.status" 2>/dev/null)" 0 "stack_check: kmemtraced -- COMMAND exit 0" ||
+	note_file "$R/check.err"
+ok "stack_check: every file passes kmemtrace_check --strict" all_strict "$R/check"
+tap_checks python3 "$JUDGE" stream "$R/check" 1
+tap_checks python3 "$JUDGE" account "$R/check"
+tap_checks python3 "$JUDGE" cache "$R/check.stacks" 1
 ok "kmemtrace.ko unloaded at the end" grep -q '^rmmod kmemtrace: ok' "$R/guest.log"
 
 done_testing

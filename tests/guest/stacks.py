@@ -26,13 +26,19 @@ tap_checks in tests/guest/lib.sh):
   stacks.py nostack DIR JSON TEXT the report of DIR (JSON: --json, TEXT: the text report) says
                                   exactly as many allocations without a stack as the module
                                   counted (stack_frees off: only allocations are asked)
-  stacks.py account DIR [FULL|lossy]
+  stacks.py account DIR [FULL|lossy|cached]
                                   per CPU, the stream against the module's counters, which
                                   kmemtraced copied into DIR/kmemtrace.meta at the start and
                                   the end (stacks_start / stacks_end lines); with FULL, the
                                   table (stack_entries FULL) overflowed: every entry in use;
                                   with lossy, the buffers were too small: records and stacks
-                                  were dropped, a stack cut short only by a LOST record
+                                  were dropped, a stack cut short only by a LOST record;
+                                  without loss, stacks unwound and known to the walk cache add
+                                  up to the stacks asked for, and the cache never disagreed;
+                                  with cached, it knew some of them
+  stacks.py cache STACKS CHECK    STACKS: a copy of <debugfs>/kmemtrace/stacks after a run with
+                                  the walk cache on and stack_check CHECK (0 or 1): the cache
+                                  knew stacks and never disagreed with the unwinder
 
 Symbols come from DIR/kallsyms, the guest's /proc/kallsyms that kmemtraced copies.
 """
@@ -421,7 +427,8 @@ def meta_counters(d):
     out = {"start": {}, "end": {}}
     for line in open(os.path.join(d, "kmemtrace.meta")):
         w = line.split()
-        if len(w) == 8 and w[0] in ("stacks_start", "stacks_end"):
+        # Six counters, then the walk cache's three (walked, cached, check_failed).
+        if len(w) >= 8 and w[0] in ("stacks_start", "stacks_end"):
             out[w[0][7:]][int(w[1])] = [int(x) for x in w[2:]]
     return out
 
@@ -429,8 +436,10 @@ def meta_counters(d):
 def cmd_account(d, full=None):
     """FULL: the table's size, or "lossy": buffers too small, records were dropped."""
     lossy = full == "lossy"
-    if lossy:
+    want_cached = full == "cached"
+    if lossy or want_cached:
         full = None
+    cached = 0
     cpus = load(d)
     ctr = meta_counters(d)
     check("kmemtrace.meta has the stack counters of the start and the end",
@@ -460,6 +469,18 @@ def cmd_account(d, full=None):
                   c.partial <= ddropped, True)
             continue
         check("cpu%d: no stack dropped" % cpu, ddropped, 0)
+        if len(e) >= 9:
+            dwalked, dcached, dfailed = (e[i] - s[i] for i in range(6, 9))
+            asked = dw + dfull + dunw
+            if stack_check(d):
+                check("cpu%d: stack_check: every stack asked for was unwound" % cpu,
+                      dwalked, asked)
+            else:
+                check("cpu%d: stacks asked for = unwound + known to the walk cache" % cpu,
+                      dwalked + dcached, asked)
+            check("cpu%d: the walk cache never disagreed with the unwinder" % cpu, dfailed, 0)
+            info("cpu%d: %d stacks unwound, %d known to the walk cache" % (cpu, dwalked, dcached))
+            cached += dcached
         check("cpu%d: distinct stack ids in the file = entries in use" % cpu, len(c.ids), used)
         check("cpu%d: each entry written once (one reader): stacks_written = entries in use" %
               cpu, dwritten, used)
@@ -468,15 +489,43 @@ def cmd_account(d, full=None):
             check("cpu%d: events found it full" % cpu, dfull > 0, True)
             info("cpu%d: %d events with a stack, %d without (table full %d, no frames %d)" %
                  (cpu, nstack, nnone, dfull, dunw))
+    if want_cached:
+        check("the walk cache knew some of the stacks", cached > 0, True)
     if lossy:
         info("%d stacks dropped, %d of them cut short in the files" % (dropped, partial))
         check("stacks were dropped with the buffers full", dropped > 0, True)
 
 
+def stack_check(d):
+    """Whether the trace in D was taken with stack_check=1 (its stacks_config line says)."""
+    for line in open(os.path.join(d, "kmemtrace.meta")):
+        w = line.split()
+        if w and w[0] == "stacks_config":
+            return "check" in w and w[w.index("check") + 1] == "1"
+    return False
+
+
+def cmd_cache(path, want_check):
+    """PATH: a copy of <debugfs>/kmemtrace/stacks after a run with the walk cache on."""
+    lines = open(path).read().splitlines()
+    head = lines[0].split() if lines else []
+    conf = dict(zip(head[2::2], head[3::2]))
+    check("stacks file: the walk cache is on (cache N > 0)", int(conf.get("cache", "0")) > 0, True)
+    check("stacks file: stack_check is %s" % want_check, conf.get("check"), want_check)
+    tot = collections.Counter()
+    for line in lines[2:]:
+        w = [int(x) for x in line.split()]
+        cpu, walked, cached, failed = w[0], w[7], w[8], w[9]
+        check("cpu%d: the walk cache never disagreed with the unwinder" % cpu, failed, 0)
+        tot.update(walked=walked, cached=cached)
+    check("the walk cache knew some stacks", tot["cached"] > 0, True)
+    info("%d stacks unwound, %d known to the walk cache" % (tot["walked"], tot["cached"]))
+
+
 def main(argv):
     cmds = {"chain": (cmd_chain, 2), "stream": (cmd_stream, 2), "account": (cmd_account, 1),
             "bulk": (cmd_bulk, 2), "report": (cmd_report, 3),
-            "nostack": (cmd_nostack, 3)}
+            "nostack": (cmd_nostack, 3), "cache": (cmd_cache, 2)}
     if len(argv) < 2 or argv[1] not in cmds or len(argv) - 2 < cmds[argv[1]][1]:
         sys.stderr.write(__doc__)
         return 2
