@@ -33,6 +33,8 @@
 #               perf-all: perf record -a -e 'kmem:*' (page events and more)
 #               kmemtrace-stacksN: kmemtrace as above with kernel stacks, kmemtrace.ko
 #                 reloaded with stack_depth=N stack_frees=1 for the run (and back after)
+#               kmemtrace-unwindN: the same with the walk cache off (stack_cache=0): every
+#                 stack unwound
 #               perf-g: perf record -a -g of the same four kmem events (callchains)
 #               (default: all of them)
 # Writes $KMT_OUT/overhead.tsv, one line per run:
@@ -206,8 +208,10 @@ run_method() {
 	kmemtrace)
 		kmt_traced "$w" "$r" kmt
 		;;
-	kmemtrace-stacks[0-9]*)
-		if kmt_reload stack_depth="${m#kmemtrace-stacks}" stack_frees=1; then
+	kmemtrace-stacks[0-9]* | kmemtrace-unwind[0-9]*)
+		set -- stack_depth="${m##*[a-z]}" stack_frees=1
+		case $m in kmemtrace-unwind*) set -- "$@" stack_cache=0 ;; esac
+		if kmt_reload "$@"; then
 			kmt_traced "$w" "$r" "kmt-$m"
 			kmt_reload
 		else
