@@ -1943,7 +1943,8 @@ static int kmt_check_stack_params(void)
 	}
 	if (!stack_cache)
 		return 0;
-	stack_cache = roundup_pow_of_two(max(stack_cache, KMT_WALK_WAYS));
+	/* Two sets at least: hash_long() takes 1..63 bits. */
+	stack_cache = roundup_pow_of_two(max(stack_cache, 2 * KMT_WALK_WAYS));
 	kmt_walk_bits = ilog2(stack_cache / KMT_WALK_WAYS);
 	kmt_walk_stride = ALIGN(struct_size_t(struct kmt_walk_ent, off,
 					      KMT_WALK_BELOW + stack_depth),

@@ -70,6 +70,12 @@ echo "$r" > "$OUT/rmmod_closed"
 # Parameters: out of range refused, subbuf_size rounded to whole records, start_disabled.
 if insmod "$KO" subbufs=1 2> /dev/null; then r=loaded; rmmod kmemtrace; else r=refused; fi
 echo "$r" > "$OUT/param_subbufs1"
+if insmod "$KO" stack_depth=8 stack_cache=65537 2> /dev/null; then r=loaded; rmmod kmemtrace; else r=refused; fi
+echo "$r" > "$OUT/param_stack_cache_big"
+if insmod "$KO" stack_depth=8 stack_cache=1 start_disabled=1; then
+	sed -n 1p "$D/stacks" > "$OUT/param_stack_cache_small"
+	rmmod kmemtrace
+fi
 if insmod "$KO" subbuf_size=4000 subbufs=4 start_disabled=1; then
 	cat "$P/subbuf_size" > "$OUT/param_rounded"
 	cat "$D/enabled" > "$OUT/enabled_start_disabled"
@@ -471,6 +477,11 @@ fi
 # Parameters.
 is "$(cat "$o/param_subbufs1")" refused "subbufs=1 is refused"
 ok "dmesg says why subbufs=1 was refused" grep -q 'kmemtrace: subbufs=1 is outside' "$o/dmesg.txt"
+is "$(cat "$o/param_stack_cache_big")" refused "stack_cache=65537 is refused"
+ok "dmesg says why stack_cache=65537 was refused" \
+	grep -q 'kmemtrace: stack_cache=65537 is outside 0..65536' "$o/dmesg.txt"
+like "$(cat "$o/param_stack_cache_small" 2>/dev/null)" ' cache 8 check 0$' \
+	"stack_cache=1 is rounded up to 8 (two sets of four)"
 want_rounded=$(rounded_subbuf_size 4 4000)
 is "$(cat "$o/param_rounded" 2>/dev/null)" "$want_rounded" "subbuf_size=4000 with subbufs=4 is rounded up to $want_rounded"
 ok "dmesg says subbuf_size was rounded" grep -q "kmemtrace: subbuf_size=4000 rounded up to $want_rounded" "$o/dmesg.txt"
