@@ -9,6 +9,10 @@
 #     frames, with migratetype MIGRATE_UNMOVABLE; the recursion gives one stack per depth. Every
 #     tracepoint has more than one probe here (tracefs holds them), so the tracepoint iterators'
 #     frames are there to be cut.
+#     Then the oracle's nostack pattern: allocations naming a call site that is on no stack
+#     (home's, under which the walk cache keeps home's walk; it was in use then) alternate
+#     with home's own: exactly as many as the oracle made carry KMT_F_NO_STACK and stack id 0,
+#     the module's no_stack_unwind grew by them, and the report (JSON and text) counts them.
 #  2. stack_entries=8: the table overflows on every CPU; per CPU, events with a stack, events
 #     with KMT_F_NO_STACK and whole stacks written equal the module's counters (kmemtraced copies
 #     them into kmemtrace.meta at start and end) exactly, and the stacks written are the table's
@@ -18,9 +22,9 @@
 #  4. stack_depth=64 with frees and pages, under the allocation load: enabled toggled, a CPU
 #     unplugged and plugged back while kmemtraced drains, then unloaded with tracing on; with
 #     stack_check=1, the walk cache never disagrees with the unwinder through all of it.
-#  5. stack_check=1, stack_depth=16 with frees: the oracle's chain and recursion, its
-#     allocation load (kernel threads) and user space (find, ls -lR) traced; every stack the
-#     walk cache knew was unwound too and was the same, and the accounting is exact.
+#  5. stack_check=1, stack_depth=16 with frees: the oracle's chain and recursion, its nostack
+#     pattern, its allocation load (kernel threads) and user space (find, ls -lR) traced; every
+#     stack the walk cache knew was unwound too and was the same, and the accounting is exact.
 #  Phases 1 and 5 have the walk cache on (the default): stacks unwound plus stacks it knew are
 #  the stacks asked for; phase 2 has it off (stack_cache=0).
 #  kmemtrace-report --stacks --json and --folded give the chain's stacks and the recursion's
@@ -73,10 +77,13 @@ done
 
 # 1. The chain, the recursion and the bulk paths, each stack asked for (kmemtrace-vm loaded
 # kmemtrace.ko so, before the oracle, as a user would).
-kmemtraced -o $O/chain -- sh -c "echo 1 > $OR/stacks && echo 1 > $OR/bulk" > $O/chain.err 2>&1
+kmemtraced -o $O/chain -- sh -c "echo 1 > $OR/stacks && echo 1 > $OR/bulk &&
+	cat $D/stacks > $O/nostack.before && echo 1 > $OR/nostack &&
+	cat $D/stacks > $O/nostack.after" > $O/chain.err 2>&1
 echo $? > $O/chain.status
 cat $OR/stacks_expected > $O/stacks.expected
 cat $OR/bulk_expected > $O/bulk.expected
+cat $OR/nostack_expected > $O/nostack.expected
 
 # 2. A tiny table: the pattern on each CPU in turn overflows it there.
 rmmod kmemtrace
@@ -119,12 +126,13 @@ if rmmod kmemtrace; then echo unloaded > $O/faults.rmmod; fi
 
 # 5. The walk cache checked against the unwinder, from kernel threads and user space.
 insmod $KO start_disabled=1 stack_depth=16 stack_frees=1 stack_check=1
-kmemtraced -o $O/check -- sh -c "echo 2 > $OR/load; echo 1 > $OR/stacks;
+kmemtraced -o $O/check -- sh -c "echo 2 > $OR/load; echo 1 > $OR/stacks; echo 1 > $OR/nostack;
 	find / -xdev > /dev/null 2>&1; ls -lR /usr /etc > /dev/null 2>&1;
 	for i in 1 2 3 4; do echo 1 > $OR/stacks; cat /proc/self/maps > /dev/null; done;
 	echo 0 > $OR/load" > $O/check.err 2>&1
 echo $? > $O/check.status
 cat $D/stacks > $O/check.stacks
+cat $OR/nostack_expected > $O/check.nostack.expected
 rmmod kmemtrace
 # Back for kmemtrace-vm, which unloads it at the end.
 insmod $KO start_disabled=1
@@ -160,7 +168,13 @@ tap_checks python3 "$JUDGE" bulk "$R/chain" "$R/bulk.expected"
 is "$?" 0 "kmemtrace-report --stacks --json: exit 0" || note_file "$R/chain.json.err"
 "$REPORT" --folded "$R/chain" >"$R/chain.folded" 2>"$R/chain.folded.err"
 is "$?" 0 "kmemtrace-report --folded: exit 0" || note_file "$R/chain.folded.err"
-tap_checks python3 "$JUDGE" report "$R/stacks.expected" "$R/chain.json" "$R/chain.folded"
+tap_checks python3 "$JUDGE" report "$R/stacks.expected" "$R/chain.json" "$R/chain.folded" \
+	"$R/nostack.expected"
+# The nostack pattern: a call site on no stack gives no stack, however often the cache saw it.
+"$REPORT" "$R/chain" >"$R/chain.txt" 2>&1
+is "$?" 0 "kmemtrace-report: exit 0" || note_file "$R/chain.txt"
+tap_checks python3 "$JUDGE" foreign "$R/chain" "$R/nostack.expected" "$R/chain.txt"
+tap_checks python3 "$JUDGE" knew "$R/nostack.before" "$R/nostack.after" "$R/nostack.expected"
 
 # 2. The tiny table.
 is "$(cat "$R/tiny.status" 2>/dev/null)" 0 "tiny table: kmemtraced -- COMMAND exit 0" ||
@@ -196,6 +210,7 @@ is "$(cat "$R/check.status" 2>/dev/null)" 0 "stack_check: kmemtraced -- COMMAND 
 ok "stack_check: every file passes kmemtrace_check --strict" all_strict "$R/check"
 tap_checks python3 "$JUDGE" stream "$R/check" 1
 tap_checks python3 "$JUDGE" account "$R/check"
+tap_checks python3 "$JUDGE" foreign "$R/check" "$R/check.nostack.expected"
 tap_checks python3 "$JUDGE" cache "$R/check.stacks" 1
 ok "kmemtrace.ko unloaded at the end" grep -q '^rmmod kmemtrace: ok' "$R/guest.log"
 

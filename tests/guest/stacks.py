@@ -19,10 +19,33 @@ tap_checks in tests/guest/lib.sh):
   stacks.py bulk DIR EXPECTED     the oracle's bulk pattern (EXPECTED: its bulk_expected file),
                                   recorded through kprobes: each bulk function's events carry a
                                   stack that starts at their call site in that function
-  stacks.py report EXPECTED JSON FOLDED
+  stacks.py report EXPECTED JSON FOLDED [NOSTACK]
                                   kmemtrace-report --stacks --json (JSON) and --folded (FOLDED)
                                   of the chain's trace: the chain's stacks with the oracle's
-                                  exact counts, one folded line per recursion depth
+                                  exact counts, one folded line per recursion depth; every
+                                  allocation has a stack but, when the nostack pattern ran too
+                                  (NOSTACK: its nostack_expected file), its away allocations,
+                                  each marked KMT_F_NO_STACK
+  stacks.py foreign DIR EXPECTED [TEXT]
+                                  the oracle's nostack pattern (EXPECTED: its nostack_expected
+                                  file): home's allocations carry a stack from their call site
+                                  on; away's, which name home's call site while it is on no
+                                  stack, exactly as many as the oracle made, carry
+                                  KMT_F_NO_STACK and stack id 0 (the walk cache, which knows
+                                  home's walk under that call site, never gives them one), and
+                                  the module's no_stack_unwind grew by at least as many on
+                                  their CPUs; the kfree()s of both carry stacks when asked.
+                                  TEXT: the text report of DIR, where no other allocation
+                                  lacks a stack: it says that many events without a stack,
+                                  all marked
+  stacks.py knew BEFORE AFTER EXPECTED
+                                  BEFORE, AFTER: copies of <debugfs>/kmemtrace/stacks around
+                                  the nostack pattern (EXPECTED: its nostack_expected file),
+                                  with the walk cache on and stack_check 0: the cache was in
+                                  use then (it knew at least half as many stacks as home made
+                                  allocations; the counters are per CPU, not per call site, so
+                                  this does not prove home's own were among them) and never
+                                  disagreed
   stacks.py nostack DIR JSON TEXT the report of DIR (JSON: --json, TEXT: the text report) says
                                   exactly as many allocations without a stack as the module
                                   counted (stack_frees off: only allocations are asked)
@@ -375,14 +398,17 @@ def cmd_bulk(d, expected):
             info("%s: %s" % (func, " <- ".join(frame_funcs(good[0].frames, syms)[:6])))
 
 
-def cmd_report(expected, json_path, folded_path):
+def cmd_report(expected, json_path, folded_path, nostack=None):
     import json
     exp, done, _ = parse_expected(expected)
     chain = exp["chain"].split()
     rep = json.load(open(json_path))
     tot = rep["totals"]
-    check("report: every allocation has a stack (stack_allocs = allocs, none without)",
-          (tot["stack_allocs"], tot["events_without_stack"]), (tot["allocs"], 0))
+    away = parse_expected(nostack)[1]["away_alloc"] if nostack else 0
+    check("report: every allocation has a stack but the nostack pattern's %d away ones, which "
+          "the module marked (allocs - stack_allocs, events_without_stack, no_stack_allocs)" %
+          away, (tot["allocs"] - tot["stack_allocs"], tot["events_without_stack"],
+                 tot["no_stack_allocs"]), (away, away, away))
     fn = lambda frame: frame.split("+")[0].split(" ")[0]
     ours = [st for st in rep["stacks"] if [fn(f) for f in st["frames"][:len(chain)]] == chain]
     allocs = ("chain_kmalloc", "chain_cache_alloc", "chain_large_alloc")
@@ -420,6 +446,66 @@ def cmd_nostack(d, json_path, text_path):
     said = [l for l in open(text_path) if "events without a stack" in l]
     check("report text: says \"%d events without a stack\"" % want,
           any(("%d events without a stack" % want) in l for l in said), True)
+
+
+def cmd_foreign(d, expected, text_path=None):
+    cpus = load(d)
+    syms = Syms(os.path.join(d, "kallsyms"))
+    ctr = meta_counters(d)
+    exp, done, failed = parse_expected(expected)
+    site_fn, away_fn, run_fn = exp["site_fn"], exp["away_fn"], exp["run_fn"]
+    size, rounds = int(exp["size"]), int(exp["rounds"])
+    home, away = done["home_alloc"], done["away_alloc"]
+    check("nostack: the oracle made its rounds, each allocation succeeded (home, away, failed)",
+          (home, away, sum(failed.values())), (rounds, rounds, 0))
+
+    def from_site(e):
+        """A stack from the event's call site on, through the pattern's run function."""
+        f = e.frames or ()
+        return len(f) > 1 and f[0] == e.call_site and syms(f[1])[0] == run_fn
+
+    at_site, sites, none = [], set(), collections.Counter()
+    frees = collections.Counter()
+    for cpu, c in sorted(cpus.items()):
+        for e in c.events:
+            fn = syms(e.call_site)[0]
+            if e.type == KFREE and fn in (site_fn, away_fn):
+                frees[fn, "all"] += 1
+                frees[fn, "stack"] += from_site(e)
+            if e.type != KMALLOC or fn != site_fn:
+                continue
+            at_site.append(e)
+            sites.add(e.call_site)
+            if e.flags & F_NO_STACK and not e.stack_id:
+                none[cpu] += 1
+    check("nostack: allocations in %s: home's and away's, of %d bytes, at one call site" %
+          (site_fn, size), (len(at_site), sorted({e.bytes_req for e in at_site}), len(sites)),
+          (home + away, [size], 1))
+    check("nostack: home's allocations, with a stack from the call site on, <- %s" % run_fn,
+          sum(1 for e in at_site if from_site(e) and not e.flags & F_NO_STACK), home)
+    check("nostack: away's allocations (the call site on no stack): KMT_F_NO_STACK, stack id 0",
+          sum(none.values()), away)
+    unwind = 0
+    for cpu, k in sorted(none.items()):
+        s, e = ctr["start"].get(cpu), ctr["end"].get(cpu)
+        grew = e[2] - s[2] if s and e else None
+        check("cpu%d: no_stack_unwind grew by at least its %d away allocations" % (cpu, k),
+              grew is not None and grew >= k, True)
+        unwind += grew or 0
+    info("away allocations by CPU: %s; no_stack_unwind grew by %d there" %
+         (", ".join("cpu%d %d" % kv for kv in sorted(none.items())), unwind))
+    check("nostack: no_stack_unwind grew by at least %d on those CPUs" % away, unwind >= away, True)
+    check("nostack: kfree()s in %s and %s (home_free, away_free)" % (site_fn, away_fn),
+          (frees[site_fn, "all"], frees[away_fn, "all"]), (done["home_free"], done["away_free"]))
+    if stack_frees(d):
+        check("nostack: each of those kfree()s has a stack from its call site on",
+              (frees[site_fn, "stack"], frees[away_fn, "stack"]),
+              (done["home_free"], done["away_free"]))
+    if text_path:
+        text = open(text_path).read()
+        said = ["%d events without a stack" % away, "(%d marked," % away]
+        check("report text: says \"%s\" and \"%s\"" % tuple(said),
+              [x in text for x in said], [True, True])
 
 
 def meta_counters(d):
@@ -496,13 +582,23 @@ def cmd_account(d, full=None):
         check("stacks were dropped with the buffers full", dropped > 0, True)
 
 
-def stack_check(d):
-    """Whether the trace in D was taken with stack_check=1 (its stacks_config line says)."""
+def stacks_config(d, key):
+    """Whether the trace in D was taken with KEY 1 (its stacks_config line says)."""
     for line in open(os.path.join(d, "kmemtrace.meta")):
         w = line.split()
         if w and w[0] == "stacks_config":
-            return "check" in w and w[w.index("check") + 1] == "1"
+            return key in w and w[w.index(key) + 1] == "1"
     return False
+
+
+def stack_check(d):
+    """Whether the trace in D was taken with stack_check=1."""
+    return stacks_config(d, "check")
+
+
+def stack_frees(d):
+    """Whether the trace in D was taken with stack_frees=1."""
+    return stacks_config(d, "frees")
 
 
 def cmd_cache(path, want_check):
@@ -522,9 +618,29 @@ def cmd_cache(path, want_check):
     info("%d stacks unwound, %d known to the walk cache" % (tot["walked"], tot["cached"]))
 
 
+def stacks_file(path):
+    """{cpu: [the counters of its line]} of a copy of <debugfs>/kmemtrace/stacks."""
+    return {w[0]: w[1:] for w in ([int(x) for x in line.split()]
+                                  for line in open(path) if not line.startswith("#"))}
+
+
+def cmd_knew(before, after, expected):
+    """The walk cache around the nostack pattern: in use, never wrong."""
+    _, done, _ = parse_expected(expected)
+    b, a = stacks_file(before), stacks_file(after)
+    # Columns after the CPU: with_stack ... walked (6), cached (7), check_failed (8).
+    cached = sum(a[c][7] - b[c][7] for c in a if c in b)
+    failed = sum(a[c][8] - b[c][8] for c in a if c in b)
+    info("around the nostack pattern: %d stacks known to the walk cache, %d home allocations" %
+         (cached, done["home_alloc"]))
+    check("nostack: the walk cache knew at least half as many stacks as home's allocations",
+          2 * cached >= done["home_alloc"] > 0, True)
+    check("nostack: the walk cache never disagreed", failed, 0)
+
 def main(argv):
     cmds = {"chain": (cmd_chain, 2), "stream": (cmd_stream, 2), "account": (cmd_account, 1),
-            "bulk": (cmd_bulk, 2), "report": (cmd_report, 3),
+            "bulk": (cmd_bulk, 2), "report": (cmd_report, 3), "foreign": (cmd_foreign, 2),
+            "knew": (cmd_knew, 3),
             "nostack": (cmd_nostack, 3), "cache": (cmd_cache, 2)}
     if len(argv) < 2 or argv[1] not in cmds or len(argv) - 2 < cmds[argv[1]][1]:
         sys.stderr.write(__doc__)

@@ -1196,6 +1196,136 @@ static bool oracle_stacks_params_ok(void)
 			      ORACLE_RECURSE_MAX);
 }
 
+/* ==== nostack: a call site that is on no stack ==== */
+/*
+ *   nostack   write 1: oracle_nostack_run(): nostack_n rounds of
+ *             oracle_nostack_home() then oracle_nostack_away(); each makes
+ *             one kmalloc(stack_size) through oracle_nostack_alloc(), which
+ *             names the call site itself (kmalloc_track_caller() with the
+ *             caller given), then kfree()s it:
+ *               home  names its own call of oracle_nostack_alloc(), the
+ *                     return address on the stack: a stack from it on
+ *               away  names home's call site too, which is then on no
+ *                     stack: kmemtrace finds no frame equal to it, so the
+ *                     event has KMT_F_NO_STACK (no_stack_unwind)
+ *             The rounds alternate, so with the walk cache on, home's walk
+ *             is kept under the very call site each away event names, and
+ *             away's stack differs from it only from oracle_nostack_alloc's
+ *             return address on: the cache must not give it home's stack.
+ *   nostack_expected read, one "key value" per line:
+ *     nostack_runs N, rounds N, size N,
+ *     site_fn F     the function of the call site both name (home's)
+ *     away_fn F     the function of away's own call of the allocator, and
+ *                   of its kfree()
+ *     run_fn F      the function that calls home and away
+ *     done OP N / failed OP N   for home_alloc, home_free, away_alloc,
+ *                   away_free
+ */
+
+/*
+ * kmalloc() naming its call site. 6.10 renamed the function, and its
+ * callers wrap it for allocation profiling (alloc_hooks()).
+ */
+#ifdef kmalloc_node_track_caller_noprof
+#define oracle_kmalloc_caller(size, flags, caller)			\
+	alloc_hooks(kmalloc_node_track_caller_noprof(size, flags,	\
+						     NUMA_NO_NODE, caller))
+#else
+#define oracle_kmalloc_caller(size, flags, caller)			\
+	__kmalloc_node_track_caller(size, flags, NUMA_NO_NODE, caller)
+#endif
+
+static unsigned int nostack_n = 64;
+module_param(nostack_n, uint, 0444);
+MODULE_PARM_DESC(nostack_n, "Rounds of the nostack pattern, 1..4096 (default 64)");
+
+enum oracle_nostack_op {
+	ON_HOME_ALLOC,
+	ON_HOME_FREE,
+	ON_AWAY_ALLOC,
+	ON_AWAY_FREE,
+	ON_COUNT
+};
+
+static const char * const oracle_nostack_names[ON_COUNT] = {
+	[ON_HOME_ALLOC] = "home_alloc",
+	[ON_HOME_FREE] = "home_free",
+	[ON_AWAY_ALLOC] = "away_alloc",
+	[ON_AWAY_FREE] = "away_free",
+};
+
+static struct oracle_result oracle_nostack_res[ON_COUNT];
+static struct oracle_text oracle_nostack_expected;
+static unsigned int oracle_nostack_runs;
+/* Home's call site: the return address of its oracle_nostack_alloc(). */
+static unsigned long oracle_nostack_site;
+
+/* @caller 0: the caller's own call site, which home's calls give. */
+static noinline __noclone void *
+oracle_nostack_alloc(enum oracle_nostack_op op, unsigned long caller)
+{
+	void *p;
+
+	if (!caller) {
+		caller = _RET_IP_;
+		oracle_nostack_site = caller;
+	}
+	p = oracle_kmalloc_caller(stack_size, GFP_KERNEL, caller);
+	if (p)
+		oracle_nostack_res[op].done++;
+	else
+		oracle_nostack_res[op].failed++;
+	return p;
+}
+
+static noinline __noclone void oracle_nostack_home(void)
+{
+	void *p = oracle_nostack_alloc(ON_HOME_ALLOC, 0);
+
+	if (!p)
+		return;
+	kfree(p);
+	oracle_nostack_res[ON_HOME_FREE].done++;
+}
+
+static noinline __noclone void oracle_nostack_away(void)
+{
+	void *p = oracle_nostack_alloc(ON_AWAY_ALLOC, oracle_nostack_site);
+
+	if (!p)
+		return;
+	kfree(p);
+	oracle_nostack_res[ON_AWAY_FREE].done++;
+}
+
+static noinline __noclone void oracle_nostack_run(void)
+{
+	unsigned int i;
+
+	memset(oracle_nostack_res, 0, sizeof(oracle_nostack_res));
+	/* Home first: away names the call site home has made known. */
+	for (i = 0; i < nostack_n; i++) {
+		oracle_nostack_home();
+		oracle_nostack_away();
+	}
+	oracle_nostack_runs++;
+
+	oracle_out = &oracle_nostack_expected;
+	oracle_out->len = 0;
+	oracle_say("nostack_runs %u\n", oracle_nostack_runs);
+	oracle_say("rounds %u\n", nostack_n);
+	oracle_say("size %u\n", stack_size);
+	oracle_say("site_fn oracle_nostack_home\n");
+	oracle_say("away_fn oracle_nostack_away\n");
+	oracle_say("run_fn %s\n", __func__);
+	for (i = 0; i < ON_COUNT; i++) {
+		oracle_say("done %s %u\n", oracle_nostack_names[i],
+			   oracle_nostack_res[i].done);
+		oracle_say("failed %s %u\n", oracle_nostack_names[i],
+			   oracle_nostack_res[i].failed);
+	}
+}
+
 /* ==== end of stacks ==== */
 
 /* ==== lifetimes and pages: objects held for known times, known page blocks ==== */
@@ -1690,7 +1820,8 @@ static int __init oracle_init(void)
 	ret = oracle_check_params();
 	if (ret)
 		return ret;
-	if (!oracle_stacks_params_ok())
+	if (!oracle_stacks_params_ok() ||
+	    !oracle_size_ok("nostack_n", nostack_n, 1, SZ_4K))
 		return -EINVAL;
 	if (!oracle_lp_params_ok())
 		return -EINVAL;
@@ -1722,6 +1853,10 @@ static int __init oracle_init(void)
 			    &oracle_cmd_fops);
 	debugfs_create_file("stacks_expected", 0400, oracle_dir,
 			    &oracle_stacks_expected, &oracle_expected_fops);
+	debugfs_create_file("nostack", 0200, oracle_dir, oracle_nostack_run,
+			    &oracle_cmd_fops);
+	debugfs_create_file("nostack_expected", 0400, oracle_dir,
+			    &oracle_nostack_expected, &oracle_expected_fops);
 	oracle_lp_files();
 	oracle_describe(0);
 	return 0;
