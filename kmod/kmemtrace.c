@@ -186,20 +186,31 @@ static u32 kmt_stack_mask;	/* index slots - 1 */
  * module, the same return addresses at the same distances are the same
  * walk, and checking them costs a load and a compare a frame.
  *
- * An entry keeps one walk through a call site: the distances of its
- * return-address slots from kmt_take_stack()'s frame, the tracer's and
- * allocator's return addresses below the call site, and the stack's id;
- * the frames from the call site on are the table's. A walk is kept only
- * when each of its frames came from such a slot (no pt_regs on the way,
- * no return address replaced by ftrace or a kretprobe), all on this
- * task's stack, and it ended at stack_depth frames, at the end of a
- * kernel thread's stack (which the last frame's code fixes) or at the
- * pt_regs of an entry from user space (whose mode is checked again).
- * Events on an interrupt or exception stack, page events (no call site
- * to key on) and walks that are not kept are unwound every time.
- * Emptied with the table at each enable.
+ * A frame whose size its code does not fix keeps a frame pointer, and
+ * ORC finds the frame above from it (sp = bp + 16): do_syscall_64() with
+ * CONFIG_RANDOMIZE_KSTACK_OFFSET (each system call moves the stack below
+ * it by a random amount), or a function that realigns the stack. Below
+ * such a frame the slots are where they are from kmt_take_stack()'s
+ * frame; from it up, from the top of the task's stack, when the walk
+ * went all the way there. So a walk has two anchors: the slots up to the
+ * first frame found through bp are measured from the bottom, the rest
+ * from the top.
+ *
+ * An entry keeps one walk through a call site: where its return-address
+ * slots are, the tracer's and allocator's return addresses below the
+ * call site, and the stack's id; the frames from the call site on are
+ * the table's. A walk is kept only when each of its frames came from
+ * such a slot (no pt_regs on the way, no return address replaced by
+ * ftrace or a kretprobe), all on this task's stack, at most one frame
+ * found through bp, and it ended at stack_depth frames (with no frame
+ * found through bp among them), at the end of a kernel thread's stack
+ * (which the last frame's code fixes) or at the pt_regs of an entry from
+ * user space (whose mode is checked again). Events on an interrupt or
+ * exception stack, page events (no call site to key on) and walks that
+ * are not kept are unwound every time. Emptied with the table at each
+ * enable.
  */
-#define KMT_WALK_WAYS		4U
+#define KMT_WALK_WAYS		8U
 #define KMT_WALK_CACHE_MAX	65536U
 /* Frames below the call site a kept walk may have: the tracer's own. */
 #define KMT_WALK_BELOW		12U
@@ -210,9 +221,11 @@ struct kmt_walk_ent {
 	u16 id;			/* the stack's id in this CPU's table */
 	u8 nbelow;
 	u8 depth;		/* frames from the call site on */
-	u16 regs_off;		/* the user pt_regs it ended at; 0: none */
-	u16 top;		/* bytes above the base it reads */
-	u16 off[];		/* slot distances: nbelow, then depth */
+	u8 split;		/* the first slot measured from the top */
+	u16 regs_off;		/* the user pt_regs it ended at, as a slot */
+	u16 room;		/* the least room between base and top it needs */
+	/* Slots, nbelow then depth: from the base before split, then from the top. */
+	u16 off[];
 };
 
 /* Fixed at load from stack_cache and stack_depth. */
@@ -262,7 +275,7 @@ struct kmt_cpu {
 	unsigned long scratch[KMT_STACK_SCRATCH];
 	u16 scratch_off[KMT_STACK_SCRATCH];
 	u16 scratch_regs_off;
-	u16 scratch_top;
+	u8 scratch_split;	/* the first frame found through bp */
 	enum kmt_walk_end scratch_end;
 	struct kmt_desc_slot desc[KMT_DESC_SLOTS];
 };
@@ -498,6 +511,7 @@ struct kmt_taken {
 	const unsigned long *frames;
 	unsigned int depth;
 	unsigned int first;	/* frames' index in c->scratch, when walked */
+	unsigned long room;	/* task stack above kmt_take_stack()'s frame */
 	u16 id;
 };
 
@@ -519,38 +533,38 @@ static unsigned long kmt_stack_word(unsigned long base, unsigned int off)
 
 /*
  * The walk cache's id for this event's stack: an entry of @call_site's
- * set whose slots, read from @base up, hold its return addresses, and
- * whose walk ended the same way; 0 if none. @room: bytes of this task's
- * stack from @base to its top.
+ * set whose slots hold its return addresses, and whose walk ended the
+ * same way; 0 if none. @room: bytes of this task's stack from @base to
+ * its top, from where slots after split are measured.
  */
 static u16 kmt_walk_find(struct kmt_cpu *c, unsigned long call_site,
 			 unsigned long base, unsigned long room)
 {
 	unsigned int set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
-	unsigned int w, i;
+	unsigned int w, i, n;
 
 	for (w = 0; w < KMT_WALK_WAYS; w++) {
 		const struct kmt_walk_ent *e = kmt_walk_ent(c, set + w);
 		const unsigned long *frames;
+		unsigned long want;
 
-		if (e->call_site != call_site || e->top > room)
-			continue;
-		for (i = 0; i < e->nbelow; i++) {
-			if (kmt_stack_word(base, e->off[i]) != e->below[i])
-				break;
-		}
-		if (i < e->nbelow)
+		if (e->call_site != call_site || e->room > room)
 			continue;
 		frames = kmt_stack_frames(c, e->id);
-		for (i = 0; i < e->depth; i++) {
-			if (kmt_stack_word(base, e->off[e->nbelow + i]) !=
-			    frames[i])
+		n = e->nbelow + e->depth;
+		for (i = 0; i < n; i++) {
+			want = i < e->nbelow ? e->below[i] :
+			       frames[i - e->nbelow];
+			if (kmt_stack_word(base, i < e->split ? e->off[i] :
+					   room - e->off[i]) != want)
 				break;
 		}
-		if (i < e->depth)
+		if (i < n)
 			continue;
+		/* Measured as a slot after the last: an exception's are not the top's. */
 		if (e->regs_off &&
-		    !user_mode((struct pt_regs *)(base + e->regs_off)))
+		    !user_mode((struct pt_regs *)(base + (n < e->split ?
+				e->regs_off : room - e->regs_off))))
 			continue;
 		return e->id;
 	}
@@ -565,13 +579,19 @@ static void kmt_walk_keep(struct kmt_cpu *c, unsigned long call_site,
 			  const struct kmt_taken *t, u16 id)
 {
 	unsigned int set, i, n = t->first + t->depth;
+	bool to_top = c->scratch_end == KMT_WALK_DONE ||
+		      c->scratch_end == KMT_WALK_USER;
 	struct kmt_walk_ent *e;
+	unsigned long room = 0;
 
 	if (!c->walk || c->scratch_end == KMT_WALK_UNKEPT ||
 	    t->first > KMT_WALK_BELOW)
 		return;
 	/* A walk cut short is only the same walk as far as it went. */
-	if (c->scratch_end == KMT_WALK_LIMIT && t->depth < stack_depth)
+	if (!to_top && t->depth < stack_depth)
+		return;
+	/* Slots after a frame found through bp: from the top, if it got there. */
+	if (c->scratch_split < n && !to_top)
 		return;
 	set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
 	e = kmt_walk_ent(c, set + (c->walk_victim++ % KMT_WALK_WAYS));
@@ -579,13 +599,33 @@ static void kmt_walk_keep(struct kmt_cpu *c, unsigned long call_site,
 	e->id = id;
 	e->nbelow = t->first;
 	e->depth = t->depth;
-	e->top = c->scratch_top;
-	/* At stack_depth frames, what lies beyond does not matter. */
-	e->regs_off = t->depth < stack_depth ? c->scratch_regs_off : 0;
+	/* n + 1: none, the pt_regs after the last slot measured from the base. */
+	e->split = min_t(unsigned int, c->scratch_split, n + 1);
 	for (i = 0; i < t->first; i++)
 		e->below[i] = c->scratch[i];
-	for (i = 0; i < n; i++)
-		e->off[i] = c->scratch_off[i];
+	for (i = 0; i < n; i++) {
+		if (i < e->split) {
+			e->off[i] = c->scratch_off[i];
+			room = max_t(unsigned long, room,
+				     c->scratch_off[i] + sizeof(long));
+		} else {
+			e->off[i] = t->room - c->scratch_off[i];
+			room = max_t(unsigned long, room, e->off[i]);
+		}
+	}
+	/* At stack_depth frames, what lies beyond does not matter. */
+	e->regs_off = 0;
+	if (c->scratch_end == KMT_WALK_USER && t->depth < stack_depth) {
+		if (n < e->split) {
+			e->regs_off = c->scratch_regs_off;
+			room = max_t(unsigned long, room,
+				     e->regs_off + sizeof(struct pt_regs));
+		} else {
+			e->regs_off = t->room - c->scratch_regs_off;
+			room = max_t(unsigned long, room, e->regs_off);
+		}
+	}
+	e->room = room;
 }
 
 #if KMT_HAVE_WALK_CACHE
@@ -602,15 +642,16 @@ static __always_inline unsigned int kmt_walk(struct kmt_cpu *c,
 					     unsigned long room,
 					     unsigned int max)
 {
-	bool slots = room != 0;
+	bool slots = room != 0, through_bp = false;
 	struct unwind_state st;
-	unsigned long addr, off, top = 0;
+	unsigned long addr, off, bp;
 	unsigned int n = 0;
 
 	c->scratch_end = KMT_WALK_UNKEPT;
 	c->scratch_regs_off = 0;
-	for (unwind_start(&st, current, NULL, NULL); !unwind_done(&st);
-	     unwind_next_frame(&st)) {
+	c->scratch_split = U8_MAX;
+	unwind_start(&st, current, NULL, NULL);
+	while (!unwind_done(&st)) {
 		addr = unwind_get_return_address(&st);
 		if (!addr)
 			break;
@@ -627,11 +668,19 @@ static __always_inline unsigned int kmt_walk(struct kmt_cpu *c,
 			slots = false;
 		else
 			c->scratch_off[n] = off;
-		top = max(top, off + sizeof(long));
+		/* The first frame's step was kmt_take_stack()'s own. */
+		if (through_bp && n) {
+			if (c->scratch_split != U8_MAX)
+				slots = false;
+			c->scratch_split = n;
+		}
 		n++;
+		bp = st.bp;
+		unwind_next_frame(&st);
+		through_bp = st.sp == bp + 2 * sizeof(long);
 	}
 	if (!slots || n == max || unwind_error(&st))
-		goto out;
+		return n;
 	if (st.regs) {
 		/* It stopped at an address outside the kernel's text. */
 		off = (unsigned long)st.regs - base;
@@ -640,13 +689,10 @@ static __always_inline unsigned int kmt_walk(struct kmt_cpu *c,
 		    off + sizeof(struct pt_regs) <= room) {
 			c->scratch_end = KMT_WALK_USER;
 			c->scratch_regs_off = off;
-			top = max(top, off + sizeof(struct pt_regs));
 		}
 	} else if (unwind_done(&st)) {
 		c->scratch_end = KMT_WALK_DONE;
 	}
-out:
-	c->scratch_top = top;
 	return n;
 }
 #else
@@ -706,6 +752,7 @@ static noinline void kmt_take_stack(struct kmt_cpu *c,
 	u16 cached = 0;
 
 	t->id = 0;
+	t->room = room;
 	if (call_site && room) {
 		cached = kmt_walk_find(c, call_site, base, room);
 		if (cached)
@@ -735,8 +782,11 @@ static noinline void kmt_take_stack(struct kmt_cpu *c,
 	t->frames = c->scratch + i;
 	t->depth = min(n - i, stack_depth);
 	if (cached) {
-		if (!kmt_walk_agrees(c, t, cached))
+		if (!kmt_walk_agrees(c, t, cached)) {
 			c->stacks_check_failed++;
+			pr_info_ratelimited("stack_check: the walk cache's stack %u for call site %pS is not the unwinder's\n",
+					    cached, (void *)call_site);
+		}
 		/* The walk is the truth; a cache that disagrees is not kept. */
 		c->scratch_end = KMT_WALK_UNKEPT;
 	}

@@ -480,8 +480,8 @@ ok "dmesg says why subbufs=1 was refused" grep -q 'kmemtrace: subbufs=1 is outsi
 is "$(cat "$o/param_stack_cache_big")" refused "stack_cache=65537 is refused"
 ok "dmesg says why stack_cache=65537 was refused" \
 	grep -q 'kmemtrace: stack_cache=65537 is outside 0..65536' "$o/dmesg.txt"
-like "$(cat "$o/param_stack_cache_small" 2>/dev/null)" ' cache 8 check 0$' \
-	"stack_cache=1 is rounded up to 8 (two sets of four)"
+like "$(cat "$o/param_stack_cache_small" 2>/dev/null)" ' cache 16 check 0$' \
+	"stack_cache=1 is rounded up to 16 (two sets of eight)"
 want_rounded=$(rounded_subbuf_size 4 4000)
 is "$(cat "$o/param_rounded" 2>/dev/null)" "$want_rounded" "subbuf_size=4000 with subbufs=4 is rounded up to $want_rounded"
 ok "dmesg says subbuf_size was rounded" grep -q "kmemtrace: subbuf_size=4000 rounded up to $want_rounded" "$o/dmesg.txt"
