@@ -187,13 +187,14 @@ static u32 kmt_stack_mask;	/* index slots - 1 */
  * walk, and checking them costs a load and a compare a frame.
  *
  * A frame whose size its code does not fix keeps a frame pointer, and
- * ORC finds the frame above from it (sp = bp + 16): do_syscall_64() with
+ * ORC finds the frame above from it (sp = bp + 16, or a saved sp at bp
+ * in a frame that realigns the stack): do_syscall_64() with
  * CONFIG_RANDOMIZE_KSTACK_OFFSET (each system call moves the stack below
  * it by a random amount), or a function that realigns the stack. Below
  * such a frame the slots are where they are from kmt_take_stack()'s
  * frame; from it up, from the top of the task's stack, when the walk
  * went all the way there. So a walk has two anchors: the slots up to the
- * first frame found through bp are measured from the bottom, the rest
+ * first frame keeping a frame pointer are measured from the bottom, the rest
  * from the top.
  *
  * An entry keeps one walk through a call site: where its return-address
@@ -202,8 +203,8 @@ static u32 kmt_stack_mask;	/* index slots - 1 */
  * the table's. A walk is kept only when each of its frames came from
  * such a slot (no pt_regs on the way, no return address replaced by
  * ftrace or a kretprobe), all on this task's stack, at most one frame
- * found through bp, and it ended at stack_depth frames (with no frame
- * found through bp among them), at the end of a kernel thread's stack
+ * keeping a frame pointer, and it ended at stack_depth frames (with no frame
+ * keeping one among them), at the end of a kernel thread's stack
  * (which the last frame's code fixes) or at the pt_regs of an entry from
  * user space (whose mode is checked again). Events on an interrupt or
  * exception stack, page events (no call site to key on) and walks that
@@ -275,7 +276,7 @@ struct kmt_cpu {
 	unsigned long scratch[KMT_STACK_SCRATCH];
 	u16 scratch_off[KMT_STACK_SCRATCH];
 	u16 scratch_regs_off;
-	u8 scratch_split;	/* the first frame found through bp */
+	u8 scratch_split;	/* the first frame keeping a frame pointer */
 	enum kmt_walk_end scratch_end;
 	struct kmt_desc_slot desc[KMT_DESC_SLOTS];
 };
@@ -590,7 +591,7 @@ static void kmt_walk_keep(struct kmt_cpu *c, unsigned long call_site,
 	/* A walk cut short is only the same walk as far as it went. */
 	if (!to_top && t->depth < stack_depth)
 		return;
-	/* Slots after a frame found through bp: from the top, if it got there. */
+	/* Slots after a frame keeping a frame pointer: from the top, if it got there. */
 	if (c->scratch_split < n && !to_top)
 		return;
 	set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
@@ -644,7 +645,7 @@ static __always_inline unsigned int kmt_walk(struct kmt_cpu *c,
 {
 	bool slots = room != 0, through_bp = false;
 	struct unwind_state st;
-	unsigned long addr, off, bp;
+	unsigned long addr, off, bp, sp;
 	unsigned int n = 0;
 
 	c->scratch_end = KMT_WALK_UNKEPT;
@@ -676,8 +677,17 @@ static __always_inline unsigned int kmt_walk(struct kmt_cpu *c,
 		}
 		n++;
 		bp = st.bp;
+		sp = st.sp;
 		unwind_next_frame(&st);
-		through_bp = st.sp == bp + 2 * sizeof(long);
+		/*
+		 * The frame just left keeps a frame pointer: bp points into
+		 * it. So does every frame ORC finds through bp (bp + 16, or
+		 * the realigning frame's saved sp), and with it any frame
+		 * whose size varies; a frame that merely holds a pointer to
+		 * its own locals in rbp is taken for one, which only costs a
+		 * walk kept.
+		 */
+		through_bp = bp >= sp && bp < st.sp;
 	}
 	if (!slots || n == max || unwind_error(&st))
 		return n;
