@@ -11,8 +11,10 @@
 #     frames are there to be cut.
 #     Then the oracle's nostack pattern: allocations naming a call site that is on no stack
 #     (home's, under which the walk cache keeps home's walk; it was in use then) alternate
-#     with home's own: exactly as many as the oracle made carry KMT_F_NO_STACK and stack id 0,
-#     the module's no_stack_unwind grew by them, and the report (JSON and text) counts them.
+#     with home's own, and allocations naming a call site 96 frames out (beyond what is
+#     walked) with ones naming it one frame out: exactly as many as the oracle made carry
+#     KMT_F_NO_STACK and stack id 0, the module's no_stack_unwind grew by them, the others
+#     have stacks from their call site on, and the report (JSON and text) counts them.
 #  2. stack_entries=8: the table overflows on every CPU; per CPU, events with a stack, events
 #     with KMT_F_NO_STACK and whole stacks written equal the module's counters (kmemtraced copies
 #     them into kmemtrace.meta at start and end) exactly, and the stacks written are the table's

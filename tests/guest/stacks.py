@@ -24,17 +24,20 @@ tap_checks in tests/guest/lib.sh):
                                   of the chain's trace: the chain's stacks with the oracle's
                                   exact counts, one folded line per recursion depth; every
                                   allocation has a stack but, when the nostack pattern ran too
-                                  (NOSTACK: its nostack_expected file), its away allocations,
-                                  each marked KMT_F_NO_STACK
+                                  (NOSTACK: its nostack_expected file), its away and far
+                                  allocations, each marked KMT_F_NO_STACK
   stacks.py foreign DIR EXPECTED [TEXT]
                                   the oracle's nostack pattern (EXPECTED: its nostack_expected
                                   file): home's allocations carry a stack from their call site
                                   on; away's, which name home's call site while it is on no
                                   stack, exactly as many as the oracle made, carry
                                   KMT_F_NO_STACK and stack id 0 (the walk cache, which knows
-                                  home's walk under that call site, never gives them one), and
-                                  the module's no_stack_unwind grew by at least as many on
-                                  their CPUs; the kfree()s of both carry stacks when asked.
+                                  home's walk under that call site, never gives them one); so
+                                  do far's, whose call site is on the stack but further out
+                                  than the frames taken, while near's, one level out, have a
+                                  stack from it on; the module's no_stack_unwind grew by at
+                                  least away's and far's on their CPUs; every kfree() of
+                                  theirs carries a stack when asked.
                                   TEXT: the text report of DIR, where no other allocation
                                   lacks a stack: it says that many events without a stack,
                                   all marked
@@ -404,11 +407,13 @@ def cmd_report(expected, json_path, folded_path, nostack=None):
     chain = exp["chain"].split()
     rep = json.load(open(json_path))
     tot = rep["totals"]
-    away = parse_expected(nostack)[1]["away_alloc"] if nostack else 0
-    check("report: every allocation has a stack but the nostack pattern's %d away ones, which "
-          "the module marked (allocs - stack_allocs, events_without_stack, no_stack_allocs)" %
-          away, (tot["allocs"] - tot["stack_allocs"], tot["events_without_stack"],
-                 tot["no_stack_allocs"]), (away, away, away))
+    ns = parse_expected(nostack)[1] if nostack else {}
+    away = ns.get("away_alloc", 0) + ns.get("far_alloc", 0)
+    check("report: every allocation has a stack but the nostack pattern's %d away and far ones, "
+          "which the module marked (allocs - stack_allocs, events_without_stack, "
+          "no_stack_allocs)" % away, (tot["allocs"] - tot["stack_allocs"],
+                                      tot["events_without_stack"], tot["no_stack_allocs"]),
+          (away, away, away))
     fn = lambda frame: frame.split("+")[0].split(" ")[0]
     ours = [st for st in rep["stacks"] if [fn(f) for f in st["frames"][:len(chain)]] == chain]
     allocs = ("chain_kmalloc", "chain_cache_alloc", "chain_large_alloc")
@@ -454,56 +459,65 @@ def cmd_foreign(d, expected, text_path=None):
     ctr = meta_counters(d)
     exp, done, failed = parse_expected(expected)
     site_fn, away_fn, run_fn = exp["site_fn"], exp["away_fn"], exp["run_fn"]
+    reach_fn, down_fn = exp["reach_fn"], exp["down_fn"]
     size, rounds = int(exp["size"]), int(exp["rounds"])
-    home, away = done["home_alloc"], done["away_alloc"]
-    check("nostack: the oracle made its rounds, each allocation succeeded (home, away, failed)",
-          (home, away, sum(failed.values())), (rounds, rounds, 0))
+    ops = ("home", "away", "near", "far")
+    check("nostack: the oracle made its rounds, each allocation succeeded (%s, failed)" %
+          ", ".join(ops), [done[op + "_alloc"] for op in ops] + [sum(failed.values())],
+          [rounds] * len(ops) + [0])
+    marked = done["away_alloc"] + done["far_alloc"]
 
-    def from_site(e):
-        """A stack from the event's call site on, through the pattern's run function."""
+    def from_site(e, then=None):
+        """A stack from the event's call site on (and then through function THEN)."""
         f = e.frames or ()
-        return len(f) > 1 and f[0] == e.call_site and syms(f[1])[0] == run_fn
+        return len(f) > 1 and f[0] == e.call_site and not e.flags & F_NO_STACK and \
+            (then is None or syms(f[1])[0] == then)
 
-    at_site, sites, none = [], set(), collections.Counter()
+    allocs = collections.defaultdict(list)     # function of the call site -> allocations
     frees = collections.Counter()
+    none = collections.Counter()
     for cpu, c in sorted(cpus.items()):
         for e in c.events:
             fn = syms(e.call_site)[0]
-            if e.type == KFREE and fn in (site_fn, away_fn):
+            if e.type == KFREE and fn in (site_fn, away_fn, down_fn):
                 frees[fn, "all"] += 1
                 frees[fn, "stack"] += from_site(e)
-            if e.type != KMALLOC or fn != site_fn:
+            if e.type != KMALLOC or fn not in (site_fn, reach_fn):
                 continue
-            at_site.append(e)
-            sites.add(e.call_site)
+            allocs[fn].append(e)
             if e.flags & F_NO_STACK and not e.stack_id:
                 none[cpu] += 1
-    check("nostack: allocations in %s: home's and away's, of %d bytes, at one call site" %
-          (site_fn, size), (len(at_site), sorted({e.bytes_req for e in at_site}), len(sites)),
-          (home + away, [size], 1))
-    check("nostack: home's allocations, with a stack from the call site on, <- %s" % run_fn,
-          sum(1 for e in at_site if from_site(e) and not e.flags & F_NO_STACK), home)
-    check("nostack: away's allocations (the call site on no stack): KMT_F_NO_STACK, stack id 0",
-          sum(none.values()), away)
+    for fn, a, b in ((site_fn, "home", "away"), (reach_fn, "near", "far")):
+        evs = allocs[fn]
+        check("nostack: allocations in %s: %s's and %s's, of %d bytes, at one call site" %
+              (fn, a, b, size), (len(evs), sorted({e.bytes_req for e in evs}),
+                                 len({e.call_site for e in evs})),
+              (done[a + "_alloc"] + done[b + "_alloc"], [size], 1))
+        check("nostack: %s's allocations, with a stack from the call site on, <- %s" %
+              (a, run_fn), sum(1 for e in evs if from_site(e, run_fn)), done[a + "_alloc"])
+        check("nostack: %s's allocations: KMT_F_NO_STACK and stack id 0" % b,
+              sum(1 for e in evs if e.flags & F_NO_STACK and not e.stack_id),
+              done[b + "_alloc"])
     unwind = 0
     for cpu, k in sorted(none.items()):
         s, e = ctr["start"].get(cpu), ctr["end"].get(cpu)
         grew = e[2] - s[2] if s and e else None
-        check("cpu%d: no_stack_unwind grew by at least its %d away allocations" % (cpu, k),
-              grew is not None and grew >= k, True)
+        check("cpu%d: no_stack_unwind grew by at least its %d away and far allocations" %
+              (cpu, k), grew is not None and grew >= k, True)
         unwind += grew or 0
-    info("away allocations by CPU: %s; no_stack_unwind grew by %d there" %
+    info("away and far allocations by CPU: %s; no_stack_unwind grew by %d there" %
          (", ".join("cpu%d %d" % kv for kv in sorted(none.items())), unwind))
-    check("nostack: no_stack_unwind grew by at least %d on those CPUs" % away, unwind >= away, True)
-    check("nostack: kfree()s in %s and %s (home_free, away_free)" % (site_fn, away_fn),
-          (frees[site_fn, "all"], frees[away_fn, "all"]), (done["home_free"], done["away_free"]))
+    check("nostack: no_stack_unwind grew by at least %d on those CPUs" % marked,
+          unwind >= marked, True)
+    want = (done["home_free"], done["away_free"], done["near_free"] + done["far_free"])
+    check("nostack: kfree()s in %s, %s and %s" % (site_fn, away_fn, down_fn),
+          tuple(frees[fn, "all"] for fn in (site_fn, away_fn, down_fn)), want)
     if stack_frees(d):
         check("nostack: each of those kfree()s has a stack from its call site on",
-              (frees[site_fn, "stack"], frees[away_fn, "stack"]),
-              (done["home_free"], done["away_free"]))
+              tuple(frees[fn, "stack"] for fn in (site_fn, away_fn, down_fn)), want)
     if text_path:
         text = open(text_path).read()
-        said = ["%d events without a stack" % away, "(%d marked," % away]
+        said = ["%d events without a stack" % marked, "(%d marked," % marked]
         check("report text: says \"%s\" and \"%s\"" % tuple(said),
               [x in text for x in said], [True, True])
 

@@ -1208,18 +1208,33 @@ static bool oracle_stacks_params_ok(void)
  *               away  names home's call site too, which is then on no
  *                     stack: kmemtrace finds no frame equal to it, so the
  *                     event has KMT_F_NO_STACK (no_stack_unwind)
+ *             then, in each round, oracle_nostack_reach(1) and
+ *             oracle_nostack_reach(ORACLE_FAR_LEVELS): reach's call of
+ *             oracle_nostack_down() recurses that many levels, and the last
+ *             one allocates the same way, naming reach's call site, which
+ *             is on the stack, that many frames out, then kfree()s it:
+ *               near  one level: the event has a stack from reach's call
+ *                     site on (the frames inside it are cut)
+ *               far   more frames out than kmemtrace takes at its deepest
+ *                     (stack_depth 64 and 16 to cut its own): no frame
+ *                     equal to it is taken, so KMT_F_NO_STACK again
  *             The rounds alternate, so with the walk cache on, home's walk
  *             is kept under the very call site each away event names, and
  *             away's stack differs from it only from oracle_nostack_alloc's
  *             return address on: the cache must not give it home's stack.
+ *             Near's walk is kept under the call site far names, likewise.
  *   nostack_expected read, one "key value" per line:
  *     nostack_runs N, rounds N, size N,
- *     site_fn F     the function of the call site both name (home's)
+ *     site_fn F     the function of the call site home and away name
  *     away_fn F     the function of away's own call of the allocator, and
  *                   of its kfree()
- *     run_fn F      the function that calls home and away
+ *     run_fn F      the function that calls home, away and reach
+ *     reach_fn F    the function of the call site near and far name
+ *     down_fn F     the function each level adds a frame of, whose last
+ *                   level kfree()s
+ *     far_levels N  far's levels
  *     done OP N / failed OP N   for home_alloc, home_free, away_alloc,
- *                   away_free
+ *                   away_free, near_alloc, near_free, far_alloc, far_free
  */
 
 /*
@@ -1244,14 +1259,25 @@ enum oracle_nostack_op {
 	ON_HOME_FREE,
 	ON_AWAY_ALLOC,
 	ON_AWAY_FREE,
+	ON_NEAR_ALLOC,
+	ON_NEAR_FREE,
+	ON_FAR_ALLOC,
+	ON_FAR_FREE,
 	ON_COUNT
 };
+
+/* More frames than kmemtrace walks: KMT_STACK_MAX_DEPTH and its slack. */
+#define ORACLE_FAR_LEVELS	96
 
 static const char * const oracle_nostack_names[ON_COUNT] = {
 	[ON_HOME_ALLOC] = "home_alloc",
 	[ON_HOME_FREE] = "home_free",
 	[ON_AWAY_ALLOC] = "away_alloc",
 	[ON_AWAY_FREE] = "away_free",
+	[ON_NEAR_ALLOC] = "near_alloc",
+	[ON_NEAR_FREE] = "near_free",
+	[ON_FAR_ALLOC] = "far_alloc",
+	[ON_FAR_FREE] = "far_free",
 };
 
 static struct oracle_result oracle_nostack_res[ON_COUNT];
@@ -1298,6 +1324,42 @@ static noinline __noclone void oracle_nostack_away(void)
 	oracle_nostack_res[ON_AWAY_FREE].done++;
 }
 
+/*
+ * @k more levels, then the allocation naming @site and its kfree(); a
+ * level is a frame (the work after the call keeps it from being a loop).
+ */
+static noinline __noclone unsigned int
+oracle_nostack_down(unsigned int k, enum oracle_nostack_op op,
+		    unsigned long site)
+{
+	unsigned int done;
+	void *p;
+
+	if (!site)
+		site = _RET_IP_;
+	if (k) {
+		done = oracle_nostack_down(k - 1, op, site);
+		barrier();
+		return done + 1;
+	}
+	p = oracle_nostack_alloc(op, site);
+	if (!p)
+		return 0;
+	kfree(p);
+	oracle_nostack_res[op == ON_NEAR_ALLOC ? ON_NEAR_FREE : ON_FAR_FREE].done++;
+	return 1;
+}
+
+static noinline __noclone unsigned int oracle_nostack_reach(unsigned int levels)
+{
+	unsigned int done;
+
+	done = oracle_nostack_down(levels,
+				   levels == 1 ? ON_NEAR_ALLOC : ON_FAR_ALLOC, 0);
+	barrier();
+	return done;
+}
+
 static noinline __noclone void oracle_nostack_run(void)
 {
 	unsigned int i;
@@ -1307,6 +1369,8 @@ static noinline __noclone void oracle_nostack_run(void)
 	for (i = 0; i < nostack_n; i++) {
 		oracle_nostack_home();
 		oracle_nostack_away();
+		oracle_nostack_reach(1);
+		oracle_nostack_reach(ORACLE_FAR_LEVELS);
 	}
 	oracle_nostack_runs++;
 
@@ -1318,6 +1382,9 @@ static noinline __noclone void oracle_nostack_run(void)
 	oracle_say("site_fn oracle_nostack_home\n");
 	oracle_say("away_fn oracle_nostack_away\n");
 	oracle_say("run_fn %s\n", __func__);
+	oracle_say("reach_fn oracle_nostack_reach\n");
+	oracle_say("down_fn oracle_nostack_down\n");
+	oracle_say("far_levels %u\n", ORACLE_FAR_LEVELS);
 	for (i = 0; i < ON_COUNT; i++) {
 		oracle_say("done %s %u\n", oracle_nostack_names[i],
 			   oracle_nostack_res[i].done);
