@@ -186,27 +186,28 @@ static u32 kmt_stack_mask;	/* index slots - 1 */
  * module, the same return addresses at the same distances are the same
  * walk, and checking them costs a load and a compare a frame.
  *
- * A frame whose size its code does not fix keeps a frame pointer, and
- * ORC finds the frame above from it (sp = bp + 16, or a saved sp at bp
- * in a frame that realigns the stack): do_syscall_64() with
- * CONFIG_RANDOMIZE_KSTACK_OFFSET (each system call moves the stack below
- * it by a random amount), or a function that realigns the stack. Below
- * such a frame the slots are where they are from kmt_take_stack()'s
- * frame; from it up, from the top of the task's stack, when the walk
- * went all the way there. So a walk has two anchors: the slots up to the
- * first frame keeping a frame pointer are measured from the bottom, the rest
- * from the top.
+ * The size of a frame is fixed by its code, with two exceptions, which
+ * keep a frame pointer through which ORC finds the frame above. A
+ * function that realigns the stack pads its frame by what the alignment
+ * asks, the same each time for the same walk from the top of the stack.
+ * do_syscall_64() with CONFIG_RANDOMIZE_KSTACK_OFFSET moves the stack
+ * below it by a random multiple of 16 bytes on each system call, which
+ * leaves realigning to 16 bytes unchanged below it. So a system call's
+ * slots are measured from kmt_take_stack()'s frame up to the last frame
+ * keeping a frame pointer and from the top of the task's stack after it;
+ * a kernel thread's (no random offset) and a walk cut at stack_depth
+ * frames (which stays below do_syscall_64() unless it stops within a
+ * frame of the top) only from kmt_take_stack()'s frame.
  *
  * An entry keeps one walk through a call site: where its return-address
  * slots are, the tracer's and allocator's return addresses below the
  * call site, and the stack's id; the frames from the call site on are
  * the table's. A walk is kept only when each of its frames came from
  * such a slot (no pt_regs on the way, no return address replaced by
- * ftrace or a kretprobe), all on this task's stack, at most one frame
- * keeping a frame pointer, and it ended at stack_depth frames (with no frame
- * keeping one among them), at the end of a kernel thread's stack
- * (which the last frame's code fixes) or at the pt_regs of an entry from
- * user space (whose mode is checked again). Events on an interrupt or
+ * ftrace or a kretprobe), all on this task's stack, and it ended at
+ * stack_depth frames, at the end of a kernel thread's stack (which the
+ * last frame's code fixes) or at the pt_regs of an entry from user
+ * space (whose mode is checked again). Events on an interrupt or
  * exception stack, page events (no call site to key on) and walks that
  * are not kept are unwound every time. Emptied with the table at each
  * enable.
@@ -276,7 +277,7 @@ struct kmt_cpu {
 	unsigned long scratch[KMT_STACK_SCRATCH];
 	u16 scratch_off[KMT_STACK_SCRATCH];
 	u16 scratch_regs_off;
-	u8 scratch_split;	/* the first frame keeping a frame pointer */
+	u8 scratch_split;	/* after the last frame keeping a frame pointer */
 	enum kmt_walk_end scratch_end;
 	struct kmt_desc_slot desc[KMT_DESC_SLOTS];
 };
@@ -591,17 +592,19 @@ static void kmt_walk_keep(struct kmt_cpu *c, unsigned long call_site,
 	/* A walk cut short is only the same walk as far as it went. */
 	if (!to_top && t->depth < stack_depth)
 		return;
-	/* Slots after a frame keeping a frame pointer: from the top, if it got there. */
-	if (c->scratch_split < n && !to_top)
-		return;
 	set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
 	e = kmt_walk_ent(c, set + (c->walk_victim++ % KMT_WALK_WAYS));
 	e->call_site = call_site;
 	e->id = id;
 	e->nbelow = t->first;
 	e->depth = t->depth;
-	/* n + 1: none, the pt_regs after the last slot measured from the base. */
-	e->split = min_t(unsigned int, c->scratch_split, n + 1);
+	/*
+	 * Only a system call's walk has a frame of random size, the last
+	 * one keeping a frame pointer. n + 1: none, and the pt_regs after
+	 * the last slot measured from the base.
+	 */
+	e->split = c->scratch_end == KMT_WALK_USER ?
+		   min_t(unsigned int, c->scratch_split, n + 1) : n + 1;
 	for (i = 0; i < t->first; i++)
 		e->below[i] = c->scratch[i];
 	for (i = 0; i < n; i++) {
@@ -670,24 +673,25 @@ static __always_inline unsigned int kmt_walk(struct kmt_cpu *c,
 		else
 			c->scratch_off[n] = off;
 		/* The first frame's step was kmt_take_stack()'s own. */
-		if (through_bp && n) {
-			if (c->scratch_split != U8_MAX)
-				slots = false;
+		if (through_bp && n)
 			c->scratch_split = n;
-		}
 		n++;
 		bp = st.bp;
 		sp = st.sp;
 		unwind_next_frame(&st);
 		/*
 		 * The frame just left keeps a frame pointer: bp points into
-		 * it. So does every frame ORC finds through bp (bp + 16, or
-		 * the realigning frame's saved sp), and with it any frame
-		 * whose size varies; a frame that merely holds a pointer to
-		 * its own locals in rbp is taken for one, which only costs a
-		 * walk kept.
+		 * it, at the saved rbp, with the return address (or, in a
+		 * frame that realigns the stack, a copy of it) above. So
+		 * does every frame ORC finds through bp, and with it any
+		 * frame whose size varies. A frame that holds a pointer to
+		 * its own locals in rbp is not taken for one, unless the
+		 * word above is the return address.
 		 */
-		through_bp = bp >= sp && bp < st.sp;
+		through_bp = bp >= sp && bp < st.sp &&
+			     bp - base + 2 * sizeof(long) <= room &&
+			     kmt_stack_word(base, bp - base + sizeof(long)) ==
+			     st.ip;
 	}
 	if (!slots || n == max || unwind_error(&st))
 		return n;
