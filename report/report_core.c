@@ -422,6 +422,10 @@ struct rpt {
 		uint64_t pfn;
 		uint64_t dup_ptr;	/* a paired kmalloc, watched for its second event */
 		uint32_t bytes;
+		/* The watched kmalloc event's, to take back exactly what it counted. */
+		uint32_t dup_req;
+		uint16_t dup_flags;
+		bool dup_cross, dup_stacked;
 	} *pend;
 	unsigned int npend_cpus, npend;
 	uint64_t dmap_delta;	/* kmalloc address - (PFN << page_shift) of the direct map */
@@ -887,29 +891,76 @@ static int64_t pg_stack(struct rpt *r, const struct kmt_event *ev)
 }
 
 /*
+ * The stack tallies of the first event of a large kmalloc traced twice
+ * (kmalloc_dup()), taken back: stack_alloc() in reverse. Its stack's
+ * hits and bytes, or its count among the allocations without a stack; a
+ * marked one stays apart in kmalloc_dup_no_stack, for the module's own
+ * count of events without a stack holds it.
+ */
+static void stack_take_back(struct rpt *r, const struct page_pend *p, const struct obj *o)
+{
+	uint32_t *k = r->objs.stk ? &r->objs.stk[o - r->objs.e] : NULL;
+	struct rpt_stack *st;
+
+	if (p->dup_flags & KMT_F_NO_STACK) {
+		r->t.no_stack_allocs--;
+		r->t.kmalloc_dup_no_stack++;
+		return;
+	}
+	if (!p->dup_stacked)
+		return;
+	if (!k || *k == KMT_STACK_NONE) {
+		r->t.unknown_stack_allocs--;
+		return;
+	}
+	st = &r->stk[*k];
+	st->hits--;
+	st->bytes_req -= p->dup_req;
+	st->bytes_alloc -= o->bytes;
+	r->t.stack_allocs--;
+	*k = KMT_STACK_NONE;
+}
+
+/*
  * In 6.12 and 7.3 (__do_kmalloc_node() traces what __kmalloc_large_node_noprof()
  * already traced) a large kmalloc is two kmalloc events on its CPU, one
  * after the other: the same address and bytes, the first with a call site
  * inside the allocator, the second with the caller's. The first one's
- * counts are taken back, so that the caller's event alone counts.
+ * counts are taken back, in every tally it went into (its stack's too),
+ * so that the caller's event alone counts.
  */
-static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev)
+static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct page_pend *p)
 {
 	struct obj *o = obj_find(&r->objs, ev->ptr);
 	struct rpt_site *s;
 
-	if (!o || o->state != OBJ_LIVE_SEL || o->kind != KMT_REC_KMALLOC)
+	if (!o || o->state != OBJ_LIVE_SEL || o->kind != KMT_REC_KMALLOC ||
+	    ev->bytes_req != p->dup_req)
 		return;
 	s = &r->sites[o->site];
 	s->hits--;
-	s->bytes_req -= ev->bytes_req;
+	s->bytes_req -= p->dup_req;
 	s->bytes_alloc -= o->bytes;
-	s->cross_node -= (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
+	s->cross_node -= p->dup_cross;
 	if (o->cache != UINT32_MAX) {
 		r->caches[o->cache].allocs--;
-		r->caches[o->cache].bytes_req -= ev->bytes_req;
+		r->caches[o->cache].bytes_req -= p->dup_req;
 		r->caches[o->cache].bytes_alloc -= o->bytes;
 	}
+	r->t.probed_allocs -= (p->dup_flags & KMT_F_PROBED) != 0;
+	r->t.clamped_allocs -= (p->dup_flags & KMT_F_CLAMPED) != 0;
+	if (r->flags & RPT_TIMELINE)
+		lp_tl_take_back(r->lp, o->site, since_start(r, o->ts));
+	if (r->flags & RPT_PTR_VIEW) {
+		uint32_t i;
+
+		if (map_get(&r->ptr_map, ev->ptr, &i)) {
+			r->ptrs[i].hits--;
+			r->ptrs[i].bytes_req -= p->dup_req;
+			r->ptrs[i].bytes_alloc -= o->bytes;
+		}
+	}
+	stack_take_back(r, p, o);
 	/* Not an address allocated again while live: the same allocation. */
 	o->state = OBJ_DEAD;
 	r->t.kmalloc_dup_events++;
@@ -938,7 +989,7 @@ static void page_pair(struct rpt *r, const struct kmt_event *ev)
 	if (p->dup_ptr) {
 		if (ev->type == KMT_REC_KMALLOC && ev->ptr == p->dup_ptr &&
 		    ev->bytes_alloc == p->bytes)
-			kmalloc_dup(r, ev);
+			kmalloc_dup(r, ev, p);
 		p->dup_ptr = 0;
 		goto done;
 	}
@@ -966,9 +1017,16 @@ static int page_pend(struct rpt *r, const struct kmt_event *ev);
 /* Watches the CPU's next allocation event for a second event of this large kmalloc. */
 static int dup_watch(struct rpt *r, const struct kmt_event *ev)
 {
+	struct page_pend *p;
+
 	if (page_pend(r, ev))
 		return -1;
-	r->pend[ev->cpu].dup_ptr = ev->ptr;
+	p = &r->pend[ev->cpu];
+	p->dup_ptr = ev->ptr;
+	p->dup_req = ev->bytes_req;
+	p->dup_flags = ev->flags;
+	p->dup_cross = (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
+	p->dup_stacked = ev->stack_id != 0;
 	return 0;
 }
 
@@ -1083,15 +1141,9 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	};
 	if (r->objs.stk)
 		r->objs.stk[o - r->objs.e] = KMT_STACK_NONE;
-	/*
-	 * A large kmalloc: the CPU's next allocation may be its second event
-	 * (kmalloc_dup()). Not in a trace with stacks, where each of the two
-	 * events carries a stack (or says it has none) that the stack tallies
-	 * and the module's own counts of events without a stack both hold.
-	 */
+	/* A large kmalloc: the CPU's next allocation may be its second event (kmalloc_dup()). */
 	if (__builtin_expect(ev->bytes_req > 2 * r->page_size, 0) && sel &&
-	    ev->type == KMT_REC_KMALLOC && !(ev->stack_id | (ev->flags & KMT_F_NO_STACK)) &&
-	    dup_watch(r, ev))
+	    ev->type == KMT_REC_KMALLOC && dup_watch(r, ev))
 		return -1;
 	if ((ev->stack_id | (ev->flags & KMT_F_NO_STACK)) && sel)
 		return stack_alloc(r, ev, o);

@@ -172,8 +172,12 @@ struct rpt_totals {
 	 */
 	uint64_t page_kmalloc_allocs, page_kmalloc_bytes, page_kmalloc_frees;
 	uint64_t page_kmalloc_live, page_kmalloc_live_bytes;	/* at the end */
-	/* Second kmalloc events of one large kmalloc (6.12, 7.3), not counted. */
-	uint64_t kmalloc_dup_events;
+	/*
+	 * Large kmallocs traced twice (6.12, 7.3): their first events, not
+	 * counted anywhere (by stack neither), and of them those marked
+	 * KMT_F_NO_STACK, out of no_stack_allocs: the module counted them.
+	 */
+	uint64_t kmalloc_dup_events, kmalloc_dup_no_stack;
 	/*
 	 * Stacks (1.2). Of allocs, those carrying a stack the trace holds; the
 	 * others are without one, of which no_stack_allocs said so

@@ -238,6 +238,16 @@ int lp_tl_event(struct rpt_lp *lp, uint32_t site, bool free, uint64_t ns)
 	return 0;
 }
 
+void lp_tl_take_back(struct rpt_lp *lp, uint32_t site, uint64_t ns)
+{
+	uint64_t b = ns >> lp->shift;
+
+	if (site >= lp->tls.n || !lp->tls.p[site] || b >= RPT_TL_NB)
+		return;
+	((struct rpt_tl *)lp->tls.p[site])->allocs[b]--;
+	lp->all.allocs[b]--;
+}
+
 const struct rpt_life *lp_site(const struct rpt_lp *lp, size_t site)
 {
 	return lp && lp->lifetimes && site < lp->sites.n ? lp->sites.p[site] : NULL;

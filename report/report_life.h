@@ -80,6 +80,8 @@ int lp_freed(struct rpt_lp *lp, uint32_t site, uint32_t cache, uint64_t ns);
 int lp_live(struct rpt_lp *lp, uint32_t site, uint32_t cache, uint64_t ns);
 /* An allocation (free: false) or a free at site, ns after the trace's start. 0 or -1. */
 int lp_tl_event(struct rpt_lp *lp, uint32_t site, bool free, uint64_t ns);
+/* Takes back an allocation lp_tl_event() counted at site, ns after the start. */
+void lp_tl_take_back(struct rpt_lp *lp, uint32_t site, uint64_t ns);
 
 /* ---- readers ----------------------------------------------------------------- */
 

@@ -200,6 +200,8 @@ static void json_stack_totals(FILE *fp, const struct rpt *r, bool *f2)
 	json_u64(fp, "no_stack_allocs", t->no_stack_allocs, f2);
 	json_u64(fp, "unknown_stack_allocs", t->unknown_stack_allocs, f2);
 	json_u64(fp, "other_events_without_stack", t->other_no_stack + t->other_unknown_stack, f2);
+	json_u64(fp, "kmalloc_duplicate_events", t->kmalloc_dup_events, f2);
+	json_u64(fp, "kmalloc_duplicates_without_stack", t->kmalloc_dup_no_stack, f2);
 }
 
 static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
@@ -859,6 +861,9 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 	if (t->implicit_frees)
 		fprintf(fp, "Addresses reused unfreed: %" PRIu64 " (their free was not traced)\n",
 			t->implicit_frees);
+	if (t->kmalloc_dup_events)
+		fprintf(fp, "Traced twice           : %" PRIu64 " large kmallocs (duplicate events "
+			"not counted)\n", t->kmalloc_dup_events);
 	if (t->probed_allocs || t->probed_frees)
 		fprintf(fp, "Seen by probes         : %" PRIu64 " allocations, %" PRIu64
 			" frees (bulk and lock-free paths)\n", t->probed_allocs, t->probed_frees);
@@ -879,6 +884,9 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 	if (t->other_no_stack + t->other_unknown_stack)
 		fprintf(fp, "                         and %" PRIu64 " frees or page events without "
 			"one\n", t->other_no_stack + t->other_unknown_stack);
+	if (t->kmalloc_dup_no_stack)
+		fprintf(fp, "                         and %" PRIu64 " duplicate kmalloc events without "
+			"one\n", t->kmalloc_dup_no_stack);
 	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
 	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
 	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);

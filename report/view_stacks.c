@@ -560,6 +560,11 @@ static void stacks_note(const struct rpt *r, const struct stacks_args *a, size_t
 					" marked: the module's stack table was full or no frame "
 					"was found; %" PRIu64 " naming a stack not in the trace)",
 					t->no_stack_allocs, t->unknown_stack_allocs);
+	if (off < len && t->kmalloc_dup_events)
+		off += (size_t)snprintf(buf + off, len - off, "; %" PRIu64 " large kmallocs traced "
+					"twice, counted once (%" PRIu64 " of the duplicate events "
+					"marked without a stack)", t->kmalloc_dup_events,
+					t->kmalloc_dup_no_stack);
 	if (off < len && (a->min_count > 1 || a->nexclude))
 		off += (size_t)snprintf(buf + off, len - off, ". %zu stacks pass the filters",
 					kept);

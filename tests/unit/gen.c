@@ -457,9 +457,9 @@ static void tally_free(struct gen *g, unsigned int cpu, const struct kmt_event *
 	forget(g, e);
 }
 
-int gen_event(struct gen *g, unsigned int cpu, struct kmt_event *ev)
+/* Writes an event (filling cpu, seq, cpu_node, flags), not tallied. 0 or -1. */
+static int put_event(struct gen *g, unsigned int cpu, struct kmt_event *ev)
 {
-	int page = ev->type == KMT_REC_PAGE_ALLOC || ev->type == KMT_REC_PAGE_FREE;
 	union kmt_rec r;
 
 	if (ev->type < KMT_REC_KMALLOC || ev->type > KMT_REC_PAGE_FREE) {
@@ -479,9 +479,33 @@ int gen_event(struct gen *g, unsigned int cpu, struct kmt_event *ev)
 		return -1;
 	ev->cpu = r.c.cpu;
 	ev->seq = r.c.seq;
+	return 0;
+}
+
+int gen_event(struct gen *g, unsigned int cpu, struct kmt_event *ev)
+{
+	int page = ev->type == KMT_REC_PAGE_ALLOC || ev->type == KMT_REC_PAGE_FREE;
+
+	if (put_event(g, cpu, ev) < 0)
+		return -1;
 	if (ev->type <= KMT_REC_PAGE_ALLOC)
 		return tally_alloc(g, cpu, ev, page);
 	tally_free(g, cpu, ev, page);
+	return 0;
+}
+
+int gen_dup_event(struct gen *g, unsigned int cpu, struct kmt_event *ev)
+{
+	if (ev->type != KMT_REC_KMALLOC) {
+		fprintf(stderr, "gen: gen_dup_event() of type %u\n", ev->type);
+		g->failed = 1;
+		return -1;
+	}
+	if (put_event(g, cpu, ev) < 0)
+		return -1;
+	g->tot.dup_events++;
+	if (ev->flags & KMT_F_NO_STACK)
+		g->tot.dup_no_stack_events++;
 	return 0;
 }
 

@@ -53,6 +53,8 @@ struct gen_totals {
 	uint64_t stack_allocs;		/* slab allocation events carrying a stack id */
 	uint64_t no_stack_allocs;	/* slab allocation events with KMT_F_NO_STACK */
 	uint64_t no_stack_frees;	/* free and page events with KMT_F_NO_STACK */
+	uint64_t dup_events;		/* gen_dup_event()s: in none of the above but records */
+	uint64_t dup_no_stack_events;	/* of which with KMT_F_NO_STACK */
 };
 
 /* Per allocation call site (frees are counted at the site that allocated). */
@@ -129,6 +131,13 @@ int gen_stack(struct gen *g, unsigned int cpu, uint64_t ts, uint16_t id, const u
  * CPU's flags; tallied like the helpers.
  */
 int gen_event(struct gen *g, unsigned int cpu, struct kmt_event *ev);
+/*
+ * The first kmalloc event of a large kmalloc that 6.12 and 7.3 trace twice
+ * (the allocator's own, before its caller's, which gen_event() then writes):
+ * written like gen_event(), counted in records, by_type and dup_events
+ * only, not as an allocation, for a report takes it back.
+ */
+int gen_dup_event(struct gen *g, unsigned int cpu, struct kmt_event *ev);
 
 /*
  * Corruption and odd records: written as given (host order, encoded into

@@ -55,13 +55,24 @@ static const char doc[] =
 	"  stack K hits H failed F bytes_req R bytes_alloc A frees N outstanding O\n"
 	"  outstanding_bytes B frames 0xINNERMOST,...,0xOUTERMOST\n"
 	"\n"
+	"With --large-every N, every Nth kmalloc is above two pages (KMALLOC_MAX_CACHE_SIZE,\n"
+	"served by the page allocator; never failing here); with --twice each is traced\n"
+	"twice, as 6.12 and 7.3 do: first at a call site inside the allocator (with\n"
+	"--stack-depth, through a stack of its own: that call site, then the caller's\n"
+	"frames), then at its caller's. The first events are in no total but records,\n"
+	"type_kmalloc and dup_events (those with KMT_F_NO_STACK also in\n"
+	"dup_no_stack_events): a report counts the second only. --per-site adds a line\n"
+	"per allocation call site:\n"
+	"  site 0xADDR hits H failed F bytes_req R bytes_alloc A frees N outstanding O\n"
+	"  outstanding_bytes B\n"
+	"\n"
 	"Exit status: 0 written, 1 usage error, 3 I/O error, 4 out of memory.";
 
 enum {
 	OPT_CPUS = 256, OPT_EVENTS, OPT_CALLSITES, OPT_SEED, OPT_BE, OPT_WORD_BITS,
 	OPT_LOST_EVERY, OPT_PAGES, OPT_NODES, OPT_FIRST_SEQ, OPT_LIVE, OPT_PAGE_SIZE,
 	OPT_FRESH, OPT_ABI_MINOR, OPT_PROBED_EVERY, OPT_SCRIPT, OPT_STACK_DEPTH, OPT_STACKS,
-	OPT_STACK_TABLE, OPT_STACK_FREES,
+	OPT_STACK_TABLE, OPT_STACK_FREES, OPT_LARGE_EVERY, OPT_TWICE, OPT_PER_SITE,
 };
 
 static const struct argp_option options[] = {
@@ -91,6 +102,11 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "stack-frees", OPT_STACK_FREES, NULL, 0,
 	  "Slab frees carry stacks too (a stack per call site), as with stack_frees=1", 0 },
+	{ "large-every", OPT_LARGE_EVERY, "N", 0,
+	  "Every Nth kmalloc is a large one, above two pages (default none)", 0 },
+	{ "twice", OPT_TWICE, NULL, 0,
+	  "Trace each large kmalloc twice, first from inside the allocator, as 6.12 and 7.3 do", 0 },
+	{ "per-site", OPT_PER_SITE, NULL, 0, "Add a summary line per allocation call site", 0 },
 	{ "script", OPT_SCRIPT, "FILE", 0, "Write the records FILE lists ('-': standard input), nothing else", 0 },
 	{ 0 }
 };
@@ -99,7 +115,8 @@ struct args {
 	const char *dir;
 	uint64_t cpus, events, callsites, seed, word_bits, lost_every, nodes, first_seq, live;
 	uint64_t page_size, abi_minor, probed_every, stack_depth, nstacks, stack_table;
-	int big_endian, pages, fresh, set_minor, stack_frees;
+	uint64_t large_every;
+	int big_endian, pages, fresh, set_minor, stack_frees, twice, per_site;
 	const char *script;
 };
 
@@ -174,6 +191,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_STACK_TABLE:
 		name = "--stack-table", dst = &a->stack_table, max = UINT16_MAX;
 		break;
+	case OPT_LARGE_EVERY:
+		name = "--large-every", dst = &a->large_every, min = 1;
+		break;
+	case OPT_TWICE:
+		a->twice = 1;
+		return 0;
+	case OPT_PER_SITE:
+		a->per_site = 1;
+		return 0;
 	case OPT_SCRIPT:
 		a->script = arg;
 		return 0;
@@ -265,6 +291,30 @@ struct gstack {
 
 /* Caches 0..NCACHES-1, then one per kmalloc size class, then one for larger sizes. */
 #define NFREELISTS	(NCACHES + NKMALLOC + 1)
+
+/* The stacks and each CPU's ids for them, given out as the module does. */
+struct gstacks {
+	struct gstack *stk;
+	uint16_t *id, *next;	/* [cpu * n + k], [cpu] */
+	uint64_t n, table;
+};
+
+/*
+ * The id of stack k on cpu: given out, and the stack written, the first
+ * time it is needed there; 0 once the CPU's table is full. -1: I/O error.
+ */
+static int stack_id_of(struct gen *g, struct gstacks *s, unsigned int cpu, uint64_t k,
+		       uint64_t t)
+{
+	uint16_t *id = &s->id[cpu * s->n + k];
+
+	if (!*id && s->next[cpu] < s->table) {
+		*id = ++s->next[cpu];
+		if (gen_stack(g, cpu, t, *id, s->stk[k].frames, s->stk[k].depth) < 0)
+			return -1;
+	}
+	return *id;
+}
 
 static int freelist_push(struct freelist *fl, uint64_t ptr)
 {
@@ -482,7 +532,7 @@ int main(int argc, char **argv)
 	struct args a = { .cpus = 2, .events = 10000, .callsites = 64, .seed = 1,
 			  .word_bits = 64, .nodes = 1, .live = 4096, .page_size = 4096,
 			  .nstacks = 32, .stack_table = UINT16_MAX };
-	uint64_t text, heap, cache_base, pfn_base, t = 1000000, next_ptr = 0, i;
+	uint64_t text, heap, cache_base, pfn_base, large_site, t = 1000000, next_ptr = 0, i;
 	struct gen_opts opts = { 0 };
 	const struct gen_totals *tot;
 	uint8_t *described = NULL;
@@ -492,9 +542,12 @@ int main(int argc, char **argv)
 	size_t nlive = 0;
 	bool probed;
 	struct gen *g = NULL;
+	struct gstacks gs = { 0 };
 	struct gstack *stk = NULL;
-	uint16_t *stk_id = NULL, *next_id = NULL;	/* [cpu * nstk + k], [cpu] */
-	uint64_t nstk = 0;
+	/* Free stacks (--stack-frees), then those of the allocator's first events (--twice). */
+	uint64_t nstk = 0, free_base = 0, dup_base = 0;
+	/* Large kmallocs written, and those traced twice by whether each event had a stack. */
+	uint64_t nkmalloc = 0, nlarge = 0, pairs[2][2] = { { 0 } };
 	int ret = KMT_EXIT_INTERNAL;
 
 	/* argp's default is EX_USAGE (64); every kmemtrace tool says 1. */
@@ -512,6 +565,8 @@ int main(int argc, char **argv)
 		cache_base = 0xffff888003000000ULL;
 		pfn_base = 0x100000;
 	}
+	/* Inside the allocator: __do_kmalloc_node()'s call of __kmalloc_large_node_noprof(). */
+	large_site = text + 0x300040;
 
 	sites = calloc(a.callsites, sizeof(*sites));
 	live = calloc(a.live, sizeof(*live));
@@ -529,11 +584,14 @@ int main(int argc, char **argv)
 
 	if (a.stack_depth) {
 		/* Free stacks (--stack-frees) follow the allocation ones, one per call site. */
-		nstk = a.nstacks + (a.stack_frees ? a.callsites : 0);
+		free_base = a.nstacks;
+		dup_base = free_base + (a.stack_frees ? a.callsites : 0);
+		nstk = dup_base + (a.twice ? a.nstacks : 0);
 		stk = calloc(nstk, sizeof(*stk));
-		stk_id = calloc(a.cpus * nstk, sizeof(*stk_id));
-		next_id = calloc(a.cpus, sizeof(*next_id));
-		if (!stk || !stk_id || !next_id) {
+		gs = (struct gstacks){ .stk = stk, .n = nstk, .table = a.stack_table,
+				       .id = calloc(a.cpus * nstk, sizeof(*gs.id)),
+				       .next = calloc(a.cpus, sizeof(*gs.next)) };
+		if (!stk || !gs.id || !gs.next) {
 			fprintf(stderr, "kmemtrace-gen: out of memory\n");
 			goto out;
 		}
@@ -549,15 +607,25 @@ int main(int argc, char **argv)
 				k->frames[j] = text + (j == 1 ? 0x400000 + below(4) * 0x80 :
 						       0x500000 + below(64) * 0x100) + j;
 		}
-		for (i = a.nstacks; i < nstk; i++) {
+		for (i = free_base; i < dup_base; i++) {
 			struct gstack *k = &stk[i];
 			unsigned int j;
 
-			k->site = (unsigned int)(i - a.nstacks);
+			k->site = (unsigned int)(i - free_base);
 			k->depth = a.stack_depth < 3 ? (unsigned int)a.stack_depth : 3;
 			k->frames[0] = sites[k->site].addr + 0x100000;
 			for (j = 1; j < k->depth; j++)
 				k->frames[j] = text + 0x600000 + (k->site % 3) * 0x80 + j;
+		}
+		/* The allocator's call site on top of an allocation stack (at the limit, less its outermost). */
+		for (i = dup_base; i < nstk; i++) {
+			const struct gstack *c = &stk[i - dup_base];
+			struct gstack *k = &stk[i];
+
+			k->site = c->site;
+			k->depth = c->depth < a.stack_depth ? c->depth + 1 : c->depth;
+			k->frames[0] = large_site;
+			memcpy(&k->frames[1], c->frames, (k->depth - 1) * sizeof(k->frames[0]));
 		}
 	}
 
@@ -617,15 +685,11 @@ int main(int argc, char **argv)
 			}
 			if (a.stack_frees && a.stack_depth && o.kind != 2) {
 				/* The module's way: the stack once per CPU, then its id, or none. */
-				uint64_t fk = a.nstacks + o.site;
-				uint16_t *id = &stk_id[cpu * nstk + fk];
+				int id = stack_id_of(g, &gs, cpu, free_base + o.site, t);
 				struct kmt_event ev = { 0 };
 
-				if (!*id && next_id[cpu] < a.stack_table) {
-					*id = ++next_id[cpu];
-					if (gen_stack(g, cpu, t, *id, stk[fk].frames, stk[fk].depth) < 0)
-						goto io_err;
-				}
+				if (id < 0)
+					goto io_err;
 				ev.type = o.kind == 0 ? KMT_REC_KFREE : KMT_REC_CACHE_FREE;
 				ev.timestamp = t;
 				ev.call_site = o.site_addr + 0x100000;
@@ -633,8 +697,8 @@ int main(int argc, char **argv)
 				ev.cache_id = o.kind == 1 ? o.cache_id : 0;
 				ev.node = KMT_NODE_ANY;
 				ev.pid = pid;
-				ev.stack_id = *id;
-				ev.flags = *id ? 0 : KMT_F_NO_STACK;
+				ev.stack_id = (uint16_t)id;
+				ev.flags = id ? 0 : KMT_F_NO_STACK;
 				if (o.kind == 1)
 					r = describe(g, described, cpu,
 						     (unsigned int)((o.cache_id - cache_base) / 0x100),
@@ -669,9 +733,16 @@ int main(int argc, char **argv)
 					 .site = si };
 			uint32_t req = s->size - (uint32_t)below(s->size / 4 + 1);
 			struct freelist *f;
+			int large = 0, sid = 0, dup_id = -1;
 
 			if (req == 0)
 				req = 1;
+			if (a.large_every && s->kind == 0 && ++nkmalloc % a.large_every == 0) {
+				large = 1;
+				fail = 0;
+				req = (uint32_t)(2 * a.page_size + 1 + below(6 * a.page_size));
+				nlarge++;
+			}
 			gen_set_flags(g, cpu, probed && s->kind != 2 ? KMT_F_PROBED : 0);
 			o.freelist = (uint32_t)freelist_of(s, req);
 			f = &fl[o.freelist];
@@ -684,16 +755,17 @@ int main(int argc, char **argv)
 				o.ptr = heap + ((next_ptr++ * 64) & 0x0fffffffULL);
 			/* Page allocations carry no stack here: the stacks view is of slab ones. */
 			o.stk = s->kind != 2 ? ki : -1;
+			/* Traced twice: the allocator's event, its stack's id first. */
+			if (large && a.twice) {
+				dup_id = ki >= 0 ? stack_id_of(g, &gs, cpu, dup_base + (uint64_t)ki, t) : 0;
+				if (dup_id < 0)
+					goto io_err;
+			}
 			if (o.stk >= 0) {
-				uint16_t *id = &stk_id[cpu * nstk + (uint64_t)o.stk];
-
-				if (!*id && next_id[cpu] < a.stack_table) {
-					*id = ++next_id[cpu];
-					if (gen_stack(g, cpu, t, *id, stk[o.stk].frames,
-						      stk[o.stk].depth) < 0)
-						goto io_err;
-				}
-				if (!*id)
+				sid = stack_id_of(g, &gs, cpu, (uint64_t)o.stk, t);
+				if (sid < 0)
+					goto io_err;
+				if (!sid)
 					o.stk = -1;
 			}
 			if (s->kind != 2) {
@@ -705,6 +777,10 @@ int main(int argc, char **argv)
 				ev.ptr = o.ptr;
 				ev.bytes_req = req;
 				ev.bytes_alloc = kmalloc_slab(req);
+				/* The page allocator's block: PAGE_SIZE << get_order(req). */
+				if (large)
+					for (ev.bytes_alloc = (uint32_t)a.page_size; ev.bytes_alloc < req;)
+						ev.bytes_alloc <<= 1;
 				if (s->kind == 1) {
 					uint32_t osz = 32 + 32 * s->cache;
 
@@ -719,10 +795,19 @@ int main(int argc, char **argv)
 				ev.gfp_flags = 0xcc0;
 				ev.node = node;
 				ev.pid = pid;
-				if (o.stk >= 0)
-					ev.stack_id = stk_id[cpu * nstk + (uint64_t)o.stk];
-				else if (ki >= 0)
+				ev.stack_id = (uint16_t)sid;
+				if (ki >= 0 && !sid)
 					ev.flags = KMT_F_NO_STACK;
+				if (dup_id >= 0) {
+					struct kmt_event first = ev;
+
+					first.call_site = large_site;
+					first.stack_id = (uint16_t)dup_id;
+					first.flags = ki >= 0 && !dup_id ? KMT_F_NO_STACK : 0;
+					if (gen_dup_event(g, cpu, &first) < 0)
+						goto io_err;
+					pairs[dup_id > 0][sid > 0]++;
+				}
 				r = gen_event(g, cpu, &ev);
 				o.bytes = ev.bytes_alloc;
 				if (o.stk >= 0) {
@@ -781,6 +866,22 @@ int main(int argc, char **argv)
 	printf("stack_allocs %" PRIu64 "\n", tot->stack_allocs);
 	printf("no_stack_allocs %" PRIu64 "\n", tot->no_stack_allocs);
 	printf("no_stack_frees %" PRIu64 "\n", tot->no_stack_frees);
+	printf("large_kmallocs %" PRIu64 "\n", nlarge);
+	printf("dup_events %" PRIu64 "\n", tot->dup_events);
+	printf("dup_no_stack_events %" PRIu64 "\n", tot->dup_no_stack_events);
+	/* Which of the two events of a large kmalloc traced twice had a stack. */
+	printf("dup_pairs_both_stacks %" PRIu64 "\n", pairs[1][1]);
+	printf("dup_pairs_first_only %" PRIu64 "\n", pairs[1][0]);
+	printf("dup_pairs_second_only %" PRIu64 "\n", pairs[0][1]);
+	printf("dup_pairs_neither %" PRIu64 "\n", pairs[0][0]);
+	for (i = 0; a.per_site && i < gen_ncallsites(g); i++) {
+		const struct gen_callsite *c = gen_callsite_at(g, i);
+
+		printf("site 0x%" PRIx64 " hits %" PRIu64 " failed %" PRIu64 " bytes_req %" PRIu64
+		       " bytes_alloc %" PRIu64 " frees %" PRIu64 " outstanding %" PRIu64
+		       " outstanding_bytes %" PRIu64 "\n", c->addr, c->hits, c->failed, c->bytes_req,
+		       c->bytes_alloc, c->frees, c->outstanding, c->outstanding_bytes);
+	}
 	/* Allocation stacks only: the report's stacks are those of allocations. */
 	for (i = 0; stk && i < a.nstacks; i++) {
 		const struct gstack *k = &stk[i];
@@ -810,7 +911,7 @@ out:
 	free(live);
 	free(described);
 	free(stk);
-	free(stk_id);
-	free(next_id);
+	free(gs.id);
+	free(gs.next);
 	return ret;
 }
