@@ -452,7 +452,8 @@ static int pages_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 		 "which the page allocator served (one event of each allocator for the same "
 		 "memory): counted in slab and in page, once in all.%s", t->kmalloc_dup_events ?
 		 " This kernel traces each of them twice (6.12 and 7.3 do): the first of the two "
-		 "kmalloc events, whose call site is inside the allocator, is not counted." : "");
+		 "kmalloc events, whose call site is inside the allocator, is not counted, by "
+		 "call site, cache or stack." : "");
 	tt.note = note;
 	tt.cols = total_cols;
 	tt.ncols = sizeof(total_cols) / sizeof(total_cols[0]);

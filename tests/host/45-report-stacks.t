@@ -6,7 +6,9 @@
 # --min-count, --exclude and -l filter as computed here; --folded parses back to the same
 # counts (and bytes); a tiny per-CPU stack table gives exactly the generator's number of
 # events without a stack; big-endian and 32-bit traces give the same report; corrupt stack
-# records fail with the file and offset (exit 2); bad options exit 1.
+# records fail with the file and offset (exit 2); bad options exit 1. Large kmallocs traced
+# twice (6.12, 7.3; kmemtrace-gen --twice, the first event with a stack of its own, or
+# none) count once, by stack, call site and in the totals, as the generator wrote them.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -58,9 +60,12 @@ gen tiny --cpus 2 --events 5000 --callsites 8 --stack-depth 6 --stacks 30 --stac
 gen plain --cpus 2 --events 2000
 gen frees --cpus 2 --events 6000 --callsites 6 --stack-depth 8 --stacks 12 --stack-table 10 \
 	--stack-frees --seed 11
+# Every 7th kmalloc above two pages: traced once (6.1), and twice (6.12, 7.3).
+gen once "${COMMON[@]}" --large-every 7 --per-site
+gen twice "${COMMON[@]}" --large-every 7 --twice --per-site
 
 # ---- every stack's figures, exactly ---------------------------------------------------------
-for v in le le32; do
+for v in le le32 once twice; do
 	run "$REPORT" --stacks --json -l 0 "$T/$v"
 	is "$rc" 0 "$v: --stacks --json exits 0"
 	echo "$out" >"$T/$v.json"
@@ -165,6 +170,52 @@ run "$CHECK" "$T/tiny"
 is "$rc" 0 "tiny: kmemtrace_check accepts it"
 like "$out" "stacks in" "tiny: kmemtrace_check counts the stacks"
 
+# ---- large kmallocs traced twice: the allocator's first event counts nowhere ---------------------
+# (the stacks, callers, outstanding and --folded above cover "twice" and "once" too)
+for k in dup_pairs_both_stacks dup_pairs_first_only dup_pairs_second_only dup_pairs_neither; do
+	[ "$(summary "$k" "$T/twice.sum")" -gt 0 ]
+	ok $? "twice: the trace has such pairs ($k $(summary "$k" "$T/twice.sum"))"
+done
+[ "$(summary large_kmallocs "$T/once.sum")" -gt 0 ]
+ok $? "once: the trace has large kmallocs, each traced once"
+for v in once twice; do
+	res=$(python3 - "$T/$v.sum" "$T/$v.json" <<'PY'
+import json, sys
+KEYS = ("hits", "failed", "bytes_req", "bytes_alloc", "frees", "outstanding", "outstanding_bytes")
+want = {}
+for line in open(sys.argv[1]):
+    w = line.split()
+    if w and w[0] == "site":
+        kv = dict(zip(w[2::2], w[3::2]))
+        want[int(w[1], 16)] = {k: int(kv[k]) for k in KEYS}
+d = json.load(open(sys.argv[2]))
+got = {int(c["addr"], 16): {k: c[k] for k in KEYS} for c in d["callsites"]}
+bad = [a for a in set(got) | set(want) if got.get(a) != want.get(a)]
+print("same" if not bad else f"{len(bad)} differ, e.g. {bad[0]:#x}: report {got.get(bad[0])}, generator {want.get(bad[0])}")
+PY
+)
+	is "$res" "same" "$v: every call site's figures as generated (none at the allocator's)"
+	is "$(jget "[d['totals'][k] for k in ('allocs', 'bytes_req', 'bytes_alloc', 'outstanding', 'outstanding_bytes', 'no_stack_allocs', 'kmalloc_duplicate_events', 'kmalloc_duplicates_without_stack')]" "$T/$v.json")" \
+		"[$(for k in allocs bytes_req bytes_alloc outstanding outstanding_bytes no_stack_allocs \
+			dup_events dup_no_stack_events; do printf '%s, ' "$(summary $k "$T/$v.sum")"; done |
+			sed 's/, $//')]" \
+		"$v: totals, allocations without a stack and duplicates (with none) as generated"
+done
+run "$REPORT" --pages --json "$T/twice"
+echo "$out" >"$T/twice-pages.json"
+is "$(jget "[r['duplicate_events'] for r in d['memory_totals'] if r['allocator'] == 'large_kmalloc']" "$T/twice-pages.json")" \
+	"[$(summary dup_events "$T/twice.sum")]" "twice: --pages: duplicate_events as generated"
+run "$REPORT" "$T/twice"
+like "$out" "Traced twice           : $(summary dup_events "$T/twice.sum") large kmallocs" \
+	"twice: the summary says how many large kmallocs were traced twice"
+like "$out" "and $(summary dup_no_stack_events "$T/twice.sum") duplicate kmalloc events without one" \
+	"twice: and how many of their uncounted events had no stack"
+run "$REPORT" --stacks -l 1 "$T/twice"
+like "$(tr -s ' \n' '  ' <<<"$out")" "$(summary dup_events "$T/twice.sum") large kmallocs traced twice, counted once ($(summary dup_no_stack_events "$T/twice.sum") of the duplicate events marked" \
+	"twice: the stacks note says so"
+run "$REPORT" "$T/once"
+is "$(grep -c 'Traced twice' <<<"$out")" 0 "once: nothing said of large kmallocs traced twice"
+
 # ---- filters: --min-count, --exclude, -l and --sort -------------------------------------------
 min=$(jget "sorted(s['hits'] for s in d['stacks'])[len(d['stacks']) // 2]" "$T/le.json")
 run "$REPORT" --stacks --json -l 0 --min-count "$min" "$T/le"
@@ -210,7 +261,8 @@ is "$(jget "[s['bytes_alloc'] for s in d['stacks']] == sorted((s['bytes_alloc'] 
 	True "-s bytes: most bytes first"
 
 # ---- outstanding by stack and callers by call site ---------------------------------------------
-res=$(python3 - "$T/le.sum" "$T/le.json" "$T/expect.py" <<'PY'
+for v in le twice; do
+	res=$(python3 - "$T/$v.sum" "$T/$v.json" "$T/expect.py" <<'PY'
 import collections, json, sys
 exec(open(sys.argv[3]).read())
 want = expected(sys.argv[1])
@@ -235,17 +287,19 @@ print("outstanding", "same" if out == wout else "differ",
       "shares", "100" if all(abs(s - 100) < 0.01 * len(d["stack_callers"]) for s in share.values()) else "off")
 PY
 )
-is "$res" "outstanding same sorted callers same shares 100" \
-	"outstanding by stack and callers per call site as generated"
+	is "$res" "outstanding same sorted callers same shares 100" \
+		"$v: outstanding by stack and callers per call site as generated"
+done
 
 # ---- --folded ------------------------------------------------------------------------------------
-for w in hits bytes; do
-	if [ "$w" = hits ]; then run "$REPORT" --folded "$T/le"; else run "$REPORT" --folded=bytes "$T/le"; fi
-	is "$rc" 0 "--folded ($w): exit 0"
+for vw in le:hits le:bytes twice:hits; do
+	v=${vw%:*} w=${vw#*:}
+	if [ "$w" = hits ]; then run "$REPORT" --folded "$T/$v"; else run "$REPORT" --folded=bytes "$T/$v"; fi
+	is "$rc" 0 "$v: --folded ($w): exit 0"
 	printf '%s\n' "$out" >"$T/folded.$w"
-	like "$err" "$(summary no_stack_allocs "$T/le.sum") events without a stack" \
-		"--folded ($w): stderr says how many events are not in it"
-	res=$(python3 - "$T/le.sum" "$T/folded.$w" "$T/expect.py" "$w" <<'PY'
+	like "$err" "$(summary no_stack_allocs "$T/$v.sum") events without a stack" \
+		"$v: --folded ($w): stderr says how many events are not in it"
+	res=$(python3 - "$T/$v.sum" "$T/folded.$w" "$T/expect.py" "$w" <<'PY'
 import collections, re, sys
 exec(open(sys.argv[3]).read())
 key = "hits" if sys.argv[4] == "hits" else "bytes_alloc"
@@ -263,7 +317,7 @@ for line in open(sys.argv[2]):
 print("same" if got == want else f"differ: {len(set(got) ^ set(want))} stacks")
 PY
 )
-	is "$res" "same" "--folded ($w): parses back to the generator's counts, root first"
+	is "$res" "same" "$v: --folded ($w): parses back to the generator's counts, root first"
 done
 run "$REPORT" --folded "$T/sym"
 like "$out" "outer_fn;" "--folded with symbols: function names"

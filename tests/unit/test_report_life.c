@@ -447,6 +447,131 @@ static void test_dup_without_pages(void)
 	rpt_free(r);
 }
 
+/* A large kmalloc event of a trace with stacks: stack id, or KMT_F_NO_STACK when id is 0. */
+static void dup_ev(struct gen *g, unsigned int cpu, uint64_t ts, uint64_t site, uint64_t ptr,
+		   uint32_t req, uint16_t id)
+{
+	struct kmt_event e = { .type = KMT_REC_KMALLOC, .timestamp = ts, .call_site = site,
+			       .ptr = ptr, .bytes_req = req, .bytes_alloc = 32768,
+			       .node = KMT_NODE_ANY, .stack_id = id,
+			       .flags = id ? 0 : KMT_F_NO_STACK };
+
+	gen_event(g, cpu, &e);
+}
+
+static uint64_t tl_allocs(const struct rpt_tl *tl)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; tl && i < RPT_TL_NB; i++)
+		n += tl->allocs[i];
+	return n;
+}
+
+/*
+ * With stacks: a large kmalloc traced twice counts once, its first event
+ * taken back from its stack (or from the allocations without one), its
+ * call site, the timeline and the per-address view, whichever of the two
+ * events had a stack; the module's count of marked events is kept apart.
+ */
+static void test_dup_with_stacks(void)
+{
+	static const uint64_t in[] = { 0xffffffff81003100ULL, 0xffffffff81700000ULL,
+				       0xffffffff81800000ULL };
+	static const uint64_t out[] = { 0xffffffff81700000ULL, 0xffffffff81800000ULL };
+	const uint64_t a = 0xffff888060000000ULL;
+	char path[4096];
+	struct gen *g;
+	struct rpt *r;
+	uint64_t t = 1000;
+	const struct rpt_stack *sin = NULL, *sout = NULL;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/dupstk", top);
+	g = gen_open(path, 2, NULL);
+	if (!g) {
+		ok(0, "gen_open");
+		return;
+	}
+	/* Stack 1: the allocator's call site, then its caller's frames (stack 2). */
+	gen_stack(g, 0, t++, 1, in, 3);
+	gen_stack(g, 0, t++, 2, out, 2);
+	/* Both with a stack; the first without (marked); the second without; an unknown one. */
+	dup_ev(g, 0, t++, in[0], a, 20000, 1);
+	dup_ev(g, 0, t++, out[0], a, 20000, 2);
+	dup_ev(g, 0, t++, in[0], a + 0x10000, 20000, 0);
+	dup_ev(g, 0, t++, out[0], a + 0x10000, 20000, 2);
+	dup_ev(g, 0, t++, in[0], a + 0x20000, 20000, 1);
+	dup_ev(g, 0, t++, out[0], a + 0x20000, 20000, 0);
+	dup_ev(g, 0, t++, in[0], a + 0x30000, 20000, 9);
+	dup_ev(g, 0, t++, out[0], a + 0x30000, 20000, 2);
+	gen_kfree(g, 1, t++, 0xffffffff81009000ULL, a, 1);
+	/* Once only; then the same address and bytes_alloc, other bytes_req: two allocations. */
+	dup_ev(g, 0, t++, out[0], a + 0x40000, 20000, 2);
+	dup_ev(g, 0, t++, out[0], a + 0x50000, 20000, 2);
+	dup_ev(g, 0, t++, out[0], a + 0x50000, 20001, 2);
+	if (gen_close(g)) {
+		ok(0, "gen_close");
+		return;
+	}
+	r = analyse(path, RPT_TIMELINE | RPT_PTR_VIEW, 4096);
+	if (!r) {
+		ok(0, "analysis");
+		return;
+	}
+	for (i = 0; i < rpt_nstacks(r); i++) {
+		unsigned int d = 0;
+
+		if (kmt_stacks_frames(rpt_stacks(r), (uint32_t)i, &d)[0] == in[0])
+			sin = rpt_stack(r, i);
+		else
+			sout = rpt_stack(r, i);
+	}
+	{
+		const struct rpt_totals *tt = rpt_totals(r);
+		const struct rpt_site *si = rpt_site_find(r, in[0]), *so = rpt_site_find(r, out[0]);
+
+		is_u64(tt->kmalloc_dup_events, 4, "four large kmallocs traced twice");
+		is_u64(tt->allocs, 7, "allocations: 4 second events, 1 once, 2 not a pair");
+		is_u64(si ? si->hits : 99, 0, "the allocator's call site: nothing");
+		is_u64(so ? so->hits : 0, 7, "the caller's: every allocation");
+		is_u64(so ? so->bytes_req : 0, 6 * 20000 + 20001, "... with its bytes requested");
+		is_u64(tt->stack_allocs, 6, "with a stack: 3 second events, 1 once, 2 not a pair");
+		is_u64(tt->no_stack_allocs, 1, "marked: the second event without a stack");
+		is_u64(tt->unknown_stack_allocs, 0, "the unknown id of a first event: taken back");
+		is_u64(tt->kmalloc_dup_no_stack, 1, "the marked first event, counted apart");
+		is_u64(tt->allocs - tt->stack_allocs, tt->no_stack_allocs + tt->unknown_stack_allocs,
+		       "without a stack: marked + unknown");
+		is_u64(tt->implicit_frees, 1, "other bytes_req: no duplicate, an implicit free");
+		ok(sin && sout, "two stacks");
+		is_u64(sin ? sin->hits + sin->bytes_req + sin->bytes_alloc + sin->out_count : 99, 0,
+		       "the stack from inside the allocator: nothing");
+		is_u64(sout ? sout->hits : 0, 6, "the caller's stack: its six allocations");
+		is_u64(sout ? sout->bytes_alloc : 0, 6 * 32768, "... their bytes");
+		is_u64(sout ? sout->bytes_req : 0, 5 * 20000 + 20001, "... bytes requested");
+		is_u64(sout ? sout->frees : 0, 1, "... the freed one");
+		is_u64(sout ? sout->out_count : 0, 4, "... and the 4 live at the end (not twice)");
+		is_u64(tl_allocs(lp_tl(rpt_lp(r), SIZE_MAX)), 7, "timeline: 7 allocations");
+		is_u64(tl_allocs(lp_tl(rpt_lp(r), site_index(r, in[0]))), 0,
+		       "timeline: none at the allocator's call site");
+	}
+	{
+		const struct rpt_ptr *pa = NULL, *pb = NULL;
+
+		for (i = 0; i < rpt_nptrs(r); i++) {
+			if (rpt_ptr(r, i)->ptr == a)
+				pa = rpt_ptr(r, i);
+			if (rpt_ptr(r, i)->ptr == a + 0x50000)
+				pb = rpt_ptr(r, i);
+		}
+		is_u64(pa ? pa->hits : 0, 1, "--ptr: the pair's address, one allocation");
+		is_u64(pa ? pa->bytes_req : 0, 20000, "--ptr: ... its bytes requested once");
+		is_u64(pb ? pb->hits : 0, 2, "--ptr: the two allocations at one address");
+	}
+	rpt_free(r);
+}
+
 /* Page allocations by kernel stack: each block's stack counts its allocation, free and life. */
 static void test_page_stacks(void)
 {
@@ -531,6 +656,7 @@ int main(void)
 	test_lifetimes();
 	test_pages();
 	test_dup_without_pages();
+	test_dup_with_stacks();
 	test_page_stacks();
 	test_bounded();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
