@@ -30,8 +30,9 @@
 #  Phases 1 and 5 have the walk cache on (the default): stacks unwound plus stacks it knew are
 #  the stacks asked for; phase 2 has it off (stack_cache=0).
 #  kmemtrace-report --stacks --json and --folded give the chain's stacks and the recursion's
-#  with the oracle's counts; on the tiny table, the report's "N events without a stack" is the
-#  module's count.
+#  with the oracle's counts (6.12 and 7.3 trace a large kmalloc twice: counted once); on the tiny
+#  table, the report's "N events without a stack" is the module's count, less the uncounted
+#  duplicate events without one, said apart.
 # In every trace: stack records well formed and written before the events that use them, an
 # allocation (and a free when asked) has a stack or KMT_F_NO_STACK, no stack holds a frame of
 # the tracer, a slab event's stack starts at its call site. Expected numbers come from the

@@ -51,7 +51,8 @@ tap_checks in tests/guest/lib.sh):
                                   disagreed
   stacks.py nostack DIR JSON TEXT the report of DIR (JSON: --json, TEXT: the text report) says
                                   exactly as many allocations without a stack as the module
-                                  counted (stack_frees off: only allocations are asked)
+                                  counted (stack_frees off: only allocations are asked), with
+                                  the uncounted duplicate events of large kmallocs apart
   stacks.py account DIR [FULL|lossy|cached]
                                   per CPU, the stream against the module's counters, which
                                   kmemtraced copied into DIR/kmemtrace.meta at the start and
@@ -422,6 +423,16 @@ def cmd_report(expected, json_path, folded_path, nostack=None):
     check("report --stacks: frees of their objects, and none outstanding",
           sorted((st["frees"], st["outstanding"]) for st in ours),
           sorted((done[op], 0) for op in ("chain_kfree", "chain_cache_free", "chain_large_free")))
+    # 6.12 and 7.3 trace a large kmalloc twice, first from inside kmalloc (a stack of
+    # __kmalloc_noprof, then the chain): counted once, that stack not at all.
+    def via(fr):
+        k = next((k for k in range(len(fr)) if [fn(f) for f in fr[k:k + len(chain)]] == chain),
+                 None)
+        return k is not None and all("kmalloc" in fn(f) for f in fr[:k])
+    check("report --stacks: allocations through the chain, allocator frames before it or not,"
+          " each counted once (%d large kmallocs traced twice)" % tot["kmalloc_duplicate_events"],
+          sum(st["hits"] for st in rep["stacks"] if via(st["frames"])),
+          sum(done[op] for op in allocs))
     leaf, rfn, m = exp["recurse_leaf"], exp["recurse_fn"], int(exp["recurse"])
     rec = [st for st in rep["stacks"] if st["frames"] and fn(st["frames"][0]) == leaf]
     check("report --stacks: one stack per recursion depth, one allocation each",
@@ -446,11 +457,17 @@ def cmd_nostack(d, json_path, text_path):
     ctr = meta_counters(d)
     want = sum(ctr["end"][c][i] - ctr["start"][c][i] for c in ctr["end"] for i in (1, 2))
     tot = json.load(open(json_path))["totals"]
-    check("report JSON: allocations without a stack = the module's no_stack counts",
-          (tot["no_stack_allocs"], tot["events_without_stack"]), (want, want))
-    said = [l for l in open(text_path) if "events without a stack" in l]
-    check("report text: says \"%d events without a stack\"" % want,
-          any(("%d events without a stack" % want) in l for l in said), True)
+    # A large kmalloc traced twice (6.12, 7.3) counts once; its uncounted first event, when
+    # marked, is counted apart, and the module's count holds it.
+    dup = tot["kmalloc_duplicates_without_stack"]
+    check("report JSON: allocations without a stack + duplicate events without one = the "
+          "module's no_stack counts (%d duplicates)" % dup,
+          (tot["no_stack_allocs"] + dup, tot["events_without_stack"] + dup), (want, want))
+    text = open(text_path).read()
+    check("report text: says \"%d events without a stack\"" % (want - dup),
+          ("%d events without a stack" % (want - dup)) in text, True)
+    check("report text: and the duplicate kmalloc events without one, if any",
+          ("and %d duplicate kmalloc events without one" % dup) in text, dup > 0)
 
 
 def cmd_foreign(d, expected, text_path=None):
