@@ -423,6 +423,7 @@ struct rpt {
 		uint64_t dup_ptr;	/* a paired kmalloc, watched for its second event */
 		uint32_t bytes;
 		/* The watched kmalloc event's, to take back exactly what it counted. */
+		uint64_t dup_ts;
 		uint32_t dup_req;
 		uint16_t dup_flags;
 		bool dup_cross, dup_stacked;
@@ -934,8 +935,9 @@ static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct 
 	struct obj *o = obj_find(&r->objs, ev->ptr);
 	struct rpt_site *s;
 
-	if (!o || o->state != OBJ_LIVE_SEL || o->kind != KMT_REC_KMALLOC ||
-	    ev->bytes_req != p->dup_req)
+	/* The watched event's own object still (not another CPU's at that address since). */
+	if (!o || o->state != OBJ_LIVE_SEL || o->kind != KMT_REC_KMALLOC || o->cpu != ev->cpu ||
+	    o->ts != p->dup_ts || ev->bytes_req != p->dup_req)
 		return;
 	s = &r->sites[o->site];
 	s->hits--;
@@ -1023,6 +1025,7 @@ static int dup_watch(struct rpt *r, const struct kmt_event *ev)
 		return -1;
 	p = &r->pend[ev->cpu];
 	p->dup_ptr = ev->ptr;
+	p->dup_ts = ev->timestamp;
 	p->dup_req = ev->bytes_req;
 	p->dup_flags = ev->flags;
 	p->dup_cross = (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
