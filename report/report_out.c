@@ -885,8 +885,8 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 		fprintf(fp, "                         and %" PRIu64 " frees or page events without "
 			"one\n", t->other_no_stack + t->other_unknown_stack);
 	if (t->kmalloc_dup_no_stack)
-		fprintf(fp, "                         and %" PRIu64 " duplicate kmalloc events without "
-			"one\n", t->kmalloc_dup_no_stack);
+		fprintf(fp, "%25sand %" PRIu64 " duplicate kmalloc events without one\n", "",
+			t->kmalloc_dup_no_stack);
 	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
 	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
 	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);
