@@ -73,6 +73,7 @@ static const char doc[] =
 	"  kmemtrace-report --stacks -s bytes --min-count 5 --exclude kmem_cache_alloc_node out/\n"
 	"  kmemtrace-report --folded out/ | flamegraph.pl >kmalloc.svg\n"
 	"  kmemtrace-report --folded=bytes out/ | inferno-flamegraph >bytes.svg\n"
+	"  kmemtrace-report --folded=frees out/ | flamegraph.pl >frees.svg\n"
 	"  kmemtrace-report --lifetimes out/       how long each call site's objects live\n"
 	"  kmemtrace-report --lifetimes --short-lived 100us --long-lived 10s --json out/\n"
 	"  kmemtrace-report --pages out/           page allocator: by order, migrate type, GFP\n"
@@ -98,10 +99,12 @@ static const struct argp_option options[] = {
 	  "--caller; sort keys bytes, allocs, frees, net, frag, name", 1 },
 	{ "stacks", OPT_STACKS, NULL, 0,
 	  "Allocations by whole kernel stack (sort keys hit, bytes, req, outstanding, failed, "
-	  "frees), outstanding objects by stack, each call site's callers", 1 },
-	{ "folded", OPT_FOLDED, "hits|bytes|req", OPTION_ARG_OPTIONAL,
+	  "frees), outstanding objects by stack, each call site's callers, and frees by stack "
+	  "(traces with stack_frees=1)", 1 },
+	{ "folded", OPT_FOLDED, "hits|bytes|req|frees", OPTION_ARG_OPTIONAL,
 	  "Folded stacks for flame graphs: frames root first joined by ';', a blank and the "
-	  "count (default hits) or bytes", 1 },
+	  "count (default hits) or bytes; frees: the stacks of frees (stack_frees=1) by count",
+	  1 },
 	{ "lifetimes", OPT_LIFETIMES, NULL, 0,
 	  "How long objects live, per call site and cache (count, p50, p90, p99, max, log2 "
 	  "histogram; live ones' age), short-lived and long-lived call sites", 1 },
@@ -418,8 +421,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			a->stk.weight = FOLD_BYTES;
 		else if (strcmp(arg, "req") == 0)
 			a->stk.weight = FOLD_REQ;
+		else if (strcmp(arg, "frees") == 0)
+			a->stk.weight = FOLD_FREES;
 		else
-			argp_error(st, "--folded: '%s' is not hits, bytes or req", arg);
+			argp_error(st, "--folded: '%s' is not hits, bytes, req or frees", arg);
 		break;
 	case OPT_MIN_COUNT:
 		if (parse_u64(arg, UINT64_MAX, &v))
@@ -898,7 +903,15 @@ int main(int argc, char **argv)
 		if (!rpt_has_stacks(r))
 			fprintf(stderr, PROG ": note: the trace has no stacks (trace with the module "
 				"parameter stack_depth): nothing to fold\n");
-		else if (t->allocs > t->stack_allocs)
+		else if (a.stk.weight == FOLD_FREES && !rpt_has_free_stacks(r))
+			fprintf(stderr, PROG ": note: the trace has no stacks of frees (trace with "
+				"the module parameter stack_frees=1): nothing to fold\n");
+		else if (a.stk.weight == FOLD_FREES && t->no_stack_frees + t->unknown_stack_frees)
+			fprintf(stderr, PROG ": note: %" PRIu64 " frees without a stack are not in the "
+				"folded stacks (%" PRIu64 " marked, %" PRIu64 " naming a stack not in "
+				"the trace)\n", t->no_stack_frees + t->unknown_stack_frees,
+				t->no_stack_frees, t->unknown_stack_frees);
+		else if (a.stk.weight != FOLD_FREES && t->allocs > t->stack_allocs)
 			fprintf(stderr, PROG ": note: %" PRIu64 " events without a stack are not in the "
 				"folded stacks (%" PRIu64 " marked, %" PRIu64 " naming a stack not in "
 				"the trace)\n", t->allocs - t->stack_allocs, t->no_stack_allocs,

@@ -731,6 +731,57 @@ static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
 	return 0;
 }
 
+/* The tallies of stack i, grown to hold it. NULL: memory. */
+static struct rpt_stack *stk_get(struct rpt *r, uint32_t i)
+{
+	if (i >= r->stk_cap) {
+		size_t ncap = r->stk_cap ? r->stk_cap : 64;
+		struct rpt_stack *p;
+
+		while (ncap <= i)
+			ncap *= 2;
+		p = realloc(r->stk, ncap * sizeof(*p));
+		if (!p)
+			return NULL;
+		memset(p + r->stk_cap, 0, (ncap - r->stk_cap) * sizeof(*p));
+		r->stk = p;
+		r->stk_cap = ncap;
+	}
+	return &r->stk[i];
+}
+
+/*
+ * The stack of a free the report counts (stack_frees=1): o the object it
+ * frees, NULL when the trace holds no live allocation of it. 0, or -1.
+ */
+static int stack_free(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
+{
+	struct rpt_stack *st;
+	uint32_t i;
+
+	if (!(ev->stack_id | (ev->flags & KMT_F_NO_STACK)))
+		return 0;
+	if (ev->flags & KMT_F_NO_STACK) {
+		r->t.no_stack_frees++;
+		return 0;
+	}
+	i = kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id);
+	if (i == KMT_STACK_NONE) {
+		r->t.unknown_stack_frees++;
+		return 0;
+	}
+	st = stk_get(r, i);
+	if (!st)
+		return -1;
+	r->t.stack_frees++;
+	st->free_hits++;
+	if (o)
+		st->free_bytes += o->bytes;
+	else
+		st->free_no_alloc++;
+	return 0;
+}
+
 /*
  * The stack of a selected allocation: tallied, and kept with its object
  * (at *o's slot) for its free and the end. 0, or -1 (memory).
@@ -750,20 +801,9 @@ static int stack_alloc(struct rpt *r, const struct kmt_event *ev, const struct o
 		r->t.unknown_stack_allocs++;
 		return 0;
 	}
-	if (i >= r->stk_cap) {
-		size_t ncap = r->stk_cap ? r->stk_cap : 64;
-		struct rpt_stack *p;
-
-		while (ncap <= i)
-			ncap *= 2;
-		p = realloc(r->stk, ncap * sizeof(*p));
-		if (!p)
-			return -1;
-		memset(p + r->stk_cap, 0, (ncap - r->stk_cap) * sizeof(*p));
-		r->stk = p;
-		r->stk_cap = ncap;
-	}
-	st = &r->stk[i];
+	st = stk_get(r, i);
+	if (!st)
+		return -1;
 	r->t.stack_allocs++;
 	st->hits++;
 	if (!ev->ptr) {
@@ -1177,6 +1217,8 @@ static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct 
 		/* Freed before within the trace, not allocated since. */
 		r->t.double_frees++;
 		r->t.probed_frees += (ev->flags & KMT_F_PROBED) != 0;
+		if (stack_free(r, ev, NULL))
+			return -1;
 		return error_add(r, RPT_ERR_DOUBLE_FREE, r->sites[o->site].addr, ev->call_site,
 				 double_free_uncertain(r, o));
 	}
@@ -1194,7 +1236,7 @@ static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct 
 	r->t.probed_frees += (ev->flags & KMT_F_PROBED) != 0;
 	if (c)
 		c->untracked_frees++;
-	return 0;
+	return stack_free(r, ev, NULL);
 }
 
 /* The rarer parts of a tracked free, out of the common path. */
@@ -1260,6 +1302,9 @@ static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
 		st->frees++;
 		st->bytes_freed += o->bytes;
 	}
+	if (__builtin_expect((ev->stack_id | (ev->flags & KMT_F_NO_STACK)) != 0, 0) &&
+	    stack_free(r, ev, o))
+		return -1;
 	r->t.probed_frees += (ev->flags & KMT_F_PROBED) != 0;
 	/* Without a branch: which CPU frees is as good as random. */
 	s->cross_cpu_frees += o->cpu != ev->cpu;
@@ -1669,6 +1714,11 @@ bool rpt_has_stacks(const struct rpt *r)
 {
 	return r->t.stack_slots || r->t.stack_allocs || r->t.no_stack_allocs ||
 	       r->t.unknown_stack_allocs || r->t.other_no_stack || r->t.other_unknown_stack;
+}
+
+bool rpt_has_free_stacks(const struct rpt *r)
+{
+	return r->t.stack_frees || r->t.no_stack_frees || r->t.unknown_stack_frees;
 }
 
 const struct kmt_stacks *rpt_stacks(const struct rpt *r)

@@ -141,6 +141,13 @@ struct rpt_stack {
 	uint64_t bytes_req, bytes_alloc;	/* successful allocations */
 	uint64_t frees, bytes_freed;	/* tracked frees of objects allocated here */
 	uint64_t out_count, out_bytes;	/* still live at the end (rpt_finish) */
+	/*
+	 * Slab free events that carried this stack (stack_frees=1), those
+	 * rpt_totals.frees counts: free_bytes are the bytes of the objects
+	 * whose allocation the trace holds; free_no_alloc of them had none
+	 * (allocated before the trace, its allocation lost, or a double free).
+	 */
+	uint64_t free_hits, free_bytes, free_no_alloc;
 };
 
 struct rpt_totals {
@@ -191,6 +198,11 @@ struct rpt_totals {
 	 * ways, on the CPUs and pids selected.
 	 */
 	uint64_t other_no_stack, other_unknown_stack;
+	/*
+	 * Of the frees counted in frees, those carrying a stack the trace
+	 * holds, marked as having none, and naming one it does not hold.
+	 */
+	uint64_t stack_frees, no_stack_frees, unknown_stack_frees;
 	uint64_t stack_slots;	/* KMT_REC_STACK records fed */
 	uint64_t first_ts;	/* of the first record fed (the trace's start) */
 	uint64_t last_ts;	/* of the last record counted: the end for ages */
@@ -240,6 +252,8 @@ unsigned int rpt_lost_ncpus(const struct rpt *r);
  * has none or naming one (then "events without a stack" is worth saying).
  */
 bool rpt_has_stacks(const struct rpt *r);
+/* Whether a counted free asked for a stack (stack_frees=1): with one, marked or unknown. */
+bool rpt_has_free_stacks(const struct rpt *r);
 /* The distinct stacks (frames by index); rpt_stack(r, i) their tallies, i < rpt_nstacks(). */
 const struct kmt_stacks *rpt_stacks(const struct rpt *r);
 size_t rpt_nstacks(const struct rpt *r);

@@ -202,6 +202,11 @@ static void json_stack_totals(FILE *fp, const struct rpt *r, bool *f2)
 	json_u64(fp, "other_events_without_stack", t->other_no_stack + t->other_unknown_stack, f2);
 	json_u64(fp, "kmalloc_duplicate_events", t->kmalloc_dup_events, f2);
 	json_u64(fp, "kmalloc_duplicates_without_stack", t->kmalloc_dup_no_stack, f2);
+	json_key(fp, "has_free_stacks", f2);
+	fputs(rpt_has_free_stacks(r) ? "true" : "false", fp);
+	json_u64(fp, "stack_frees", t->stack_frees, f2);
+	json_u64(fp, "no_stack_frees", t->no_stack_frees, f2);
+	json_u64(fp, "unknown_stack_frees", t->unknown_stack_frees, f2);
 }
 
 static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,

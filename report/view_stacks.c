@@ -41,17 +41,18 @@ static bool frame_excluded(const struct out_opts *o, const struct stacks_args *a
 }
 
 /*
- * A stack the filters keep: carried by a selected allocation, often enough,
- * through no excluded function.
+ * A stack the filters keep: carried by a selected allocation (by a counted
+ * free, with frees), often enough, through no excluded function.
  */
 static bool stack_kept(const struct rpt *r, const struct out_opts *o, const struct stacks_args *a,
-		       uint32_t i)
+		       uint32_t i, bool frees)
 {
 	const struct rpt_stack *t = rpt_stack(r, i);
 	const uint64_t *fr;
 	unsigned int d = 0, k;
+	uint64_t hits = t ? (frees ? t->free_hits : t->hits) : 0;
 
-	if (!t || !t->hits || t->hits < a->min_count)
+	if (!hits || hits < a->min_count)
 		return false;
 	if (!a->nexclude)
 		return true;
@@ -62,8 +63,11 @@ static bool stack_kept(const struct rpt *r, const struct out_opts *o, const stru
 	return true;
 }
 
-/* The kept stacks' indexes. NULL with *n 0 is an empty list or, with errno ENOMEM, a failure. */
-static uint32_t *kept_stacks(const struct rpt *r, const struct out_opts *o, size_t *n)
+/*
+ * The kept stacks' indexes, of allocations or of frees. NULL with *n 0 is
+ * an empty list or, with errno ENOMEM, a failure.
+ */
+static uint32_t *kept_stacks(const struct rpt *r, const struct out_opts *o, size_t *n, bool frees)
 {
 	const struct stacks_args *a = args_of(o);
 	size_t total = rpt_nstacks(r), i;
@@ -79,7 +83,7 @@ static uint32_t *kept_stacks(const struct rpt *r, const struct out_opts *o, size
 		return NULL;
 	}
 	for (i = 0; i < total; i++)
-		if (stack_kept(r, o, a, (uint32_t)i))
+		if (stack_kept(r, o, a, (uint32_t)i, frees))
 			v[(*n)++] = (uint32_t)i;
 	return v;
 }
@@ -122,6 +126,24 @@ static int stack_cmp(const void *pa, const void *pb)
 	return ia < ib ? -1 : ia > ib;
 }
 
+/* Frees by stack: most bytes freed (-s bytes) or frees first, then the other, then order. */
+static int free_cmp(const void *pa, const void *pb)
+{
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+	const struct rpt_stack *a = rpt_stack(sort_r, ia), *b = rpt_stack(sort_r, ib);
+	bool by_bytes = sort_k == SK_BYTES || sort_k == SK_REQ;
+	uint64_t ka = by_bytes ? a->free_bytes : a->free_hits;
+	uint64_t kb = by_bytes ? b->free_bytes : b->free_hits;
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	ka = by_bytes ? a->free_hits : a->free_bytes;
+	kb = by_bytes ? b->free_hits : b->free_bytes;
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
 /* Most of key first; ties by hits, bytes, then the order stacks first appeared. */
 static void stacks_sort(const struct rpt *r, uint32_t *v, size_t n, enum sort_key k)
 {
@@ -129,6 +151,14 @@ static void stacks_sort(const struct rpt *r, uint32_t *v, size_t n, enum sort_ke
 	sort_k = k;
 	if (n)
 		qsort(v, n, sizeof(*v), stack_cmp);
+}
+
+static void frees_sort(const struct rpt *r, uint32_t *v, size_t n, enum sort_key k)
+{
+	sort_r = r;
+	sort_k = k;
+	if (n)
+		qsort(v, n, sizeof(*v), free_cmp);
 }
 
 /*
@@ -361,6 +391,51 @@ static void out_cell(const void *ctx, size_t row, size_t col, struct out_cell *o
 	}
 }
 
+enum { FC_HITS, FC_BYTES, FC_NO_ALLOC, FC_DEPTH, FC_FRAMES, FC_ADDRS, FC_LINES };
+
+static const struct out_col free_cols[] = {
+	[FC_HITS] = { "frees", "Frees", COL_U64, 9, 0 },
+	[FC_BYTES] = { "bytes_freed", "Bytes", COL_U64, 12, 0 },
+	[FC_NO_ALLOC] = { "frees_no_alloc", "No alloc", COL_U64, 9, 0 },
+	[FC_DEPTH] = { "depth", NULL, COL_U64, 0, OC_NO_TEXT },
+	[FC_FRAMES] = { "frames", "Stack (innermost first)", COL_STRV, 0, OC_LEFT },
+	[FC_ADDRS] = { "frame_addrs", NULL, COL_STRV, 0, OC_NO_TEXT },
+	[FC_LINES] = { "frame_lines", NULL, COL_STRV, 0, OC_NO_TEXT },
+};
+
+static void free_cell(const void *ctx, size_t row, size_t col, struct out_cell *out)
+{
+	const struct sctx *c = ctx;
+	const struct srow *w = &c->rows[row];
+
+	switch (col) {
+	case FC_HITS:
+		out->u = w->t->free_hits;
+		break;
+	case FC_BYTES:
+		out->u = w->t->free_bytes;
+		break;
+	case FC_NO_ALLOC:
+		out->u = w->t->free_no_alloc;
+		break;
+	case FC_DEPTH:
+		out->u = w->depth;
+		break;
+	case FC_FRAMES:
+		out->sv = (const char *const *)w->frames;
+		out->n = w->depth;
+		break;
+	case FC_ADDRS:
+		out->sv = (const char *const *)w->addrs;
+		out->n = w->depth;
+		break;
+	case FC_LINES:
+		out->sv = (const char *const *)w->lines;
+		out->n = w->depth;
+		break;
+	}
+}
+
 enum { CC_PATH, CC_HITS, CC_SHARE, CC_REQ, CC_ALLOC, CC_OUT, CC_SITE, CC_CALLER,
 	CC_SITE_ADDR, CC_CALLER_ADDR };
 
@@ -513,10 +588,11 @@ static struct crow *callers_build(const struct view_ctx *v, const uint32_t *idx,
 	return c;
 }
 
-static int stacks_syms(const struct view_ctx *v, struct symtab *st)
+/* Adds the frames of the kept stacks of allocations (or frees) to st. 0 or -1. */
+static int kept_syms(const struct view_ctx *v, struct symtab *st, bool frees)
 {
 	size_t n, i;
-	uint32_t *idx = kept_stacks(v->r, v->o, &n);
+	uint32_t *idx = kept_stacks(v->r, v->o, &n, frees);
 
 	if (!idx && errno == ENOMEM)
 		return -1;
@@ -533,6 +609,13 @@ static int stacks_syms(const struct view_ctx *v, struct symtab *st)
 	}
 	free(idx);
 	return 0;
+}
+
+static int stacks_syms(const struct view_ctx *v, struct symtab *st)
+{
+	if (kept_syms(v, st, false))
+		return -1;
+	return rpt_has_free_stacks(v->r) ? kept_syms(v, st, true) : 0;
 }
 
 /* The paragraph under the first table: what the trace's stacks cover. */
@@ -572,6 +655,32 @@ static void stacks_note(const struct rpt *r, const struct stacks_args *a, size_t
 		snprintf(buf + off, len - off, ".");
 }
 
+/* The paragraph under the frees table: what the frees' stacks cover. */
+static void frees_note(const struct rpt *r, const struct stacks_args *a, size_t kept,
+		       char *buf, size_t len)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	uint64_t no_alloc = 0, without = t->no_stack_frees + t->unknown_stack_frees;
+	size_t off, nfree = 0, i;
+
+	for (i = 0; i < rpt_nstacks(r); i++) {
+		nfree += rpt_stack(r, i)->free_hits != 0;
+		no_alloc += rpt_stack(r, i)->free_no_alloc;
+	}
+	off = (size_t)snprintf(buf, len, "%" PRIu64 " frees with a stack, in %zu distinct stacks; "
+			       "%" PRIu64 " of them freed an object whose allocation is not in the "
+			       "trace (allocated before it, or a double free): no bytes for those "
+			       "(No alloc). %" PRIu64 " frees without a stack (%" PRIu64
+			       " marked, %" PRIu64 " naming a stack not in the trace)",
+			       t->stack_frees, nfree, no_alloc, without, t->no_stack_frees,
+			       t->unknown_stack_frees);
+	if (off < len && (a->min_count > 1 || a->nexclude))
+		off += (size_t)snprintf(buf + off, len - off, ". %zu stacks pass the filters",
+					kept);
+	if (off < len)
+		snprintf(buf + off, len - off, ".");
+}
+
 /* Emits t with a row for each of the first --lines stacks of idx. 0, -1 or emit's nonzero. */
 static int emit_stacks(const struct view_ctx *v, struct out_table *t, struct sctx *c,
 		       const uint32_t *idx, size_t n, table_emit_fn emit, void *arg)
@@ -598,7 +707,7 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	struct sctx c = { .v = v };
 	struct out_table t = { 0 };
 	size_t n, nout = 0, i;
-	uint32_t *idx = kept_stacks(v->r, v->o, &n);
+	uint32_t *idx = kept_stacks(v->r, v->o, &n, false);
 	char note[1024];
 	int ret = -1;
 
@@ -636,7 +745,7 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	/* Each call site's callers: the frame above it. */
 	ret = -1;
 	free(idx);
-	idx = kept_stacks(v->r, v->o, &n);
+	idx = kept_stacks(v->r, v->o, &n, false);
 	if (!idx && errno == ENOMEM)
 		goto out;
 	c.crows = callers_build(v, idx, n, &c.nc);
@@ -652,6 +761,25 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	t.cell = caller_cell;
 	t.ctx = &c;
 	ret = emit(&t, arg);
+	if (ret || !rpt_has_free_stacks(v->r))
+		goto out;
+
+	/* Frees by stack (stack_frees=1): who frees, through which path. */
+	ret = -1;
+	free(idx);
+	idx = kept_stacks(v->r, v->o, &n, true);
+	if (!idx && errno == ENOMEM)
+		goto out;
+	frees_sort(v->r, idx, n, stacks_key(v->o));
+	frees_note(v->r, a, n, note, sizeof(note));
+	memset(&t, 0, sizeof(t));
+	t.key = "stacks_frees";
+	t.title = "Frees by kernel stack";
+	t.note = note;
+	t.cols = free_cols;
+	t.ncols = sizeof(free_cols) / sizeof(free_cols[0]);
+	t.cell = free_cell;
+	ret = emit_stacks(v, &t, &c, idx, n, emit, arg);
 out:
 	crows_free(c.crows, c.nc);
 	free(idx);
@@ -704,7 +832,7 @@ int stacks_folded(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	int ret = -1;
 
 	oa.view_args = a;
-	idx = kept_stacks(r, &oa, &n);
+	idx = kept_stacks(r, &oa, &n, a->weight == FOLD_FREES);
 	if (!idx && errno == ENOMEM)
 		return -1;
 	v = calloc(n ? n : 1, sizeof(*v));
@@ -713,7 +841,8 @@ int stacks_folded(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	for (i = 0; i < n; i++) {
 		const struct rpt_stack *t = rpt_stack(r, idx[i]);
 		uint64_t w = a->weight == FOLD_BYTES ? t->bytes_alloc :
-			     a->weight == FOLD_REQ ? t->bytes_req : t->hits;
+			     a->weight == FOLD_REQ ? t->bytes_req :
+			     a->weight == FOLD_FREES ? t->free_hits : t->hits;
 		unsigned int d = 0, k;
 		const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), idx[i], &d);
 		char *buf = NULL, frame[512];

@@ -17,11 +17,12 @@
 #include "report_out.h"
 
 /* What --folded counts per stack. */
-enum folded_weight { FOLD_HITS, FOLD_BYTES, FOLD_REQ };
+/* FOLD_FREES: the stacks of frees (stack_frees=1), by free events. */
+enum folded_weight { FOLD_HITS, FOLD_BYTES, FOLD_REQ, FOLD_FREES };
 
 /* The view's options (out_opts.view_args). */
 struct stacks_args {
-	uint64_t min_count;	/* stacks with at least this many allocations (0, 1: all) */
+	uint64_t min_count;	/* stacks with at least this many allocations (frees) */
 	const char *const *exclude;	/* function names: stacks through any are left out */
 	size_t nexclude;
 	enum folded_weight weight;

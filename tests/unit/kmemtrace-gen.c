@@ -287,6 +287,8 @@ struct gstack {
 	uint64_t frames[KMT_STACK_MAX_DEPTH];
 	unsigned int depth, site;
 	uint64_t hits, failed, bytes_req, bytes_alloc, frees, out, out_bytes;
+	/* A free stack's: free events with it, their objects' bytes, those of no allocation. */
+	uint64_t fhits, fbytes, fno_alloc;
 };
 
 /* Caches 0..NCACHES-1, then one per kmalloc size class, then one for larger sizes. */
@@ -583,9 +585,12 @@ int main(int argc, char **argv)
 	}
 
 	if (a.stack_depth) {
-		/* Free stacks (--stack-frees) follow the allocation ones, one per call site. */
+		/*
+		 * Free stacks (--stack-frees) follow the allocation ones, one per
+		 * call site, and one for the frees of objects allocated before the trace.
+		 */
 		free_base = a.nstacks;
-		dup_base = free_base + (a.stack_frees ? a.callsites : 0);
+		dup_base = free_base + (a.stack_frees ? a.callsites + 1 : 0);
 		nstk = dup_base + (a.twice ? a.nstacks : 0);
 		stk = calloc(nstk, sizeof(*stk));
 		gs = (struct gstacks){ .stk = stk, .n = nstk, .table = a.stack_table,
@@ -613,9 +618,11 @@ int main(int argc, char **argv)
 
 			k->site = (unsigned int)(i - free_base);
 			k->depth = a.stack_depth < 3 ? (unsigned int)a.stack_depth : 3;
-			k->frames[0] = sites[k->site].addr + 0x100000;
+			k->frames[0] = k->site < a.callsites ? sites[k->site].addr + 0x100000 :
+				       text + 0x200000;
 			for (j = 1; j < k->depth; j++)
-				k->frames[j] = text + 0x600000 + (k->site % 3) * 0x80 + j;
+				k->frames[j] = text + 0x600000 +
+					       (k->site < a.callsites ? k->site % 3 : 3) * 0x80 + j;
 		}
 		/* The allocator's call site on top of an allocation stack (at the limit, less its outermost). */
 		for (i = dup_base; i < nstk; i++) {
@@ -690,6 +697,10 @@ int main(int argc, char **argv)
 
 				if (id < 0)
 					goto io_err;
+				if (id) {
+					stk[free_base + o.site].fhits++;
+					stk[free_base + o.site].fbytes += o.bytes;
+				}
 				ev.type = o.kind == 0 ? KMT_REC_KFREE : KMT_REC_CACHE_FREE;
 				ev.timestamp = t;
 				ev.call_site = o.site_addr + 0x100000;
@@ -720,9 +731,28 @@ int main(int argc, char **argv)
 			}
 		} else if (below(1000) == 0) {
 			/* A free of an object allocated before the trace began. */
+			uint64_t ptr = heap - 0x10000 + below(0x1000) * 8;
+
 			gen_set_flags(g, cpu, probed ? KMT_F_PROBED : 0);
-			r = gen_kfree(g, cpu, t, text + 0x200000, heap - 0x10000 + below(0x1000) * 8,
-				      pid);
+			if (a.stack_frees && a.stack_depth) {
+				struct gstack *k = &stk[free_base + a.callsites];
+				int id = stack_id_of(g, &gs, cpu, free_base + a.callsites, t);
+				struct kmt_event ev = {
+					.type = KMT_REC_KFREE, .timestamp = t,
+					.call_site = text + 0x200000, .ptr = ptr,
+					.node = KMT_NODE_ANY, .pid = pid,
+				};
+
+				if (id < 0)
+					goto io_err;
+				ev.stack_id = (uint16_t)id;
+				ev.flags = id ? 0 : KMT_F_NO_STACK;
+				k->fhits += id != 0;
+				k->fno_alloc += id != 0;
+				r = gen_event(g, cpu, &ev);
+			} else {
+				r = gen_kfree(g, cpu, t, text + 0x200000, ptr, pid);
+			}
 		} else {
 			int32_t ki = a.stack_depth ? (int32_t)below(a.nstacks) : -1;
 			uint32_t si = ki >= 0 ? stk[ki].site : (uint32_t)below(a.callsites);
@@ -893,6 +923,19 @@ int main(int argc, char **argv)
 		       " bytes_alloc %" PRIu64 " frees %" PRIu64 " outstanding %" PRIu64
 		       " outstanding_bytes %" PRIu64 " frames ", i, k->hits, k->failed, k->bytes_req,
 		       k->bytes_alloc, k->frees, k->out, k->out_bytes);
+		for (j = 0; j < k->depth; j++)
+			printf("%s0x%" PRIx64, j ? "," : "", k->frames[j]);
+		printf("\n");
+	}
+	/* Free stacks: free events with each, their objects' bytes, those of no allocation. */
+	for (i = free_base; stk && i < dup_base; i++) {
+		const struct gstack *k = &stk[i];
+		unsigned int j;
+
+		if (!k->fhits)
+			continue;
+		printf("free_stack %" PRIu64 " frees %" PRIu64 " bytes_freed %" PRIu64
+		       " frees_no_alloc %" PRIu64 " frames ", i, k->fhits, k->fbytes, k->fno_alloc);
 		for (j = 0; j < k->depth; j++)
 			printf("%s0x%" PRIx64, j ? "," : "", k->frames[j]);
 		printf("\n");
