@@ -218,11 +218,12 @@ is "$(grep '^kmt_merged_a (also' <<<"$out" | tr ',' '\n' | wc -l)" "$nmany" "--w
 run "$REPORT" --json --alloc "$T/merged"
 echo "$out" >"$T/alloc.json"
 # A trace with kernel stacks, for the --stacks tables' keys.
-"$GEN" -o "$T/stk" --cpus 2 --events 2000 --stack-depth 7 --stacks 9 --stack-table 6 >/dev/null
+"$GEN" -o "$T/stk" --cpus 2 --events 2000 --stack-depth 7 --stacks 9 --stack-table 6 \
+	--stack-frees >/dev/null
 run "$REPORT" --json --stacks "$T/stk"
 echo "$out" >"$T/stacks.json"
-is "$(jget "len(d['stacks']) > 0 and len(d['stack_callers']) > 0" "$T/stacks.json")" True \
-	"--stacks JSON has stacks and callers"
+is "$(jget "len(d['stacks']) > 0 and len(d['stack_callers']) > 0 and len(d['stacks_frees']) > 0" "$T/stacks.json")" True \
+	"--stacks JSON has stacks, callers and frees by stack"
 # Page events and lifetimes, for --lifetimes' and --pages' tables.
 "$GEN" -o "$T/pg" --cpus 2 --events 4000 --pages >/dev/null
 run "$REPORT" --json --lifetimes "$T/pg"

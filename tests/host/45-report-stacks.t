@@ -41,6 +41,18 @@ def expected(path):
         for k in KEYS:
             g[fr][k] += int(kv[k])
     return g
+FKEYS = ("frees", "bytes_freed", "frees_no_alloc")
+def expected_frees(path):
+    g = collections.defaultdict(lambda: dict.fromkeys(FKEYS, 0))
+    for line in open(path):
+        w = line.split()
+        if not w or w[0] != "free_stack":
+            continue
+        kv = dict(zip(w[2::2], w[3::2]))
+        fr = tuple(int(x, 16) for x in kv["frames"].split(","))
+        for k in FKEYS:
+            g[fr][k] += int(kv[k])
+    return g
 PY
 
 gen() {
@@ -63,6 +75,9 @@ gen frees --cpus 2 --events 6000 --callsites 6 --stack-depth 8 --stacks 12 --sta
 # Every 7th kmalloc above two pages: traced once (6.1), and twice (6.12, 7.3).
 gen once "${COMMON[@]}" --large-every 7 --per-site
 gen twice "${COMMON[@]}" --large-every 7 --twice --per-site
+# Room for every stack: frees of objects allocated before the trace carry theirs.
+gen fs --cpus 2 --events 30000 --callsites 6 --stack-depth 8 --stacks 12 --stack-table 40 \
+	--stack-frees --seed 5
 
 # ---- every stack's figures, exactly ---------------------------------------------------------
 for v in le le32 once twice; do
@@ -115,6 +130,108 @@ like "$out" "and $(summary no_stack_frees "$T/frees.sum") frees or page events w
 run "$REPORT" --stacks -l 0 "$T/frees"
 like "$(tr -s ' \n' '  ' <<<"$out")" "with a stack, in $(jget "len(d['stacks'])" "$T/frees.json") distinct stacks" \
 	"frees with stacks: the note counts the allocations' stacks, not the frees'"
+
+# ---- frees by stack: who frees, through which path -----------------------------------------------
+run "$REPORT" --stacks --json -l 0 "$T/fs"
+is "$rc" 0 "frees by stack: --stacks --json exits 0"
+echo "$out" >"$T/fs.json"
+res=$(python3 - "$T/fs.sum" "$T/fs.json" "$T/expect.py" <<'PY'
+import json, sys
+exec(open(sys.argv[3]).read())
+want = expected_frees(sys.argv[1])
+d = json.load(open(sys.argv[2]))
+got = {tuple(int(a, 16) for a in s["frame_addrs"]): {k: s[k] for k in FKEYS} for s in d["stacks_frees"]}
+if not want:
+    print("the generator wrote no free stacks")
+elif len(d["stacks_frees"]) != len(got):
+    print("a stack listed twice")
+elif got != want:
+    bad = [f for f in set(got) | set(want) if got.get(f) != want.get(f)]
+    print(f"{len(bad)} stacks differ, e.g. {bad[0]}: report {got.get(bad[0])}, generator {want.get(bad[0])}")
+elif not any(v["frees_no_alloc"] for v in want.values()):
+    print("no free of an object allocated before the trace has a stack")
+else:
+    print("same")
+PY
+)
+is "$res" "same" "frees by stack: every stack's frees, bytes freed and frees without an allocation as generated"
+is "$(jget "(d['totals']['has_free_stacks'], d['totals']['stack_frees'], d['totals']['no_stack_frees'])" "$T/fs.json")" \
+	"(True, $(grep '^free_stack ' "$T/fs.sum" | awk '{ s += $4 } END { print s }'), $(summary no_stack_frees "$T/fs.sum"))" \
+	"frees by stack: totals of frees with and without a stack as generated"
+is "$(jget "d['totals']['stack_frees'] + d['totals']['no_stack_frees'] + d['totals']['unknown_stack_frees'] == d['totals']['frees']" "$T/fs.json")" \
+	True "frees by stack: frees with a stack plus those without are all frees"
+is "$(jget "d['stacks_frees'] == sorted(d['stacks_frees'], key=lambda s: (-s['frees'], -s['bytes_freed']))" "$T/fs.json")" \
+	True "frees by stack: most frees first"
+run "$REPORT" --stacks -l 0 "$T/fs"
+like "$out" "Frees by kernel stack" "frees by stack: the text table"
+like "$(tr -s ' \n' '  ' <<<"$out")" "$(jget "d['totals']['stack_frees']" "$T/fs.json") frees with a stack, in $(jget "len(d['stacks_frees'])" "$T/fs.json") distinct stacks; $(grep '^free_stack ' "$T/fs.sum" | awk '{ s += $8 } END { print s }') of them freed an object whose allocation is not in the trace" \
+	"frees by stack: the note counts frees with a stack and those without an allocation"
+is "$(awk 'length > 80' <<<"$out" | wc -l)" 0 "frees by stack: text fits 80 columns"
+run "$REPORT" --stacks --json -l 0 "$T/frees"
+echo "$out" >"$T/frees.json"
+is "$(jget "(d['totals']['stack_frees'], d['totals']['no_stack_frees'], sum(s['frees'] for s in d['stacks_frees']))" "$T/frees.json")" \
+	"($(grep '^free_stack ' "$T/frees.sum" | awk '{ s += $4 } END { print s }'), $(summary no_stack_frees "$T/frees.sum"), $(grep '^free_stack ' "$T/frees.sum" | awk '{ s += $4 } END { print s }'))" \
+	"frees by stack, a full table: frees with a stack and marked without one as generated"
+# Filters, as the other stack tables have them.
+fmin=$(jget "sorted(s['frees'] for s in d['stacks_frees'])[len(d['stacks_frees']) // 2]" "$T/fs.json")
+run "$REPORT" --stacks --json -l 0 --min-count "$fmin" "$T/fs"
+echo "$out" >"$T/fsmin.json"
+is "$(jget "sorted(s['frame_addrs'][0] for s in d['stacks_frees'])" "$T/fsmin.json")" \
+	"$(jget "sorted(s['frame_addrs'][0] for s in d['stacks_frees'] if s['frees'] >= $fmin)" "$T/fs.json")" \
+	"frees by stack, --min-count $fmin: exactly the stacks freeing that often"
+fex=$(jget "sorted({s['frame_addrs'][1] for s in d['stacks_frees'] if s['depth'] > 1})[0]" "$T/fs.json")
+run "$REPORT" --stacks --json -l 0 --exclude "$fex" "$T/fs"
+echo "$out" >"$T/fsex.json"
+is "$(jget "sorted(s['frame_addrs'][0] for s in d['stacks_frees'])" "$T/fsex.json")" \
+	"$(jget "sorted(s['frame_addrs'][0] for s in d['stacks_frees'] if '$fex' not in s['frame_addrs'])" "$T/fs.json")" \
+	"frees by stack, --exclude $fex: exactly the stacks not through it"
+run "$REPORT" --stacks --json -l 2 "$T/fs"
+echo "$out" >"$T/fstop.json"
+is "$(jget "[s['frees'] for s in d['stacks_frees']]" "$T/fstop.json")" \
+	"$(jget "sorted((s['frees'] for s in d['stacks_frees']), reverse=True)[:2]" "$T/fs.json")" \
+	"frees by stack, -l 2: the two stacks freeing most"
+run "$REPORT" --stacks --json -l 0 -s bytes "$T/fs"
+echo "$out" >"$T/fsbytes.json"
+is "$(jget "[s['bytes_freed'] for s in d['stacks_frees']] == sorted((s['bytes_freed'] for s in d['stacks_frees']), reverse=True)" "$T/fsbytes.json")" \
+	True "frees by stack, -s bytes: most bytes freed first"
+run "$REPORT" --stacks --csv "$T/fs"
+like "$out" "frees,bytes_freed,frees_no_alloc,depth,frames" "frees by stack: in CSV too"
+# --folded=frees: the free stacks by count, root first.
+run "$REPORT" --folded=frees "$T/fs"
+is "$rc" 0 "--folded=frees: exit 0"
+printf '%s\n' "$out" >"$T/folded.frees"
+res=$(python3 - "$T/fs.sum" "$T/folded.frees" "$T/expect.py" <<'PY'
+import collections, re, sys
+exec(open(sys.argv[3]).read())
+want = collections.Counter()
+for f, v in expected_frees(sys.argv[1]).items():
+    want[tuple("0x%x" % a for a in reversed(f))] += v["frees"]
+got = collections.Counter()
+for line in open(sys.argv[2]):
+    m = re.fullmatch(r"(\S+) (\d+)\n", line)
+    if not m:
+        print("bad line", line.strip())
+        sys.exit()
+    got[tuple(m.group(1).split(";"))] += int(m.group(2))
+print("same" if want and got == want else f"differ: {len(set(got) ^ set(want))} stacks")
+PY
+)
+is "$res" "same" "--folded=frees: parses back to the generator's free counts, root first"
+run "$REPORT" --folded=frees --min-count "$fmin" "$T/fs"
+is "$(wc -l <<<"$out")" "$(jget "len(d['stacks_frees'])" "$T/fsmin.json")" \
+	"--folded=frees --min-count: the same stacks as --stacks"
+run "$REPORT" --folded=frees "$T/frees"
+like "$err" "$(summary no_stack_frees "$T/frees.sum") frees without a stack are not in the folded stacks" \
+	"--folded=frees: stderr says how many frees are not in it"
+# Without stacks of frees: no table, and the JSON says so.
+run "$REPORT" --stacks --json -l 0 "$T/le"
+is "$(jget "(d['totals']['has_free_stacks'], 'stacks_frees' in d)" <(echo "$out"))" "(False, False)" \
+	"no free stacks: has_free_stacks false, no stacks_frees"
+run "$REPORT" --stacks "$T/le"
+is "$(grep -c 'Frees by kernel stack' <<<"$out")" 0 "no free stacks: no table in the text"
+run "$REPORT" --folded=frees "$T/le"
+is "$rc:$out" "0:" "no free stacks: --folded=frees writes nothing"
+like "$err" "no stacks of frees" "no free stacks: --folded=frees says why"
 
 # ---- big-endian and 32-bit traces read the same ------------------------------------------------
 for p in "le be" "le32 be32"; do
