@@ -731,9 +731,27 @@ static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
 	return 0;
 }
 
-/* The tallies of stack i, grown to hold it. NULL: memory. */
-static struct rpt_stack *stk_get(struct rpt *r, uint32_t i)
+/*
+ * The tallies of the stack ev carries, grown to hold it, at *st and its
+ * index at *idx; *st NULL when it has none, counted in *no_stack when
+ * marked so (whatever id it names: kmemtrace_check refuses that), in
+ * *unknown when it names one the trace does not hold. 0, or -1 (memory).
+ */
+static int stk_of(struct rpt *r, const struct kmt_event *ev, uint64_t *no_stack,
+		  uint64_t *unknown, struct rpt_stack **st, uint32_t *idx)
 {
+	uint32_t i;
+
+	*st = NULL;
+	if (ev->flags & KMT_F_NO_STACK) {
+		(*no_stack)++;
+		return 0;
+	}
+	i = kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id);
+	if (i == KMT_STACK_NONE) {
+		(*unknown)++;
+		return 0;
+	}
 	if (i >= r->stk_cap) {
 		size_t ncap = r->stk_cap ? r->stk_cap : 64;
 		struct rpt_stack *p;
@@ -742,12 +760,14 @@ static struct rpt_stack *stk_get(struct rpt *r, uint32_t i)
 			ncap *= 2;
 		p = realloc(r->stk, ncap * sizeof(*p));
 		if (!p)
-			return NULL;
+			return -1;
 		memset(p + r->stk_cap, 0, (ncap - r->stk_cap) * sizeof(*p));
 		r->stk = p;
 		r->stk_cap = ncap;
 	}
-	return &r->stk[i];
+	*st = &r->stk[i];
+	*idx = i;
+	return 0;
 }
 
 /*
@@ -761,18 +781,10 @@ static int stack_free(struct rpt *r, const struct kmt_event *ev, const struct ob
 
 	if (!(ev->stack_id | (ev->flags & KMT_F_NO_STACK)))
 		return 0;
-	if (ev->flags & KMT_F_NO_STACK) {
-		r->t.no_stack_frees++;
-		return 0;
-	}
-	i = kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id);
-	if (i == KMT_STACK_NONE) {
-		r->t.unknown_stack_frees++;
-		return 0;
-	}
-	st = stk_get(r, i);
-	if (!st)
+	if (stk_of(r, ev, &r->t.no_stack_frees, &r->t.unknown_stack_frees, &st, &i))
 		return -1;
+	if (!st)
+		return 0;
 	r->t.stack_frees++;
 	st->free_hits++;
 	if (o)
@@ -791,19 +803,10 @@ static int stack_alloc(struct rpt *r, const struct kmt_event *ev, const struct o
 	uint32_t i = KMT_STACK_NONE;
 	struct rpt_stack *st;
 
-	/* Marked as having none, it has none, whatever id it names (kmemtrace_check refuses that). */
-	if (ev->flags & KMT_F_NO_STACK) {
-		r->t.no_stack_allocs++;
-		return 0;
-	}
-	i = kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id);
-	if (i == KMT_STACK_NONE) {
-		r->t.unknown_stack_allocs++;
-		return 0;
-	}
-	st = stk_get(r, i);
-	if (!st)
+	if (stk_of(r, ev, &r->t.no_stack_allocs, &r->t.unknown_stack_allocs, &st, &i))
 		return -1;
+	if (!st)
+		return 0;
 	r->t.stack_allocs++;
 	st->hits++;
 	if (!ev->ptr) {

@@ -30,29 +30,23 @@ trap 'rm -rf "$T"' EXIT
 cat >"$T/expect.py" <<'PY'
 import collections, sys
 KEYS = ("hits", "failed", "bytes_req", "bytes_alloc", "frees", "outstanding", "outstanding_bytes")
-def expected(path):
-    g = collections.defaultdict(lambda: dict.fromkeys(KEYS, 0))
-    for line in open(path):
-        w = line.split()
-        if not w or w[0] != "stack":
-            continue
-        kv = dict(zip(w[2::2], w[3::2]))
-        fr = tuple(int(x, 16) for x in kv["frames"].split(","))
-        for k in KEYS:
-            g[fr][k] += int(kv[k])
-    return g
 FKEYS = ("frees", "bytes_freed", "frees_no_alloc")
-def expected_frees(path):
-    g = collections.defaultdict(lambda: dict.fromkeys(FKEYS, 0))
+# The generator's "stack" (allocation) or "free_stack" lines, their keys summed by frames.
+def grouped(path, tag, keys):
+    g = collections.defaultdict(lambda: dict.fromkeys(keys, 0))
     for line in open(path):
         w = line.split()
-        if not w or w[0] != "free_stack":
+        if not w or w[0] != tag:
             continue
         kv = dict(zip(w[2::2], w[3::2]))
         fr = tuple(int(x, 16) for x in kv["frames"].split(","))
-        for k in FKEYS:
+        for k in keys:
             g[fr][k] += int(kv[k])
     return g
+def expected(path):
+    return grouped(path, "stack", KEYS)
+def expected_frees(path):
+    return grouped(path, "free_stack", FKEYS)
 PY
 
 gen() {
