@@ -312,6 +312,13 @@ PY
 			sed 's/, $//')]" \
 		"$v: totals, allocations without a stack and duplicates (with none) as generated"
 done
+# The module's way of counting: allocation events marked KMT_F_NO_STACK (0x20), as recorded.
+run "$REPORT" --raw "$T/twice"
+is "$(python3 -c 'import re, sys
+print(sum(1 for l in sys.stdin if l.split()[4:5] in (["kmalloc"], ["cache_alloc"]) and
+          int(re.search(r" flags=(\S+)", l).group(1), 16) & 0x20))' <<<"$out")" \
+	"$(jget "d['totals']['no_stack_allocs'] + d['totals']['kmalloc_duplicates_without_stack']" "$T/twice.json")" \
+	"twice: marked allocation events as recorded = no_stack_allocs + kmalloc_duplicates_without_stack"
 run "$REPORT" --pages --json "$T/twice"
 echo "$out" >"$T/twice-pages.json"
 is "$(jget "[r['duplicate_events'] for r in d['memory_totals'] if r['allocator'] == 'large_kmalloc']" "$T/twice-pages.json")" \
