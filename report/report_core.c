@@ -427,6 +427,7 @@ struct rpt {
 		uint32_t dup_req;
 		uint16_t dup_flags;
 		bool dup_cross, dup_stacked;
+		bool dup_shown;		/* counted in an interval closed since (rpt_shown()) */
 	} *pend;
 	unsigned int npend_cpus, npend;
 	uint64_t dmap_delta;	/* kmalloc address - (PFN << page_shift) of the direct map */
@@ -971,9 +972,11 @@ static void stack_take_back(struct rpt *r, const struct page_pend *p, const stru
  * after the other: the same address and bytes, the first with a call site
  * inside the allocator, the second with the caller's. The first one's
  * counts are taken back, in every tally it went into (its stack's too),
- * so that the caller's event alone counts.
+ * so that the caller's event alone counts. When an interval closed in
+ * between, the first one stays, where that interval showed it, and the
+ * second is not counted (true): no later interval shows a count taken back.
  */
-static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct page_pend *p)
+static bool kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct page_pend *p)
 {
 	struct obj *o = obj_find(&r->objs, ev->ptr);
 	struct rpt_site *s;
@@ -981,7 +984,12 @@ static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct 
 	/* The watched event's own object still (not another CPU's at that address since). */
 	if (!o || o->state != OBJ_LIVE_SEL || o->kind != KMT_REC_KMALLOC || o->cpu != ev->cpu ||
 	    o->ts != p->dup_ts || ev->bytes_req != p->dup_req)
-		return;
+		return false;
+	r->t.kmalloc_dup_events++;
+	if (p->dup_shown) {
+		r->t.kmalloc_dup_no_stack += (ev->flags & KMT_F_NO_STACK) != 0;
+		return true;
+	}
 	s = &r->sites[o->site];
 	s->hits--;
 	s->bytes_req -= p->dup_req;
@@ -1008,7 +1016,15 @@ static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct 
 	stack_take_back(r, p, o);
 	/* Not an address allocated again while live: the same allocation. */
 	o->state = OBJ_DEAD;
-	r->t.kmalloc_dup_events++;
+	return false;
+}
+
+void rpt_shown(struct rpt *r)
+{
+	unsigned int c;
+
+	for (c = 0; r->npend && c < r->npend_cpus; c++)
+		r->pend[c].dup_shown |= r->pend[c].dup_ptr != 0;
 }
 
 /*
@@ -1019,22 +1035,25 @@ static void kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct 
  * CPU's next allocation event after a page allocation of those bytes, its
  * address is page-aligned, and address - (PFN << PAGE_SHIFT) is the
  * direct map's offset every such pair agrees on (the first one found sets
- * it). The page block is then marked as the kmalloc's memory.
+ * it). The page block is then marked as the kmalloc's memory. Also
+ * where a watched large kmalloc meets its second event (kmalloc_dup()):
+ * true when ev is that second event and is not to be counted.
  */
-static void page_pair(struct rpt *r, const struct kmt_event *ev)
+static bool page_pair(struct rpt *r, const struct kmt_event *ev)
 {
 	struct page_pend *p;
+	bool drop = false;
 	uint64_t delta;
 	struct obj *o;
 
 	if (ev->cpu >= r->npend_cpus || !r->pend[ev->cpu].bytes)
-		return;
+		return false;
 	p = &r->pend[ev->cpu];
 	r->npend--;
 	if (p->dup_ptr) {
 		if (ev->type == KMT_REC_KMALLOC && ev->ptr == p->dup_ptr &&
 		    ev->bytes_alloc == p->bytes)
-			kmalloc_dup(r, ev, p);
+			drop = kmalloc_dup(r, ev, p);
 		p->dup_ptr = 0;
 		goto done;
 	}
@@ -1055,6 +1074,7 @@ static void page_pair(struct rpt *r, const struct kmt_event *ev)
 	PG_EACH(r, o, t, (t->kmalloc_allocs++, t->kmalloc_bytes += o->bytes));
 done:
 	p->bytes = 0;
+	return drop;
 }
 
 static int page_pend(struct rpt *r, const struct kmt_event *ev);
@@ -1104,8 +1124,9 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	bool sel = true, is_cache;
 	uint64_t key;
 
-	if (__builtin_expect(r->npend != 0, 0))
-		page_pair(r, ev);
+	/* The second event of a large kmalloc whose first an interval showed: not counted. */
+	if (__builtin_expect(r->npend != 0, 0) && page_pair(r, ev))
+		return 0;
 	/*
 	 * kmalloc() and kmem_cache_alloc() come in no order: one lookup for
 	 * both, in the map of their kind, rather than a branch that would be

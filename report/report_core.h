@@ -223,6 +223,14 @@ int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n);
 /* The same for records given by address (kmt_merge_next_batch()). 0 or -1. */
 int rpt_feed_refs(struct rpt *r, const union kmt_rec *const *recs, size_t n);
 
+/*
+ * What was fed so far has been shown (an interval closed): a large kmalloc
+ * traced twice whose first event came before then counts there, at the
+ * allocator's call site and stack, and its second event is not counted,
+ * rather than taken back from a table already shown.
+ */
+void rpt_shown(struct rpt *r);
+
 /* Computes the end-of-trace figures (outstanding, live). 0 or -1 (memory). */
 int rpt_finish(struct rpt *r);
 

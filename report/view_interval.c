@@ -237,6 +237,7 @@ static int close_one(struct ivl *v, ivl_emit_fn fn, void *arg)
 	if (!v->o.manual)
 		v->open_end += v->o.interval_ns;
 	v->dirty = false;
+	rpt_shown(v->r);
 	ret = fn ? fn(&tab, arg) : 0;
 	return ret;
 }

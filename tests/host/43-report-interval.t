@@ -3,7 +3,9 @@
 # 43-report-interval.t - kmemtrace-report --interval on a kmemtrace-gen --script trace whose
 # per-interval, per-cache and per-call-site counts the test computes from the script it wrote
 # (records 1000 ns apart): text, CSV and JSON agree with them and with each other, the totals
-# agree with the whole-trace report, and every JSON key is in Documentation/report-json.md.
+# agree with the whole-trace report, and every JSON key is in Documentation/report-json.md. A
+# large kmalloc traced twice (6.12, 7.3) whose pair a boundary splits counts in the first
+# event's interval, never as a count taken back (negative) in the next.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -118,6 +120,55 @@ is "$(awk -F, 'NR > 1' "$T/top1.csv" | wc -l)" "$(grep -c '^interval ' "$T/cache
 want=$(awk '{ if (!($1 in b) || $3 > b[$1] || ($3 == b[$1] && $2 < n[$1])) { b[$1] = $3; n[$1] = $2 } }
 	END { for (k in b) print k, n[k] }' "$T/exp.cache" | sort -n)
 is "$(awk -F, 'NR > 1 { print $1, $4 }' "$T/top1.csv" | sort -n)" "$want" "-s allocs: the cache with most allocations (then by name) first"
+
+# Large kmallocs traced twice (6.12, 7.3): a pair an interval boundary splits counts in the
+# first event's interval, at the allocator's call site, and never as a negative count after.
+python3 - "$T" <<'PY'
+import collections, random, sys
+t = sys.argv[1]
+random.seed(5)
+IN, CALLER, SMALL = 0xffffffff81003100, 0xffffffff81004000, 0xffffffff81005000
+lines, exp, pairs = [], collections.Counter(), [0, 0]
+addr = 0xffff888060000000
+def iv(i):
+    return i * 1000 // 2000   # records 1000 ns apart, 2 us intervals from the first
+while len(lines) < 120:
+    cpu = random.randint(0, 1)
+    addr += 0x10000
+    if random.random() < 0.5:
+        lines.append(f"kmalloc {cpu} {SMALL:#x} {addr:#x} 64 64")
+        exp[iv(len(lines) - 1), SMALL] += 1
+        continue
+    i = len(lines)
+    lines.append(f"kmalloc {cpu} {IN:#x} {addr:#x} 20000 32768")
+    lines.append(f"kmalloc {cpu} {CALLER:#x} {addr:#x} 20000 32768")
+    split = iv(i) != iv(i + 1)
+    exp[iv(i), IN if split else CALLER] += 1
+    pairs[split] += 1
+open(f"{t}/dup.script", "w").write("\n".join(lines) + "\n")
+with open(f"{t}/dup.exp", "w") as f:
+    for (k, site), n in sorted(exp.items()):
+        f.write(f"{k} {site:#x} {n}\n")
+open(f"{t}/dup.pairs", "w").write(f"{pairs[0]} {pairs[1]} {pairs[0] + pairs[1]}\n")
+PY
+"$GEN" -o "$T/dup" --cpus 2 --script "$T/dup.script" >/dev/null
+read -r whole split pairs <"$T/dup.pairs"
+[ "$whole" -gt 0 ] && [ "$split" -gt 0 ]
+ok $? "large kmallocs traced twice: $whole pairs within an interval, $split split by a boundary"
+"$REPORT" --interval 2us --caller -l 0 --json --raw-ip "$T/dup" 2>/dev/null >"$T/dup.json"
+is "$(python3 -c '
+import json, sys
+for iv in json.load(open(sys.argv[1]))["intervals"]:
+    for r in iv["rows"]:
+        print(iv["index"], r["addr"], r["allocs"])' "$T/dup.json" | sort)" "$(sort "$T/dup.exp")" \
+	"traced twice: each interval's allocations by call site, a split pair at the allocator's"
+is "$(python3 -c '
+import json, sys
+print(sum(i["total"]["allocs"] for i in json.load(open(sys.argv[1]))["intervals"]))' "$T/dup.json")" \
+	"$("$REPORT" --json "$T/dup" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["allocs"])')" \
+	"traced twice: the intervals add up to the whole-trace allocations"
+is "$("$REPORT" --json "$T/dup" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["kmalloc_duplicate_events"])')" \
+	"$pairs" "traced twice: every pair found"
 
 # Bad input: one line, the usage exit code.
 "$REPORT" --interval 0 "$T/tr" >/dev/null 2>"$T/err"
