@@ -1035,7 +1035,7 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 		if (e->stack_id)
 			fprintf(fp, " stack_id=%u", e->stack_id);
 		if (ks)
-			fprintf(fp, " %s", ksyms_format(ks, e->call_site, sym, sizeof(sym)));
+			fprintf(fp, " %s", ksyms_format_ret(ks, e->call_site, sym, sizeof(sym)));
 		break;
 	}
 	case KMT_REC_CACHE_DESC: {
@@ -1058,7 +1058,7 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 		for (i = 0; i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
 			fprintf(fp, "%s0x%" PRIx64, i ? "," : "", (uint64_t)k->frames[i]);
 		for (i = 0; ks && i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
-			fprintf(fp, " %s", ksyms_format(ks, k->frames[i], sym, sizeof(sym)));
+			fprintf(fp, " %s", ksyms_format_ret(ks, k->frames[i], sym, sizeof(sym)));
 		break;
 	}
 	case KMT_REC_LOST:

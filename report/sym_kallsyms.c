@@ -6,6 +6,7 @@
  * neighbour's symbols.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,13 +406,24 @@ const struct ksym_mod *ksyms_module_at(const struct ksyms *k, size_t i)
 	return k && i < k->nmods ? &k->mods[i] : NULL;
 }
 
-char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
+int ksyms_lookup_ret(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
+		     const char **mod)
+{
+	/* The call is the byte before: a call that ends its function returns to the next one. */
+	if (!addr || !ksyms_lookup(k, addr - 1, name, off, mod))
+		return 0;
+	++*off;
+	return 1;
+}
+
+static char *format(const struct ksyms *k, uint64_t addr, bool ret, char *buf, size_t len)
 {
 	const char *name, *mod;
 	uint64_t off;
-	size_t mi = k ? mod_of_addr(k, addr) : 0;
+	size_t mi = k ? mod_of_addr(k, ret && addr ? addr - 1 : addr) : 0;
 
-	if (ksyms_lookup(k, addr, &name, &off, &mod)) {
+	if (ret ? ksyms_lookup_ret(k, addr, &name, &off, &mod) :
+		  ksyms_lookup(k, addr, &name, &off, &mod)) {
 		if (mod)
 			snprintf(buf, len, "%s+0x%llx [%s]", name, (unsigned long long)off, mod);
 		else
@@ -422,4 +434,14 @@ char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 	}
 	return buf;
+}
+
+char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
+{
+	return format(k, addr, false, buf, len);
+}
+
+char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
+{
+	return format(k, addr, true, buf, len);
 }

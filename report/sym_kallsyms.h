@@ -38,6 +38,15 @@ size_t ksyms_count(const struct ksyms *k);
 int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
 		 const char **mod);
 
+/*
+ * The same for a return address (a call site, a stack frame): the function
+ * holding the call, that of addr - 1, so that a call ending its function
+ * (to a noreturn callee) does not name the next one; *off is still addr's
+ * offset into it, as the kernel's %pB prints it.
+ */
+int ksyms_lookup_ret(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
+		     const char **mod);
+
 /* Address of a symbol by exact name (first one, core kernel first); 0 if none. */
 uint64_t ksyms_addr_of(const struct ksyms *k, const char *name, const char *mod);
 
@@ -51,5 +60,7 @@ const struct ksym_mod *ksyms_module_at(const struct ksyms *k, size_t i);
  * "0x..." when k is NULL or no symbol covers it. Returns buf.
  */
 char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
+/* The same for a return address (ksyms_lookup_ret()): every address the report names. */
+char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
 
 #endif /* SYM_KALLSYMS_H */

@@ -228,6 +228,12 @@ int srcline_lookup(struct srcline *s, uint64_t addr, char *file, size_t flen,
 
 	if (!s || !addr)
 		return 0;
+	/*
+	 * A return address: the call is the byte before, in the function
+	 * that holds it, even when the call ends it (a noreturn callee) and
+	 * addr is the next function's first byte.
+	 */
+	addr--;
 	if (s->ks)
 		found = ksyms_lookup(s->ks, addr, &name, &off, &mod);
 	if (found && mod) {
@@ -235,19 +241,16 @@ int srcline_lookup(struct srcline *s, uint64_t addr, char *file, size_t flen,
 
 		if (!k)
 			return 0;
-		/* A return address: the call is the byte before. */
-		if (off)
-			r = s->ops->at_symbol(k->h, name, off - 1, file, flen, line);
+		r = s->ops->at_symbol(k->h, name, off, file, flen, line);
 		if (r != 1) {
 			const struct ksym_mod *m = ksyms_module(s->ks, mod);
 
-			if (m && m->text_addr && addr > m->text_addr &&
+			if (m && m->text_addr && addr >= m->text_addr &&
 			    (!m->size || addr - m->base < m->size))
-				r = s->ops->at_text(k->h, addr - 1 - m->text_addr, file, flen,
-						    line);
+				r = s->ops->at_text(k->h, addr - m->text_addr, file, flen, line);
 		}
 	} else if (s->vmlinux) {
-		r = s->ops->at_addr(s->vmlinux, addr - 1 - s->kaslr, file, flen, line);
+		r = s->ops->at_addr(s->vmlinux, addr - s->kaslr, file, flen, line);
 	}
 	if (r == 1) {
 		srcline_clean_path(file);

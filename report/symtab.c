@@ -70,7 +70,7 @@ int symtab_resolve(struct symtab *t, const struct out_opts *o)
 		if (o->raw_ip)
 			snprintf(sym, sizeof(sym), "0x%" PRIx64, s->addr);
 		else
-			ksyms_format(o->ks, s->addr, sym, sizeof(sym));
+			ksyms_format_ret(o->ks, s->addr, sym, sizeof(sym));
 		s->sym = strdup(sym);
 		if (!s->sym)
 			return -1;

@@ -361,7 +361,7 @@ static const char *row_name(const struct ivl_row *r, const struct ivl_out *o, ch
 {
 	if (r->name)
 		return r->name;
-	return ksyms_format(o->ks, r->addr, buf, len);
+	return ksyms_format_ret(o->ks, r->addr, buf, len);
 }
 
 int ivl_name_width(const struct ivl_table *t, const struct ivl_out *o)

@@ -27,7 +27,7 @@ static bool frame_excluded(const struct out_opts *o, const struct stacks_args *a
 	uint64_t off;
 	size_t i;
 
-	if (o->ks && !ksyms_lookup(o->ks, addr, &name, &off, &mod))
+	if (o->ks && !ksyms_lookup_ret(o->ks, addr, &name, &off, &mod))
 		name = NULL;
 	for (i = 0; i < a->nexclude; i++) {
 		const char *x = a->exclude[i];
@@ -810,7 +810,7 @@ static void fold_frame(const struct out_opts *o, uint64_t addr, char *buf, size_
 	const char *name, *mod;
 	uint64_t off;
 
-	if (o->raw_ip || !o->ks || !ksyms_lookup(o->ks, addr, &name, &off, &mod))
+	if (o->raw_ip || !o->ks || !ksyms_lookup_ret(o->ks, addr, &name, &off, &mod))
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	else if (mod)
 		snprintf(buf, len, "%s_[%s]", name, mod);

@@ -64,6 +64,13 @@ static const char *fmt(const struct ksyms *k, uint64_t addr)
 	return ksyms_format(k, addr, buf, sizeof(buf));
 }
 
+static const char *fmt_ret(const struct ksyms *k, uint64_t addr)
+{
+	static char buf[256];
+
+	return ksyms_format_ret(k, addr, buf, sizeof(buf));
+}
+
 static void test_kallsyms(void)
 {
 	struct ksyms *k;
@@ -101,6 +108,24 @@ static void test_kallsyms(void)
 	       "between modules: no neighbour's symbol");
 	is_str(fmt(k, 0xffffffffc0010100ULL), "other_fn+0x100 [other]", "second module");
 	is_str(fmt(k, 0x1000), "0x1000", "below every symbol: raw");
+	/* Return addresses (call sites, stack frames): the function of address - 1. */
+	is_str(fmt_ret(k, 0xffffffff81250000ULL), "kfree+0x50000",
+	       "return address at the next function's first byte: the function holding the call");
+	is_str(fmt_ret(k, 0xffffffff81250001ULL), "weak_fn+0x1",
+	       "return address inside a function: it, with the return address's offset");
+	is_str(fmt_ret(k, 0xffffffffc0002000ULL), "oracle_kmalloc+0x1000 [kmemtrace_oracle]",
+	       "module: a return address at the next function's start names the one before");
+	is_str(fmt_ret(k, 0xffffffffc0001000ULL), "0xffffffffc0001000 [kmemtrace_oracle]",
+	       "module: a call before its first symbol is the module's only");
+	is_str(fmt_ret(k, 0), "0x0", "return address 0: raw");
+	{
+		const char *name = NULL, *mod = NULL;
+		uint64_t off = 0;
+
+		ok(ksyms_lookup_ret(k, 0xffffffff81100000ULL, &name, &off, &mod) &&
+		   strcmp(name, "__pfx___kmalloc") == 0 && off == 0x100 && !mod,
+		   "lookup_ret: the symbol before, the offset from it to the return address");
+	}
 	is_str(fmt(NULL, 0xffffffff81100010ULL), "0xffffffff81100010", "no kallsyms: raw");
 	is_u64(ksyms_addr_of(k, "_text", NULL), 0xffffffff81000000ULL, "addr_of _text");
 	is_u64(ksyms_addr_of(k, "oracle_leak", "kmemtrace_oracle"), 0xffffffffc0002000ULL,
