@@ -6,6 +6,8 @@
 # addresses of calls objdump finds in them. Checks function+0xoff [module], --raw-ip, and
 # file:line (through inlining, to the calling function's line) with libdw and libbfd,
 # which must agree (also through two levels of inlining); --ko, --module-dir and --vmlinux.
+# A call to a noreturn function that ends its function returns to the next function's first
+# byte: it is named, and its line found, in the function holding the call (address - 1).
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -36,6 +38,13 @@ EOF
 cat >"$T/src/fakemod.c" <<'EOF'
 #include "alloc.h"
 int counter;
+__attribute__((noreturn)) void kmalloc_stub_noret(unsigned long n);
+/* Its call is its last instruction: the return address is fm_direct's first byte. */
+__attribute__((noinline)) void fm_noret(unsigned long n)
+{
+	counter++;
+	kmalloc_stub_noret(n); /* CALL fm_noret */
+}
 __attribute__((noinline)) void *fm_direct(unsigned long n)
 {
 	void *p = kmalloc_stub(n); /* CALL fm_direct */
@@ -85,7 +94,8 @@ void _start(void)
 }
 EOF
 CFLAGS=(-g -O2 -fno-optimize-sibling-calls -fno-pie -fcf-protection=none)
-if ! (cd "$T/src" && cc "${CFLAGS[@]}" -c fakemod.c -o fakemod.ko &&
+# Functions unaligned, so that nothing pads fm_noret's last call from fm_direct.
+if ! (cd "$T/src" && cc "${CFLAGS[@]}" -falign-functions=1 -c fakemod.c -o fakemod.ko &&
 	cc "${CFLAGS[@]}" -static -nostdlib -no-pie -Wl,-e,_start vmlinux.c -o vmlinux); then
 	echo "1..0 # SKIP cannot build the test ELF files"
 	exit 0
@@ -168,7 +178,10 @@ open(T + "/trace/cpu0.out", "wb").write(hdr + b"".join(recs))
 for addr, sym, f, l in sites:
     print("0x%x %s\t%s %d" % (addr, sym, f, l))
 EOF
-is "$(wc -l <"$T/expect")" 4 "four call sites found by objdump (3 in the module, 1 in vmlinux)"
+is "$(wc -l <"$T/expect")" 5 "five call sites found by objdump (4 in the module, 1 in vmlinux)"
+noret=$(awk '/fm_noret/ { print $1 }' "$T/expect")
+like "$(grep -i "^${noret#0x} " "$T/trace/kallsyms")" "fm_direct" \
+	"the noreturn call's return address ($noret) is the next function's first byte"
 
 jsites() {	# jsites FILE: "ADDR SYMBOL<TAB>FILE LINE" per call site, sorted
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
@@ -220,7 +233,7 @@ line=$(awk -F'\t' '/fm_inline/ {print $2}' "$T/expect" | tr ' ' ':')
 grep -qF "at $line" "$T/text"
 ok $? "text: file:line under the call site ($line)"
 
-# A kernel stack (trace format 1.2) through the four call sites: every frame resolved alike.
+# A kernel stack (trace format 1.2) through the five call sites: every frame resolved alike.
 mkdir -p "$T/stk"
 cp "$T/trace/kallsyms" "$T/trace/modules" "$T/stk/"
 python3 - "$T/expect" "$T/stk/cpu0.out" <<'EOF'
