@@ -25,8 +25,9 @@
 #     unplugged and plugged back while kmemtraced drains, then unloaded with tracing on; with
 #     stack_check=1, the walk cache never disagrees with the unwinder through all of it.
 #  5. stack_check=1, stack_depth=16 with frees: the oracle's chain and recursion, its nostack
-#     pattern, its allocation load (kernel threads) and user space (find, ls -lR) traced; every
-#     stack the walk cache knew was unwound too and was the same, and the accounting is exact.
+#     pattern, its allocation load (kernel threads) and user space (find, ls -lR, fork and exec,
+#     a pipe, files created and removed) traced; every stack the walk cache knew was unwound too
+#     and was the same, and the accounting is exact.
 #  Phases 1 and 5 have the walk cache on (the default): stacks unwound plus stacks it knew are
 #  the stacks asked for; phase 2 has it off (stack_cache=0).
 #  kmemtrace-report --stacks --json and --folded give the chain's stacks and the recursion's
@@ -132,6 +133,9 @@ insmod $KO start_disabled=1 stack_depth=16 stack_frees=1 stack_check=1
 kmemtraced -o $O/check -- sh -c "echo 2 > $OR/load; echo 1 > $OR/stacks; echo 1 > $OR/nostack;
 	find / -xdev > /dev/null 2>&1; ls -lR /usr /etc > /dev/null 2>&1;
 	for i in 1 2 3 4; do echo 1 > $OR/stacks; cat /proc/self/maps > /dev/null; done;
+	for i in \$(seq 40); do /bin/true; sh -c 'exit 0'; done;
+	dd if=/dev/zero bs=4k count=2000 2> /dev/null | cat > /dev/null;
+	mkdir -p /tmp/kmt48; for i in \$(seq 200); do echo \$i > /tmp/kmt48/f\$i; done; rm -rf /tmp/kmt48;
 	echo 0 > $OR/load" > $O/check.err 2>&1
 echo $? > $O/check.status
 cat $D/stacks > $O/check.stacks
