@@ -22,7 +22,8 @@ tap_checks in tests/guest/lib.sh):
   stacks.py report EXPECTED JSON FOLDED [NOSTACK]
                                   kmemtrace-report --stacks --json (JSON) and --folded (FOLDED)
                                   of the chain's trace: the chain's stacks with the oracle's
-                                  exact counts, one folded line per recursion depth; every
+                                  exact counts, their frees by stack (stack_frees=1) too,
+                                  one folded line per recursion depth; every
                                   allocation has a stack but, when the nostack pattern ran too
                                   (NOSTACK: its nostack_expected file), its away and far
                                   allocations, each marked KMT_F_NO_STACK
@@ -423,6 +424,17 @@ def cmd_report(expected, json_path, folded_path, nostack=None):
     check("report --stacks: frees of their objects, and none outstanding",
           sorted((st["frees"], st["outstanding"]) for st in ours),
           sorted((done[op], 0) for op in ("chain_kfree", "chain_cache_free", "chain_large_free")))
+    # Frees by stack (stack_frees=1): who frees the chain's objects, through the chain.
+    frees = ("chain_kfree", "chain_cache_free", "chain_large_free")
+    fours = [st for st in rep.get("stacks_frees", [])
+             if [fn(f) for f in st["frames"][:len(chain)]] == chain]
+    check("report --stacks: frees by stack, the chain's free stacks, frees each (%s)" %
+          ", ".join(frees), (tot["has_free_stacks"], sorted(st["frees"] for st in fours)),
+          (True, sorted(done[op] for op in frees)))
+    check("report --stacks: frees by stack, every object they free allocated in the trace, "
+          "as many bytes as the chain's allocation stacks allocated",
+          ([st["frees_no_alloc"] for st in fours], sum(st["bytes_freed"] for st in fours)),
+          ([0] * len(fours), sum(st["bytes_alloc"] for st in ours)))
     # 6.12 and 7.3 trace a large kmalloc twice, first from inside kmalloc (a stack of
     # __kmalloc_noprof, then the chain): counted once, that stack not at all.
     def via(fr):
