@@ -928,6 +928,88 @@ static void test_stacks(void)
 	rpt_free(r);
 }
 
+/* One slab event on CPU 0, with a stack id and flags. */
+static void feed_ev(struct rpt *r, uint8_t type, uint64_t ptr, uint32_t req, uint32_t alloc,
+		    uint16_t stack_id, uint16_t flags, uint64_t ts)
+{
+	union kmt_rec rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.ev.type = type;
+	rec.ev.timestamp = ts;
+	rec.ev.call_site = type == KMT_REC_KMALLOC ? S_A : S_B;
+	rec.ev.ptr = ptr;
+	rec.ev.bytes_req = req;
+	rec.ev.bytes_alloc = alloc;
+	rec.ev.node = KMT_NODE_ANY;
+	rec.ev.stack_id = stack_id;
+	rec.ev.flags = flags;
+	rpt_feed(r, &rec);
+}
+
+/*
+ * Stacks of frees (stack_frees=1): a tracked free, a double free and a
+ * free of an object allocated before the trace through one stack, frees
+ * marked without a stack or naming an unknown one, and, with --min-size,
+ * a free of an object not selected: counted as the report counts frees.
+ */
+static void test_free_stacks(void)
+{
+	static const uint64_t ff[3] = { S_B, 0xffffffff81400099ULL, 0xffffffff815000aaULL };
+	struct rpt_filter f = { .min_size = 16 };
+	struct rpt *r = rpt_new(&f, 0);
+	const struct rpt_stack *s;
+	uint64_t ts = 1, kept_bytes = 0, no_alloc = 0, with = 0;
+	unsigned int d = 0;
+
+	if (!ok(r, "free stacks: analysis created"))
+		return;
+	feed_stack(r, 0, 5, ff, 3, ts++);
+	feed_ev(r, KMT_REC_KMALLOC, 0x1000, 24, 32, 0, 0, ts++);
+	feed_ev(r, KMT_REC_KMALLOC, 0x2000, 100, 128, 0, 0, ts++);
+	feed_ev(r, KMT_REC_KMALLOC, 0x3000, 8, 8, 0, 0, ts++);		/* below --min-size */
+	feed_ev(r, KMT_REC_KFREE, 0x1000, 0, 0, 5, 0, ts++);
+	kept_bytes += 32;
+	with++;
+	feed_ev(r, KMT_REC_KFREE, 0x1000, 0, 0, 5, 0, ts++);		/* double free */
+	no_alloc++;
+	with++;
+	feed_ev(r, KMT_REC_KFREE, 0x3000, 0, 0, 5, 0, ts++);		/* not selected */
+	feed_ev(r, KMT_REC_KFREE, 0x2000, 0, 0, 0, KMT_F_NO_STACK, ts++);
+	if (!ok(rpt_finish(r) == 0, "free stacks: finished"))
+		goto out;
+	is_u64(rpt_totals(r)->double_frees, 1, "free stacks: the double free is one");
+	ok(rpt_has_free_stacks(r), "free stacks: the trace has stacks of frees");
+	ok(rpt_nstacks(r) == 1 && kmt_stacks_frames(rpt_stacks(r), 0, &d) && d == 3,
+	   "free stacks: the one stack fed");
+	s = rpt_stack(r, 0);
+	ok(s && s->free_hits == with && s->free_bytes == kept_bytes && s->free_no_alloc == no_alloc,
+	   "free stacks: frees %" PRIu64 ", bytes %" PRIu64 ", without an allocation %" PRIu64,
+	   s ? s->free_hits : 0, s ? s->free_bytes : 0, s ? s->free_no_alloc : 0);
+	ok(s && s->hits == 0 && s->frees == 0, "free stacks: no allocation through it");
+	is_u64(rpt_totals(r)->stack_frees, with, "free stacks: frees with a stack");
+	is_u64(rpt_totals(r)->no_stack_frees, 1, "free stacks: the free marked without one");
+	rpt_free(r);
+
+	/* Without --min-size: the free of an object allocated before the trace counts too. */
+	r = rpt_new(NULL, 0);
+	if (!ok(r, "free stacks: second analysis created"))
+		return;
+	feed_stack(r, 0, 5, ff, 3, ts++);
+	feed_ev(r, KMT_REC_KFREE, 0x9000, 0, 0, 5, 0, ts++);		/* before the trace */
+	feed_ev(r, KMT_REC_KFREE, 0xa000, 0, 0, 77, 0, ts++);		/* unknown id */
+	if (!ok(rpt_finish(r) == 0, "free stacks: second finished"))
+		goto out;
+	s = rpt_stack(r, 0);
+	ok(s && s->free_hits == 1 && s->free_bytes == 0 && s->free_no_alloc == 1,
+	   "free stacks: an untracked free has a stack and no bytes");
+	is_u64(rpt_totals(r)->unknown_stack_frees, 1, "free stacks: the unknown id counted");
+	is_u64(rpt_totals(r)->stack_frees + rpt_totals(r)->unknown_stack_frees,
+	       rpt_totals(r)->frees, "free stacks: with a stack + unknown = all frees");
+out:
+	rpt_free(r);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/kmt-test-report-XXXXXX";
@@ -949,6 +1031,7 @@ int main(void)
 	test_double_free_window();
 	test_filtered_double_free();
 	test_stacks();
+	test_free_stacks();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
 	if (system(cmd) != 0)
 		diag("could not remove %s", top);
