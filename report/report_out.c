@@ -892,6 +892,9 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 	if (t->kmalloc_dup_no_stack)
 		fprintf(fp, "%25sand %" PRIu64 " duplicate kmalloc events without one\n", "",
 			t->kmalloc_dup_no_stack);
+	if (rpt_has_free_stacks(r))
+		fprintf(fp, "%25s%" PRIu64 " frees with a stack (--stacks: frees by stack)\n", "",
+			t->stack_frees);
 	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
 	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
 	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);

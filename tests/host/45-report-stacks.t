@@ -161,6 +161,9 @@ like "$out" "Frees by kernel stack" "frees by stack: the text table"
 like "$(tr -s ' \n' '  ' <<<"$out")" "$(jget "d['totals']['stack_frees']" "$T/fs.json") frees with a stack, in $(jget "len(d['stacks_frees'])" "$T/fs.json") distinct stacks; $(grep '^free_stack ' "$T/fs.sum" | awk '{ s += $8 } END { print s }') of them freed an object whose allocation is not in the trace" \
 	"frees by stack: the note counts frees with a stack and those without an allocation"
 is "$(awk 'length > 80' <<<"$out" | wc -l)" 0 "frees by stack: text fits 80 columns"
+run "$REPORT" "$T/fs"
+like "$out" "$(jget "d['totals']['stack_frees']" "$T/fs.json") frees with a stack (--stacks: frees by stack)" \
+	"frees by stack: the summary says how many frees have a stack"
 run "$REPORT" --stacks --json -l 0 "$T/frees"
 echo "$out" >"$T/frees.json"
 is "$(jget "(d['totals']['stack_frees'], d['totals']['no_stack_frees'], sum(s['frees'] for s in d['stacks_frees']))" "$T/frees.json")" \
