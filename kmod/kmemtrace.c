@@ -207,10 +207,11 @@ static u32 kmt_stack_mask;	/* index slots - 1 */
  * ftrace or a kretprobe), all on this task's stack, and it ended at
  * stack_depth frames, at the end of a kernel thread's stack (which the
  * last frame's code fixes) or at the pt_regs of an entry from user
- * space (whose mode is checked again). Events on an interrupt or
- * exception stack, page events (no call site to key on) and walks that
- * are not kept are unwound every time. Emptied with the table at each
- * enable.
+ * space (whose mode is checked again). A page event has no call site;
+ * its key is the return address into its page allocator function's
+ * caller, read where the last page event of its kind kept had it.
+ * Events on an interrupt or exception stack and walks that are not kept
+ * are unwound every time. Emptied with the table at each enable.
  */
 #define KMT_WALK_WAYS		8U
 #define KMT_WALK_CACHE_MAX	65536U
@@ -269,6 +270,8 @@ struct kmt_cpu {
 	u64 stacks_check_failed;	/* stack_check: the cache was wrong */
 	u32 stack_used;		/* entries of the table in use */
 	u32 walk_victim;	/* the way of a set replaced next */
+	/* Page allocations' and frees' key slot: their page allocator's caller. */
+	u16 page_key_off[2];
 	u16 *stack_index;	/* stack id per hash slot, 0: free; the allocation */
 	struct kmt_stack_ent *stack_ent;	/* stack_entries, by id - 1 */
 	unsigned long *stack_frames;	/* stack_depth frames per entry */
@@ -514,6 +517,8 @@ struct kmt_taken {
 	unsigned int depth;
 	unsigned int first;	/* frames' index in c->scratch, when walked */
 	unsigned long room;	/* task stack above kmt_take_stack()'s frame */
+	unsigned long key;	/* the walk cache's: call site, or see kmt_page_key() */
+	unsigned int page;	/* a page event: kmt_page_kind() + 1 */
 	u16 id;
 };
 
@@ -575,36 +580,44 @@ static u16 kmt_walk_find(struct kmt_cpu *c, unsigned long call_site,
 
 /*
  * Keeps the walk just taken (c->scratch and where its frames were read)
- * as @call_site's, whose stack got @id, if it can be checked again.
+ * under the key @call_site, whose stack got @id, if it can be checked
+ * again. @page: 0 for a slab event, else kmt_page_kind() + 1.
  */
 static void kmt_walk_keep(struct kmt_cpu *c, unsigned long call_site,
-			  const struct kmt_taken *t, u16 id)
+			  unsigned int page, const struct kmt_taken *t, u16 id)
 {
-	unsigned int set, i, n = t->first + t->depth;
+	unsigned int set, split, i, n = t->first + t->depth;
 	bool to_top = c->scratch_end == KMT_WALK_DONE ||
 		      c->scratch_end == KMT_WALK_USER;
 	struct kmt_walk_ent *e;
 	unsigned long room = 0;
 
-	if (!c->walk || c->scratch_end == KMT_WALK_UNKEPT ||
+	if (!c->walk || !call_site || c->scratch_end == KMT_WALK_UNKEPT ||
 	    t->first > KMT_WALK_BELOW)
 		return;
 	/* A walk cut short is only the same walk as far as it went. */
 	if (!to_top && t->depth < stack_depth)
 		return;
+	/*
+	 * Only a system call's walk has a frame of random size, the last
+	 * one keeping a frame pointer. n + 1: none, and the pt_regs after
+	 * the last slot measured from the base.
+	 */
+	split = c->scratch_end == KMT_WALK_USER ?
+		min_t(unsigned int, c->scratch_split, n + 1) : n + 1;
+	/* A page event's key is read before the walk: from the base. */
+	if (page) {
+		if (t->first + 1 >= split)
+			return;
+		c->page_key_off[page - 1] = c->scratch_off[t->first + 1];
+	}
 	set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
 	e = kmt_walk_ent(c, set + (c->walk_victim++ % KMT_WALK_WAYS));
 	e->call_site = call_site;
 	e->id = id;
 	e->nbelow = t->first;
 	e->depth = t->depth;
-	/*
-	 * Only a system call's walk has a frame of random size, the last
-	 * one keeping a frame pointer. n + 1: none, and the pt_regs after
-	 * the last slot measured from the base.
-	 */
-	e->split = c->scratch_end == KMT_WALK_USER ?
-		   min_t(unsigned int, c->scratch_split, n + 1) : n + 1;
+	e->split = split;
 	for (i = 0; i < t->first; i++)
 		e->below[i] = c->scratch[i];
 	for (i = 0; i < n; i++) {
@@ -733,6 +746,28 @@ static unsigned long kmt_task_stack_room(unsigned long base)
 	return low + THREAD_SIZE - base;
 }
 
+/* 0 for page allocations, 1 for page frees. */
+static unsigned int kmt_page_kind(u8 type)
+{
+	return type == KMT_REC_PAGE_FREE;
+}
+
+/*
+ * A page event's walk cache key: the return address into the caller of
+ * the page allocator function that traced it, read where the last walk
+ * kept for a page event of its kind (@page - 1) had it; 0 if none. A
+ * path whose frames lie elsewhere reads another word here and misses.
+ */
+static unsigned long kmt_page_key(struct kmt_cpu *c, unsigned int page,
+				  unsigned long base, unsigned long room)
+{
+	unsigned int off = c->page_key_off[page - 1];
+
+	if (!off || off + sizeof(long) > room)
+		return 0;
+	return kmt_stack_word(base, off);
+}
+
 /* Whether a walk's frames, cut as kmt_take_stack() cuts, are @id's. */
 static bool kmt_walk_agrees(struct kmt_cpu *c, const struct kmt_taken *t,
 			    u16 id)
@@ -756,7 +791,7 @@ static bool kmt_walk_agrees(struct kmt_cpu *c, const struct kmt_taken *t,
  * Never inlined: the walk cache measures from this function's frame,
  * which must be the same for every event through the same path.
  */
-static noinline void kmt_take_stack(struct kmt_cpu *c,
+static noinline void kmt_take_stack(struct kmt_cpu *c, u8 type,
 				    unsigned long call_site,
 				    struct kmt_taken *t)
 {
@@ -767,8 +802,12 @@ static noinline void kmt_take_stack(struct kmt_cpu *c,
 
 	t->id = 0;
 	t->room = room;
-	if (call_site && room) {
-		cached = kmt_walk_find(c, call_site, base, room);
+	t->page = call_site ? 0 : kmt_page_kind(type) + 1;
+	t->key = call_site;
+	if (!call_site && room)
+		t->key = kmt_page_key(c, t->page, base, room);
+	if (t->key && room) {
+		cached = kmt_walk_find(c, t->key, base, room);
 		if (cached)
 			c->stacks_cached++;
 		if (cached && !stack_check) {
@@ -778,8 +817,7 @@ static noinline void kmt_take_stack(struct kmt_cpu *c,
 			return;
 		}
 	}
-	n = kmt_walk(c, base, call_site ? room : 0,
-		     stack_depth + KMT_STACK_SLACK);
+	n = kmt_walk(c, base, room, stack_depth + KMT_STACK_SLACK);
 	c->stacks_walked++;
 	if (call_site) {
 		while (i < n && c->scratch[i] != call_site)
@@ -795,6 +833,8 @@ static noinline void kmt_take_stack(struct kmt_cpu *c,
 	t->first = i;
 	t->frames = c->scratch + i;
 	t->depth = min(n - i, stack_depth);
+	if (!call_site)
+		t->key = t->depth > 1 ? t->frames[1] : 0;
 	if (cached) {
 		if (!kmt_walk_agrees(c, t, cached)) {
 			c->stacks_check_failed++;
@@ -885,14 +925,13 @@ static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 }
 
 /*
- * The stack id for an event whose stack (@depth frames at @frames) was
- * asked for, its records written first if this stream lacks them, or 0
- * with KMT_F_NO_STACK in *flags and the reason in *reason.
+ * The stack id for an event whose stack (@t, as kmt_take_stack() took
+ * it) was asked for, its records written first if this stream lacks
+ * them, or 0 with KMT_F_NO_STACK in *flags and the reason in *reason.
  */
 static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
-		     unsigned int cpu, unsigned long call_site,
-		     const struct kmt_taken *t, bool *room, u64 now, u8 *flags,
-		     u64 **reason)
+		     unsigned int cpu, const struct kmt_taken *t, bool *room,
+		     u64 now, u8 *flags, u64 **reason)
 {
 	const unsigned long *frames = t->frames;
 	unsigned int depth = t->depth;
@@ -912,8 +951,8 @@ static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 		id = kmt_stack_id(c, frames, depth, &e);
 		if (!id)
 			return 0;
-		if (call_site)
-			kmt_walk_keep(c, call_site, t, id);
+		if (t->key)
+			kmt_walk_keep(c, t->key, t->page, t, id);
 	}
 	*flags &= ~KMT_F_NO_STACK;
 	*reason = &c->with_stack;
@@ -976,7 +1015,7 @@ static void kmt_record(const struct kmt_ev *ev)
 	flags = kmt_context_flags() | ev->flags;
 	want_stack = kmt_wants_stack(ev->type);
 	if (want_stack)
-		kmt_take_stack(c, ev->call_site, &taken);
+		kmt_take_stack(c, ev->type, ev->call_site, &taken);
 	now = ktime_get_mono_fast_ns();
 
 	raw_write_seqcount_begin(&c->stats_seq);
@@ -986,8 +1025,8 @@ static void kmt_record(const struct kmt_ev *ev)
 	if (ev->cache)
 		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
 	if (want_stack)
-		stack_id = kmt_stack(c, buf, cpu, ev->call_site, &taken,
-				     &room, now, &flags, &stack_outcome);
+		stack_id = kmt_stack(c, buf, cpu, &taken, &room, now, &flags,
+				     &stack_outcome);
 	rec = kmt_data_slot(c, buf, room, now, &seq);
 	if (rec) {
 		*rec = (struct kmt_event) {
@@ -1459,6 +1498,7 @@ static int kmt_attach(void)
 		if (c->walk) {
 			/* Its entries name stacks by their ids in the table. */
 			memset(c->walk, 0, (size_t)stack_cache * kmt_walk_stride);
+			memset(c->page_key_off, 0, sizeof(c->page_key_off));
 		}
 	}
 	ret = kmt_register_slab_probes();

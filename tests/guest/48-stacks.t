@@ -24,7 +24,7 @@
 #  4. stack_depth=64 with frees and pages, under the allocation load: enabled toggled, a CPU
 #     unplugged and plugged back while kmemtraced drains, then unloaded with tracing on; with
 #     stack_check=1, the walk cache never disagrees with the unwinder through all of it.
-#  5. stack_check=1, stack_depth=16 with frees: the oracle's chain and recursion, its nostack
+#  5. stack_check=1, stack_depth=16 with frees and pages: the oracle's chain and recursion, its nostack
 #     pattern, its allocation load (kernel threads) and user space (find, ls -lR, fork and exec,
 #     a pipe, files created and removed) traced; every stack the walk cache knew was unwound too
 #     and was the same, and the accounting is exact.
@@ -129,7 +129,7 @@ cat $D/stacks > $O/faults.stacks
 if rmmod kmemtrace; then echo unloaded > $O/faults.rmmod; fi
 
 # 5. The walk cache checked against the unwinder, from kernel threads and user space.
-insmod $KO start_disabled=1 stack_depth=16 stack_frees=1 stack_check=1
+insmod $KO start_disabled=1 stack_depth=16 stack_frees=1 stack_check=1 pages=1
 kmemtraced -o $O/check -- sh -c "echo 2 > $OR/load; echo 1 > $OR/stacks; echo 1 > $OR/nostack;
 	find / -xdev > /dev/null 2>&1; ls -lR /usr /etc > /dev/null 2>&1;
 	for i in 1 2 3 4; do echo 1 > $OR/stacks; cat /proc/self/maps > /dev/null; done;
