@@ -1012,10 +1012,7 @@ out:
 
 int main(void)
 {
-	char tmpl[] = "/tmp/kmt-test-report-XXXXXX";
-	char cmd[sizeof(tmpl) + 16];
-
-	top = mkdtemp(tmpl);
+	top = gen_mkdtemp("report");
 	if (!top) {
 		perror("mkdtemp");
 		return 1;
@@ -1032,8 +1029,8 @@ int main(void)
 	test_filtered_double_free();
 	test_stacks();
 	test_free_stacks();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-	if (system(cmd) != 0)
+	if (gen_rm_rf(top) != 0)
 		diag("could not remove %s", top);
+	free(top);
 	return done_testing();
 }

@@ -644,10 +644,7 @@ static void test_page_stacks(void)
 
 int main(void)
 {
-	char tmpl[] = "/tmp/kmt-test-life-XXXXXX";
-	char cmd[sizeof(tmpl) + 16];
-
-	top = mkdtemp(tmpl);
+	top = gen_mkdtemp("report-life");
 	if (!top) {
 		perror("mkdtemp");
 		return 1;
@@ -659,8 +656,8 @@ int main(void)
 	test_dup_with_stacks();
 	test_page_stacks();
 	test_bounded();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-	if (system(cmd) != 0)
+	if (gen_rm_rf(top) != 0)
 		diag("could not remove %s", top);
+	free(top);
 	return done_testing();
 }

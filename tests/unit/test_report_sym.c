@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gen.h"
 #include "report_meta.h"
 #include "sym_kallsyms.h"
 #include "sym_srcline.h"
@@ -264,10 +265,7 @@ static void test_meta(void)
 
 int main(void)
 {
-	char tmpl[] = "/tmp/kmt-test-sym-XXXXXX";
-	char cmd[sizeof(tmpl) + 16];
-
-	top = mkdtemp(tmpl);
+	top = gen_mkdtemp("report-sym");
 	if (!top) {
 		perror("mkdtemp");
 		return 1;
@@ -277,8 +275,8 @@ int main(void)
 	test_many_modules();
 	test_clean_path();
 	test_meta();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-	if (system(cmd) != 0)
+	if (gen_rm_rf(top) != 0)
 		diag("could not remove %s", top);
+	free(top);
 	return done_testing();
 }
