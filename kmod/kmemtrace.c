@@ -219,7 +219,7 @@ static u32 kmt_stack_mask;	/* index slots - 1 */
 #define KMT_WALK_BELOW		12U
 
 struct kmt_walk_ent {
-	unsigned long call_site;	/* 0: unused */
+	unsigned long key;	/* the call site (see kmt_page_key()); 0: unused */
 	unsigned long below[KMT_WALK_BELOW];	/* return addresses */
 	u16 id;			/* the stack's id in this CPU's table */
 	u8 nbelow;
@@ -538,16 +538,34 @@ static unsigned long kmt_stack_word(unsigned long base, unsigned int off)
 	return READ_ONCE_NOCHECK(*(const unsigned long *)(base + off));
 }
 
+/* The first entry of @key's set. */
+static unsigned int kmt_walk_set(unsigned long key)
+{
+	return hash_long(key, kmt_walk_bits) * KMT_WALK_WAYS;
+}
+
 /*
- * The walk cache's id for this event's stack: an entry of @call_site's
- * set whose slots hold its return addresses, and whose walk ended the
- * same way; 0 if none. @room: bytes of this task's stack from @base to
- * its top, from where slots after split are measured.
+ * Slot @i of a walk split at @split, at @off from one end of a stack
+ * with @room bytes from the base to the top: its distance from the
+ * other end. Slots before split are measured from the base, the others
+ * (and the pt_regs after the last, as slot n) from the top; both ways.
  */
-static u16 kmt_walk_find(struct kmt_cpu *c, unsigned long call_site,
+static unsigned long kmt_walk_off(unsigned int split, unsigned int i,
+				  unsigned long off, unsigned long room)
+{
+	return i < split ? off : room - off;
+}
+
+/*
+ * The walk cache's id for this event's stack: an entry of @key's set
+ * whose slots hold its return addresses, and whose walk ended the same
+ * way; 0 if none. @room: bytes of this task's stack from @base to its
+ * top, from where slots after split are measured.
+ */
+static u16 kmt_walk_find(struct kmt_cpu *c, unsigned long key,
 			 unsigned long base, unsigned long room)
 {
-	unsigned int set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
+	unsigned int set = kmt_walk_set(key);
 	unsigned int w, i, n;
 
 	for (w = 0; w < KMT_WALK_WAYS; w++) {
@@ -555,23 +573,24 @@ static u16 kmt_walk_find(struct kmt_cpu *c, unsigned long call_site,
 		const unsigned long *frames;
 		unsigned long want;
 
-		if (e->call_site != call_site || e->room > room)
+		if (e->key != key || e->room > room)
 			continue;
 		frames = kmt_stack_frames(c, e->id);
 		n = e->nbelow + e->depth;
 		for (i = 0; i < n; i++) {
 			want = i < e->nbelow ? e->below[i] :
 			       frames[i - e->nbelow];
-			if (kmt_stack_word(base, i < e->split ? e->off[i] :
-					   room - e->off[i]) != want)
+			if (kmt_stack_word(base, kmt_walk_off(e->split, i,
+							      e->off[i],
+							      room)) != want)
 				break;
 		}
 		if (i < n)
 			continue;
 		/* Measured as a slot after the last: an exception's are not the top's. */
 		if (e->regs_off &&
-		    !user_mode((struct pt_regs *)(base + (n < e->split ?
-				e->regs_off : room - e->regs_off))))
+		    !user_mode((struct pt_regs *)(base +
+			kmt_walk_off(e->split, n, e->regs_off, room))))
 			continue;
 		return e->id;
 	}
@@ -579,20 +598,20 @@ static u16 kmt_walk_find(struct kmt_cpu *c, unsigned long call_site,
 }
 
 /*
- * Keeps the walk just taken (c->scratch and where its frames were read)
- * under the key @call_site, whose stack got @id, if it can be checked
- * again. @page: 0 for a slab event, else kmt_page_kind() + 1.
+ * Keeps the walk @t just took (c->scratch and where its frames were
+ * read) under its key, its stack having got @id, if it can be checked
+ * again.
  */
-static void kmt_walk_keep(struct kmt_cpu *c, unsigned long call_site,
-			  unsigned int page, const struct kmt_taken *t, u16 id)
+static void kmt_walk_keep(struct kmt_cpu *c, const struct kmt_taken *t,
+			  u16 id)
 {
-	unsigned int set, split, i, n = t->first + t->depth;
+	unsigned int split, i, n = t->first + t->depth;
 	bool to_top = c->scratch_end == KMT_WALK_DONE ||
 		      c->scratch_end == KMT_WALK_USER;
 	struct kmt_walk_ent *e;
 	unsigned long room = 0;
 
-	if (!c->walk || !call_site || c->scratch_end == KMT_WALK_UNKEPT ||
+	if (!c->walk || !t->key || c->scratch_end == KMT_WALK_UNKEPT ||
 	    t->first > KMT_WALK_BELOW)
 		return;
 	/* A walk cut short is only the same walk as far as it went. */
@@ -606,41 +625,34 @@ static void kmt_walk_keep(struct kmt_cpu *c, unsigned long call_site,
 	split = c->scratch_end == KMT_WALK_USER ?
 		min_t(unsigned int, c->scratch_split, n + 1) : n + 1;
 	/* A page event's key is read before the walk: from the base. */
-	if (page) {
+	if (t->page) {
 		if (t->first + 1 >= split)
 			return;
-		c->page_key_off[page - 1] = c->scratch_off[t->first + 1];
+		c->page_key_off[t->page - 1] = c->scratch_off[t->first + 1];
 	}
-	set = hash_long(call_site, kmt_walk_bits) * KMT_WALK_WAYS;
-	e = kmt_walk_ent(c, set + (c->walk_victim++ % KMT_WALK_WAYS));
-	e->call_site = call_site;
+	e = kmt_walk_ent(c, kmt_walk_set(t->key) +
+			 c->walk_victim++ % KMT_WALK_WAYS);
+	e->key = t->key;
 	e->id = id;
 	e->nbelow = t->first;
 	e->depth = t->depth;
 	e->split = split;
 	for (i = 0; i < t->first; i++)
 		e->below[i] = c->scratch[i];
+	/* The least room: from the base, past the highest slot it reads. */
 	for (i = 0; i < n; i++) {
-		if (i < e->split) {
-			e->off[i] = c->scratch_off[i];
-			room = max_t(unsigned long, room,
-				     c->scratch_off[i] + sizeof(long));
-		} else {
-			e->off[i] = t->room - c->scratch_off[i];
-			room = max_t(unsigned long, room, e->off[i]);
-		}
+		e->off[i] = kmt_walk_off(split, i, c->scratch_off[i], t->room);
+		room = max_t(unsigned long, room, i < split ?
+			     c->scratch_off[i] + sizeof(long) : e->off[i]);
 	}
 	/* At stack_depth frames, what lies beyond does not matter. */
 	e->regs_off = 0;
 	if (c->scratch_end == KMT_WALK_USER && t->depth < stack_depth) {
-		if (n < e->split) {
-			e->regs_off = c->scratch_regs_off;
-			room = max_t(unsigned long, room,
-				     e->regs_off + sizeof(struct pt_regs));
-		} else {
-			e->regs_off = t->room - c->scratch_regs_off;
-			room = max_t(unsigned long, room, e->regs_off);
-		}
+		e->regs_off = kmt_walk_off(split, n, c->scratch_regs_off,
+					   t->room);
+		room = max_t(unsigned long, room, n < split ?
+			     e->regs_off + sizeof(struct pt_regs) :
+			     e->regs_off);
 	}
 	e->room = room;
 }
@@ -951,8 +963,7 @@ static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 		id = kmt_stack_id(c, frames, depth, &e);
 		if (!id)
 			return 0;
-		if (t->key)
-			kmt_walk_keep(c, t->key, t->page, t, id);
+		kmt_walk_keep(c, t, id);
 	}
 	*flags &= ~KMT_F_NO_STACK;
 	*reason = &c->with_stack;
