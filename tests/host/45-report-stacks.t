@@ -47,6 +47,15 @@ def expected(path):
     return grouped(path, "stack", KEYS)
 def expected_frees(path):
     return grouped(path, "free_stack", FKEYS)
+def compare(want, rows, keys):
+    """"same", or what differs between the generator's stacks and the report's rows."""
+    got = {tuple(int(a, 16) for a in s["frame_addrs"]): {k: s[k] for k in keys} for s in rows}
+    if len(rows) != len(got):
+        return "a stack listed twice"
+    if got != want:
+        bad = [f for f in set(got) | set(want) if got.get(f) != want.get(f)]
+        return f"{len(bad)} stacks differ, e.g. {bad[0]}: report {got.get(bad[0])}, generator {want.get(bad[0])}"
+    return "same"
 PY
 
 gen() {
@@ -81,16 +90,7 @@ for v in le le32 once twice; do
 	res=$(python3 - "$T/$v.sum" "$T/$v.json" "$T/expect.py" <<'PY'
 import json, sys
 exec(open(sys.argv[3]).read())
-want = expected(sys.argv[1])
-d = json.load(open(sys.argv[2]))
-got = {tuple(int(a, 16) for a in s["frame_addrs"]): {k: s[k] for k in KEYS} for s in d["stacks"]}
-if len(d["stacks"]) != len(got):
-    print("a stack listed twice")
-elif got != want:
-    bad = [f for f in set(got) | set(want) if got.get(f) != want.get(f)]
-    print(f"{len(bad)} stacks differ, e.g. {bad[0]}: report {got.get(bad[0])}, generator {want.get(bad[0])}")
-else:
-    print("same")
+print(compare(expected(sys.argv[1]), json.load(open(sys.argv[2]))["stacks"], KEYS))
 PY
 )
 	is "$res" "same" "$v: every stack's hits, failed, bytes, frees and outstanding as generated"
@@ -133,19 +133,13 @@ res=$(python3 - "$T/fs.sum" "$T/fs.json" "$T/expect.py" <<'PY'
 import json, sys
 exec(open(sys.argv[3]).read())
 want = expected_frees(sys.argv[1])
-d = json.load(open(sys.argv[2]))
-got = {tuple(int(a, 16) for a in s["frame_addrs"]): {k: s[k] for k in FKEYS} for s in d["stacks_frees"]}
+res = compare(want, json.load(open(sys.argv[2]))["stacks_frees"], FKEYS)
 if not want:
     print("the generator wrote no free stacks")
-elif len(d["stacks_frees"]) != len(got):
-    print("a stack listed twice")
-elif got != want:
-    bad = [f for f in set(got) | set(want) if got.get(f) != want.get(f)]
-    print(f"{len(bad)} stacks differ, e.g. {bad[0]}: report {got.get(bad[0])}, generator {want.get(bad[0])}")
-elif not any(v["frees_no_alloc"] for v in want.values()):
+elif res == "same" and not any(v["frees_no_alloc"] for v in want.values()):
     print("no free of an object allocated before the trace has a stack")
 else:
-    print("same")
+    print(res)
 PY
 )
 is "$res" "same" "frees by stack: every stack's frees, bytes freed and frees without an allocation as generated"
