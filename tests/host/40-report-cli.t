@@ -11,14 +11,8 @@ set -u
 REPORT=$BIN/kmemtrace-report
 GEN=$BIN/kmemtrace-gen
 
-if [ ! -x "$REPORT" ] || [ ! -x "$GEN" ]; then
-	echo "1..0 # SKIP $REPORT or $GEN not built (make SAN=1 tools unit-tests)"
-	exit 0
-fi
-command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-report.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+require_tools kmemtrace-report kmemtrace-gen
+scratch_dir report
 
 
 # ---- a workload, in all four formats --------------------------------------------------

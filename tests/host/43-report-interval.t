@@ -14,14 +14,8 @@ REPORT=$BIN/kmemtrace-report
 GEN=$BIN/kmemtrace-gen
 DOC=$(dirname "$0")/../../Documentation/report-json.md
 
-if [ ! -x "$REPORT" ] || [ ! -x "$GEN" ]; then
-	echo "1..0 # SKIP $REPORT or $GEN not built (make SAN=1 tools unit-tests)"
-	exit 0
-fi
-command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-interval.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+require_tools kmemtrace-report kmemtrace-gen
+scratch_dir interval
 
 # A script of 400 records, and what each 7 us interval must hold, per cache and per call site.
 python3 - "$T" <<'PY'

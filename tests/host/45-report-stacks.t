@@ -17,14 +17,8 @@ REPORT=$BIN/kmemtrace-report
 GEN=$BIN/kmemtrace-gen
 CHECK=$BIN/kmemtrace_check
 
-if [ ! -x "$REPORT" ] || [ ! -x "$GEN" ] || [ ! -x "$CHECK" ]; then
-	echo "1..0 # SKIP $REPORT, $GEN or $CHECK not built (make SAN=1 tools unit-tests)"
-	exit 0
-fi
-command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-stacks.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+require_tools kmemtrace-report kmemtrace-gen kmemtrace_check
+scratch_dir stacks
 
 # The generator's per-stack lines, grouped by frames (two stacks may be the same frames).
 cat >"$T/expect.py" <<'PY'

@@ -10,6 +10,9 @@
 #   run CMD...               run CMD: out (stdout), err (stderr), rc; needs the test's $T
 #   jget EXPR FILE           a value of a JSON document (a Python expression on d)
 #   done_testing             print the plan (1..n); return non-zero if any test failed
+#   require_tools TOOL...    skip the whole test (plan 1..0) unless each TOOL is built in
+#                            $BIN and python3 is installed
+#   scratch_dir TAG          set T to a new temporary directory, removed when the test exits
 #
 # Sets BIN (the tool directory), n (tests run) and failed (tests failed).
 
@@ -70,4 +73,21 @@ run() {
 
 jget() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$2"
+}
+
+require_tools() {
+	local tool
+	for tool in "$@"; do
+		if [ ! -x "$BIN/$tool" ]; then
+			echo "1..0 # SKIP $BIN/$tool not built (make SAN=1 tools unit-tests)"
+			exit 0
+		fi
+	done
+	command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
+}
+
+scratch_dir() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-$1.XXXXXX")
+	# shellcheck disable=SC2064 # T is set now, and stays
+	trap "rm -rf '$T'" EXIT
 }
