@@ -112,10 +112,13 @@ kmemtraced -o $O/s6/t > $O/s6/err 2>&1 &
 pid=$!
 wait_for $O/s6/t/kmemtrace.meta
 sleep 1
+# Stopped, both signals are pending together: sent one after the other, the first could
+# finish a quick drain before the second arrives. They reach the wait together, or the
+# second finds the first being handled; both count as while draining.
+kill -STOP $pid
 kill -INT $pid
-# At once: reading relay is quick, and a drain can end within 50 ms. Either both signals reach
-# the wait together, or the second finds the first being handled; both count as while draining.
 kill -TERM $pid
+kill -CONT $pid
 wait $pid
 echo $? > $O/s6/status
 echo 0 > $OR/load

@@ -322,8 +322,12 @@ run "$D" -r "$FAKE" -o "$T/second"
 is "$ST" 3 "a second kmemtraced on the same module: exit 3"
 like "$ERR" "another kmemtraced is already draining $K" "a second kmemtraced: says why"
 ok "a second kmemtraced: leaves no files" test ! -e "$T/second/kmemtrace.meta"
+# Stopped, so both signals are pending together however slow this machine:
+# sent one after the other, the first could finish the drain before the second.
+kill -STOP "$pid"
 kill -INT "$pid"
 kill -TERM "$pid"
+kill -CONT "$pid"
 ST=0
 wait "$pid" || ST=$?
 is "$ST" 0 "SIGINT then SIGTERM: exit 0"
