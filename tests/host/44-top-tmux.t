@@ -42,7 +42,8 @@ grow() {
 
 # ---- plain output while the directory grows: every allocation counted once ----------------
 grow "$T/g1" 1
-"$TOP" -d "$T/g1" 0.2 8 >"$T/plain.txt" 2>"$T/plain.err" &
+# 8 intervals of 0.5 s: the last part comes 0.75 s in, with seconds to spare on a loaded machine.
+"$TOP" -d "$T/g1" 0.5 8 >"$T/plain.txt" 2>"$T/plain.err" &
 pid=$!
 for p in 2 3 4; do sleep 0.25; grow "$T/g1" "$p"; done
 wait "$pid"
@@ -82,6 +83,14 @@ for p in 2 3 4; do
 	[ "$c" -gt 0 ] && ! sort -k2,2nr -c <<<"$rows" 2>/dev/null && sorted=1
 	[ "$c" -gt 0 ] && full=$screen
 done
+# A slow start may have drawn nothing yet: wait for a table with rows.
+for _ in $(seq 100); do
+	[ -n "$full" ] && break
+	sleep 0.1
+	screen=$(tmux capture-pane -p -t "$S")
+	awk '/^CACHE / { on = 1; next } on && NF >= 6 { r = 1 } END { exit !r }' <<<"$screen" &&
+		full=$screen
+done
 screen=${full:-$screen}
 like "$screen" "loadavg:" "screen: the time and load average"
 like "$screen" "following $T/g2" "screen: what it reads"
@@ -91,12 +100,16 @@ ok $? "screen: -r 5 shows 1 to 5 rows (got $minrows to $maxrows)"
 is "$sorted" 0 "screen: -s allocs sorts by allocations"
 is "$(awk 'length > 100' <<<"$screen" | wc -l)" 0 "screen: fits 100 columns"
 tmux resize-window -t "$S" -x 60 -y 30 2>/dev/null || tmux resize-pane -t "$S" -x 60
-sleep 0.8
-screen=$(tmux capture-pane -p -t "$S")
+for _ in $(seq 100); do
+	sleep 0.1
+	screen=$(tmux capture-pane -p -t "$S")
+	[ "$(awk 'length > 60' <<<"$screen" | wc -l)" = 0 ] &&
+		tr -s ' ' <<<"$screen" | grep -q "ALLOCS BYTES FREES NET FRAG%" && break
+done
 is "$(awk 'length > 60' <<<"$screen" | wc -l)" 0 "resized to 60 columns: the screen follows"
 like "$(tr -s ' ' <<<"$screen")" "ALLOCS BYTES FREES NET FRAG%" "resized: the columns are still there"
 tmux send-keys -t "$S" q
-for _ in $(seq 20); do [ -s "$T/rc" ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -s "$T/rc" ] && break; sleep 0.1; done
 is "$(cat "$T/rc" 2>/dev/null)" 0 "q quits, exit 0"
 tmux kill-session -t "$S" 2>/dev/null
 
