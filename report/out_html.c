@@ -14,15 +14,17 @@
 #include "symtab.h"
 #include "view_main.h"
 #include "view_pages.h"
+#include "view_stacks.h"
 
 /* Rows of each table and series of each chart: a page people read. */
 #define HTML_ROWS	20
 #define HTML_SERIES	5
 #define HTML_HISTS	6
 
-static void esc(FILE *fp, const char *s)
+/* The first len bytes of s as HTML text. */
+static void esc_n(FILE *fp, const char *s, size_t len)
 {
-	for (; s && *s; s++) {
+	for (; s && len--; s++) {
 		switch (*s) {
 		case '<':
 			fputs("&lt;", fp);
@@ -40,6 +42,11 @@ static void esc(FILE *fp, const char *s)
 			fputc(*s, fp);
 		}
 	}
+}
+
+static void esc(FILE *fp, const char *s)
+{
+	esc_n(fp, s, s ? strlen(s) : 0);
 }
 
 /* Bytes for people: 1.5 MiB. */
@@ -619,6 +626,129 @@ static int outstanding_section(FILE *fp, const struct rpt *r, const struct symta
 	return 0;
 }
 
+/* ---- kernel stacks: flame graphs and the --stacks tables ------------------------------------ */
+
+#define FLAME_W		1160	/* px */
+#define FLAME_ROW	16
+/* Narrower frames are left out (and counted), so a page's size has a bound. */
+#define FLAME_MIN_PX	0.3
+#define FLAME_CHAR_PX	6.6	/* 11px monospace */
+
+/* By name, so a function has one color in every graph: warm for the kernel's, cool for modules'. */
+static void flame_color(const struct flame_node *nd, char *buf, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < nd->len; i++)
+		h = (h ^ (unsigned char)nd->name[i]) * 16777619u;
+	if (memmem(nd->name, nd->len, "_[", 2))
+		snprintf(buf, len, "hsl(%u,55%%,%u%%)", 170 + h % 50, 60 + (h >> 8) % 15);
+	else
+		snprintf(buf, len, "hsl(%u,85%%,%u%%)", h % 55, 55 + (h >> 8) % 12);
+}
+
+/*
+ * One flame graph, the root at the bottom, each frame as wide as its share
+ * of the weight; no script: a frame's title is its tooltip.
+ */
+static int flame_svg(FILE *fp, const struct flame *f, const char *id, const char *title,
+		     const char *unit)
+{
+	double *x = calloc(f->depth + 1, sizeof(*x));
+	unsigned int height = f->depth * FLAME_ROW;
+	size_t i, hidden = 0;
+
+	if (!x)
+		return -1;
+	fprintf(fp, "<h3>%s</h3>\n<figure class=\"flame\" id=\"%s\" data-total=\"%" PRIu64
+		"\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%u\" "
+		"viewBox=\"0 0 %d %u\">\n", title, id, f->total, FLAME_W, height, FLAME_W, height);
+	for (i = 0; i < f->n; i++) {
+		const struct flame_node *nd = &f->v[i];
+		double x0 = x[nd->depth], wpx = (double)nd->w * FLAME_W / (double)f->total;
+		unsigned int y = (f->depth - 1 - nd->depth) * FLAME_ROW;
+		size_t chars = wpx > 8 ? (size_t)((wpx - 6) / FLAME_CHAR_PX) : 0;
+		char color[40];
+
+		/* Pre-order: this frame's callees start where it does. */
+		x[nd->depth] += wpx;
+		x[nd->depth + 1] = x0;
+		if (wpx < FLAME_MIN_PX) {
+			hidden++;
+			continue;
+		}
+		flame_color(nd, color, sizeof(color));
+		fprintf(fp, "<g data-v=\"%" PRIu64 "\" data-d=\"%u\"><title>", nd->w, nd->depth);
+		esc_n(fp, nd->name, nd->len);
+		fprintf(fp, ": %" PRIu64 " %s, %.2f%%</title><rect x=\"%.2f\" y=\"%u\" "
+			"width=\"%.2f\" height=\"%d\" fill=\"%s\"/>", nd->w, unit,
+			100.0 * (double)nd->w / (double)f->total, x0, y, wpx, FLAME_ROW - 1, color);
+		if (chars >= 3) {
+			fprintf(fp, "<text x=\"%.2f\" y=\"%u\">", x0 + 3, y + FLAME_ROW - 4);
+			if (chars >= nd->len) {
+				esc_n(fp, nd->name, nd->len);
+			} else {
+				esc_n(fp, nd->name, chars - 2);
+				fputs("..", fp);
+			}
+			fputs("</text>", fp);
+		}
+		fputs("</g>\n", fp);
+	}
+	fprintf(fp, "</svg><figcaption>%" PRIu64 " %s; a frame is as wide as the share of them "
+		"made through it, its callees above it; hover for a frame's figures.", f->total,
+		unit);
+	if (hidden)
+		fprintf(fp, " %zu frames narrower than %.1f px are not drawn.", hidden,
+			FLAME_MIN_PX);
+	fputs("</figcaption></figure>\n", fp);
+	free(x);
+	return 0;
+}
+
+static int stacks_section(FILE *fp, const struct view_ctx *v, struct out_opts *mo)
+{
+	static const struct stacks_args by_bytes = { .weight = FOLD_BYTES },
+		by_allocs = { .weight = FOLD_HITS }, by_frees = { .weight = FOLD_FREES };
+	static const struct {
+		const struct stacks_args *a;
+		const char *id, *title, *unit;
+	} graphs[] = {
+		{ &by_bytes, "flame-bytes", "Bytes allocated by kernel stack", "bytes" },
+		{ &by_allocs, "flame-allocs", "Allocations by kernel stack", "allocations" },
+		{ &by_frees, "flame-frees", "Frees by kernel stack", "frees" },
+	};
+	size_t i;
+
+	fputs("<section id=\"stacks\"><h2>Kernel stacks</h2>\n", fp);
+	if (!rpt_has_stacks(v->r)) {
+		fputs("<p>No kernel stacks: trace with the module parameter stack_depth=N (and "
+		      "stack_frees=1 for the stacks of frees).</p>\n</section>\n", fp);
+		return 0;
+	}
+	for (i = 0; i < sizeof(graphs) / sizeof(graphs[0]); i++) {
+		struct flame f;
+		int ret;
+
+		if (graphs[i].a->weight == FOLD_FREES && !rpt_has_free_stacks(v->r))
+			continue;
+		if (stacks_flame(v->r, v->o, graphs[i].a, &f))
+			return -1;
+		ret = f.total ? flame_svg(fp, &f, graphs[i].id, graphs[i].title, graphs[i].unit) : 0;
+		flame_free(&f);
+		if (ret)
+			return -1;
+	}
+	mo->view_args = &by_allocs;
+	mo->nsort = 0;
+	mo->lines = HTML_ROWS;
+	if (view_stacks.tables(v, html_emit, fp))
+		return -1;
+	fputs("</section>\n", fp);
+	return 0;
+}
+
 /* ---- the page ------------------------------------------------------------------------------- */
 
 static const char css[] =
@@ -636,7 +766,11 @@ static const char css[] =
 	"figure.hist{margin:0;border:1px solid #ddd;padding:.3em}"
 	"figure.hist figcaption{font-size:12px;max-width:300px;overflow-wrap:anywhere}"
 	".legend{list-style:none;padding:0}.legend li{display:inline-block;margin-right:1.2em}"
-	".legend span{display:inline-block;width:1em;height:.6em;margin-right:.3em}";
+	".legend span{display:inline-block;width:1em;height:.6em;margin-right:.3em}"
+	"figure.flame{margin:0 0 1em;overflow-x:auto}"
+	"figure.flame text{font:11px monospace;fill:#000;pointer-events:none}"
+	"figure.flame g:hover rect{stroke:#000;stroke-width:1}"
+	"figure.flame figcaption{font-size:12px;color:#555}";
 
 static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		      const struct life_args *la, const struct rpt_slab *slab,
@@ -653,7 +787,7 @@ static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#callsites\">Call sites</a>"
 	      "<a href=\"#caches\">Caches</a><a href=\"#sizes\">Sizes</a><a href=\"#lifetimes\">"
 	      "Lifetimes</a><a href=\"#rates\">Rates</a><a href=\"#cross\">Cross-CPU/node</a>"
-	      "<a href=\"#pages\">Pages</a><a href=\"#problems\">Errors and outstanding</a>"
+	      "<a href=\"#pages\">Pages</a><a href=\"#stacks\">Stacks</a><a href=\"#problems\">Errors and outstanding</a>"
 	      "<a href=\"#metadata\">Trace</a></nav>\n", fp);
 	summary(fp, r, o);
 
@@ -698,7 +832,10 @@ static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		fputs("<p>No page events: trace with the module parameter pages=1.</p>\n", fp);
 	else if (view_pages.tables(&v, html_emit, fp))
 		return -1;
-	fputs("</section>\n<section id=\"problems\"><h2>Errors and outstanding objects</h2>\n", fp);
+	fputs("</section>\n", fp);
+	if (stacks_section(fp, &v, &mo))
+		return -1;
+	fputs("<section id=\"problems\"><h2>Errors and outstanding objects</h2>\n", fp);
 	if (errors_section(fp, r, st) || outstanding_section(fp, r, st))
 		return -1;
 	fputs("</section>\n", fp);
@@ -718,6 +855,14 @@ int html_write_file(const char *path, const struct rpt *r, const struct out_opts
 
 	if (!slab || symtab_add_report(&st, r))
 		goto out;
+	if (rpt_has_stacks(r)) {
+		struct out_opts so = *o;
+		struct view_ctx v = { .r = r, .o = &so, .slab = slab };
+
+		so.view_args = NULL;
+		if (view_stacks.syms(&v, &st))
+			goto out;
+	}
 	if (symtab_resolve(&st, o))
 		goto out;
 	fp = fopen(path, "w");

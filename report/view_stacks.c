@@ -792,16 +792,32 @@ const struct report_view view_stacks = {
 	.tables = stacks_tables,
 };
 
-/* ---- --folded ------------------------------------------------------------------- */
+/* ---- --folded, and the flame graph's frames ------------------------------------- */
 
 struct fline {
 	char *s;
 	uint64_t w;
 };
 
+/*
+ * Frame by frame: ';' below every other byte, so that all stacks through
+ * the same frames are next to each other ("a;b;c" before "a;b0"), one
+ * block for each frame of a flame graph.
+ */
 static int fline_cmp(const void *pa, const void *pb)
 {
-	return strcmp(((const struct fline *)pa)->s, ((const struct fline *)pb)->s);
+	const unsigned char *a = (const unsigned char *)((const struct fline *)pa)->s;
+	const unsigned char *b = (const unsigned char *)((const struct fline *)pb)->s;
+
+	for (; *a && *a == *b; a++, b++)
+		;
+	if (*a == *b)
+		return 0;
+	if (!*a || !*b)
+		return *a ? 1 : -1;
+	if (*a == ';' || *b == ';')
+		return *a == ';' ? -1 : 1;
+	return *a < *b ? -1 : 1;
 }
 
 /* A frame as flame graphs want it: the function, "_[module]" after a module's. */
@@ -822,22 +838,36 @@ static void fold_frame(const struct out_opts *o, uint64_t addr, char *buf, size_
 			*buf = '_';
 }
 
-int stacks_folded(FILE *fp, const struct rpt *r, const struct out_opts *o,
-		  const struct stacks_args *a)
+static void flines_free(struct fline *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].s);
+	free(v);
+}
+
+/*
+ * The kept stacks folded, in frame order, equal ones (stacks differing
+ * only in offsets) merged, none of weight 0. 0, or -1 (memory).
+ */
+static int folded_lines(const struct rpt *r, const struct out_opts *o,
+			const struct stacks_args *a, struct fline **out, size_t *nout)
 {
 	struct out_opts oa = *o;
 	struct fline *v = NULL;
 	size_t n, i, m = 0;
 	uint32_t *idx;
-	int ret = -1;
 
+	*out = NULL;
+	*nout = 0;
 	oa.view_args = a;
 	idx = kept_stacks(r, &oa, &n, a->weight == FOLD_FREES);
 	if (!idx && errno == ENOMEM)
 		return -1;
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v)
-		goto out;
+		goto fail;
 	for (i = 0; i < n; i++) {
 		const struct rpt_stack *t = rpt_stack(r, idx[i]);
 		uint64_t w = a->weight == FOLD_BYTES ? t->bytes_alloc :
@@ -853,32 +883,115 @@ int stacks_folded(FILE *fp, const struct rpt *r, const struct out_opts *o,
 			continue;
 		sp = open_memstream(&buf, &blen);
 		if (!sp)
-			goto out;
+			goto fail;
 		for (k = d; k-- > 0;) {
 			fold_frame(o, fr[k], frame, sizeof(frame));
 			fprintf(sp, "%s%s", frame, k ? ";" : "");
 		}
 		if (fclose(sp) || !buf) {
 			free(buf);
-			goto out;
+			goto fail;
 		}
 		v[m].s = buf;
 		v[m++].w = w;
 	}
+	free(idx);
 	if (m)
 		qsort(v, m, sizeof(*v), fline_cmp);
-	for (i = 0; i < m; i++) {
-		uint64_t w = v[i].w;
-
-		while (i + 1 < m && strcmp(v[i].s, v[i + 1].s) == 0)
-			w += v[++i].w;
-		fprintf(fp, "%s %" PRIu64 "\n", v[i].s, w);
+	for (i = 0, n = 0; i < m; i++) {
+		if (n && strcmp(v[n - 1].s, v[i].s) == 0) {
+			v[n - 1].w += v[i].w;
+			free(v[i].s);
+		} else {
+			v[n++] = v[i];
+		}
 	}
-	ret = 0;
-out:
-	for (i = 0; v && i < m; i++)
-		free(v[i].s);
-	free(v);
+	*out = v;
+	*nout = n;
+	return 0;
+fail:
+	flines_free(v, m);
 	free(idx);
-	return ret;
+	return -1;
+}
+
+int stacks_folded(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		  const struct stacks_args *a)
+{
+	struct fline *v;
+	size_t n, i;
+
+	if (folded_lines(r, o, a, &v, &n))
+		return -1;
+	for (i = 0; i < n; i++)
+		fprintf(fp, "%s %" PRIu64 "\n", v[i].s, v[i].w);
+	flines_free(v, n);
+	return 0;
+}
+
+/* The length of the frame that starts at s. */
+static size_t frame_len(const char *s)
+{
+	const char *e = strchr(s, ';');
+
+	return e ? (size_t)(e - s) : strlen(s);
+}
+
+int stacks_flame(const struct rpt *r, const struct out_opts *o, const struct stacks_args *a,
+		 struct flame *f)
+{
+	/* The current line's frames, root first: their nodes. */
+	size_t path[KMT_STACK_MAX_DEPTH];
+	struct fline *v;
+	size_t n, i, cap = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (folded_lines(r, o, a, &v, &n))
+		return -1;
+	f->lines = v;
+	f->nlines = n;
+	for (i = 0; i < n; i++) {
+		const char *s = v[i].s, *prev = i ? v[i - 1].s : "";
+		unsigned int d = 0, same = 1;
+
+		/* Lines are in frame order: a frame is new from the first one that differs. */
+		for (; *s && d < KMT_STACK_MAX_DEPTH; d++) {
+			size_t len = frame_len(s), plen = frame_len(prev);
+
+			same = same && *prev && len == plen && !memcmp(s, prev, len);
+			if (!same) {
+				struct flame_node *nd;
+
+				if (f->n == cap) {
+					size_t nc = cap ? 2 * cap : 256;
+					void *p = realloc(f->v, nc * sizeof(*f->v));
+
+					if (!p)
+						goto fail;
+					f->v = p;
+					cap = nc;
+				}
+				nd = &f->v[f->n];
+				*nd = (struct flame_node){ .name = s, .len = len, .depth = d };
+				path[d] = f->n++;
+				if (d + 1 > f->depth)
+					f->depth = d + 1;
+			}
+			f->v[path[d]].w += v[i].w;
+			s += len + (s[len] == ';');
+			prev += plen + (prev[plen] == ';');
+		}
+		f->total += v[i].w;
+	}
+	return 0;
+fail:
+	flame_free(f);
+	return -1;
+}
+
+void flame_free(struct flame *f)
+{
+	flines_free(f->lines, f->nlines);
+	free(f->v);
+	memset(f, 0, sizeof(*f));
 }

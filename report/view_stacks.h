@@ -38,4 +38,32 @@ extern const struct report_view view_stacks;
 int stacks_folded(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		  const struct stacks_args *a);
 
+/*
+ * A flame graph of the folded stacks: one node per frame and path from the
+ * root, in pre-order (a frame, then its callees left to right), each with
+ * the weight of the stacks through it. Children of a node follow it at
+ * depth + 1; a node's callees' weights add up to at most its own (the rest
+ * are allocations made right there).
+ */
+struct flame_node {
+	const char *name;	/* not NUL-terminated: len bytes */
+	size_t len;
+	unsigned int depth;	/* 0: the root-most frame */
+	uint64_t w;
+};
+
+struct flame {
+	struct flame_node *v;
+	size_t n;
+	unsigned int depth;	/* the deepest node's depth + 1 */
+	uint64_t total;		/* the weight of every stack */
+	struct fline *lines;	/* the names' storage */
+	size_t nlines;
+};
+
+/* The flame graph of the stacks stacks_folded() writes with a. 0, or -1 (memory). */
+int stacks_flame(const struct rpt *r, const struct out_opts *o, const struct stacks_args *a,
+		 struct flame *f);
+void flame_free(struct flame *f);
+
 #endif /* VIEW_STACKS_H */
