@@ -453,6 +453,21 @@ static const struct out_col caller_cols[] = {
 	[CC_CALLER_ADDR] = { "caller_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
 };
 
+/* The same rows for the stacks of frees: their free site, its callers, frees and bytes freed. */
+#define CC_UNUSED	(OC_NO_TEXT | OC_NO_CSV | OC_NO_JSON)
+static const struct out_col free_caller_cols[] = {
+	[CC_PATH] = { "path", "Free site <- caller", COL_STR, 0, OC_LEFT },
+	[CC_SITE] = { "callsite", NULL, COL_STR, 0, OC_NO_TEXT },
+	[CC_CALLER] = { "caller", NULL, COL_STR, 0, OC_NO_TEXT },
+	[CC_HITS] = { "frees", "Frees", COL_U64, 9, 0 },
+	[CC_SHARE] = { "share_pct", "Share", COL_PCT, 6, 0 },
+	[CC_REQ] = { "bytes_req", NULL, COL_U64, 0, CC_UNUSED },
+	[CC_ALLOC] = { "bytes_freed", "Bytes", COL_U64, 11, 0 },
+	[CC_OUT] = { "outstanding", NULL, COL_U64, 0, CC_UNUSED },
+	[CC_SITE_ADDR] = { "callsite_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
+	[CC_CALLER_ADDR] = { "caller_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
+};
+
 static void caller_cell(const void *ctx, size_t row, size_t col, struct out_cell *out)
 {
 	const struct sctx *c = ctx;
@@ -525,9 +540,12 @@ static int crow_by_rank(const void *pa, const void *pb)
 	return a->caller < b->caller ? -1 : a->caller > b->caller;
 }
 
-/* Call site x caller rows of the kept stacks, the busiest sites first. NULL: memory (n > 0). */
+/*
+ * Call site x caller rows of the kept stacks (of frees: free site x caller,
+ * by frees and bytes freed), the busiest sites first. NULL: memory (n > 0).
+ */
 static struct crow *callers_build(const struct view_ctx *v, const uint32_t *idx, size_t n,
-				  size_t *nc)
+				  bool frees, size_t *nc)
 {
 	struct crow *c = calloc(n ? n : 1, sizeof(*c));
 	size_t i, j, m = 0;
@@ -542,6 +560,11 @@ static struct crow *callers_build(const struct view_ctx *v, const uint32_t *idx,
 
 		c[i].site = fr[0];
 		c[i].caller = d > 1 ? fr[1] : 0;
+		if (frees) {
+			c[i].hits = t->free_hits;
+			c[i].bytes_alloc = t->free_bytes;
+			continue;
+		}
 		c[i].hits = t->hits;
 		c[i].bytes_req = t->bytes_req;
 		c[i].bytes_alloc = t->bytes_alloc;
@@ -748,7 +771,7 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	idx = kept_stacks(v->r, v->o, &n, false);
 	if (!idx && errno == ENOMEM)
 		goto out;
-	c.crows = callers_build(v, idx, n, &c.nc);
+	c.crows = callers_build(v, idx, n, false, &c.nc);
 	if (!c.crows)
 		goto out;
 	memset(&t, 0, sizeof(t));
@@ -780,6 +803,25 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	t.ncols = sizeof(free_cols) / sizeof(free_cols[0]);
 	t.cell = free_cell;
 	ret = emit_stacks(v, &t, &c, idx, n, emit, arg);
+	if (ret)
+		goto out;
+
+	/* Each free site's callers. */
+	ret = -1;
+	crows_free(c.crows, c.nc);
+	c.crows = callers_build(v, idx, n, true, &c.nc);
+	if (!c.crows)
+		goto out;
+	memset(&t, 0, sizeof(t));
+	t.key = "stack_free_callers";
+	t.title = "Callers of each free site (the frame above it in the stacks of frees)";
+	t.cols = free_caller_cols;
+	t.ncols = sizeof(free_caller_cols) / sizeof(free_caller_cols[0]);
+	t.nrows = limit_of(v->o, c.nc);
+	t.total = c.nc;
+	t.cell = caller_cell;
+	t.ctx = &c;
+	ret = emit(&t, arg);
 out:
 	crows_free(c.crows, c.nc);
 	free(idx);

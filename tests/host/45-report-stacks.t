@@ -144,8 +144,32 @@ is "$(jget "d['totals']['stack_frees'] + d['totals']['no_stack_frees'] + d['tota
 	True "frees by stack: frees with a stack plus those without are all frees"
 is "$(jget "d['stacks_frees'] == sorted(d['stacks_frees'], key=lambda s: (-s['frees'], -s['bytes_freed']))" "$T/fs.json")" \
 	True "frees by stack: most frees first"
+res=$(python3 - "$T/fs.sum" "$T/fs.json" "$T/expect.py" <<'PY'
+import collections, json, sys
+exec(open(sys.argv[3]).read())
+calls = collections.defaultdict(lambda: [0, 0])
+for f, v in expected_frees(sys.argv[1]).items():
+    c = calls[(f[0], f[1] if len(f) > 1 else None)]
+    c[0] += v["frees"]
+    c[1] += v["bytes_freed"]
+rows = json.load(open(sys.argv[2]))["stack_free_callers"]
+got = {(int(c["callsite_addr"], 16), int(c["caller_addr"], 16) if c["caller_addr"] else None):
+       [c["frees"], c["bytes_freed"]] for c in rows}
+share = collections.defaultdict(float)
+for c in rows:
+    share[c["callsite_addr"]] += c["share_pct"]
+firsts = [c["callsite_addr"] for c in rows]
+print("callers", "same" if got == dict(calls) and len(rows) == len(got) else "differ",
+      "shares", "100" if all(abs(s - 100) < 0.01 * len(rows) for s in share.values()) else "off",
+      "grouped" if len(set(firsts)) == len([a for i, a in enumerate(firsts) if not i or firsts[i - 1] != a]) else "scattered",
+      "no_alloc_keys" if not any("bytes_req" in c or "outstanding" in c for c in rows) else "alloc_keys")
+PY
+)
+is "$res" "callers same shares 100 grouped no_alloc_keys" \
+	"frees by stack: each free site's callers, frees and bytes freed as generated"
 run "$REPORT" --stacks -l 0 "$T/fs"
 like "$out" "Frees by kernel stack" "frees by stack: the text table"
+like "$out" "Callers of each free site" "frees by stack: the free sites' callers in the text"
 like "$(tr -s ' \n' '  ' <<<"$out")" "$(jget "d['totals']['stack_frees']" "$T/fs.json") frees with a stack, in $(jget "len(d['stacks_frees'])" "$T/fs.json") distinct stacks; $(grep '^free_stack ' "$T/fs.sum" | awk '{ s += $8 } END { print s }') of them freed an object whose allocation is not in the trace" \
 	"frees by stack: the note counts frees with a stack and those without an allocation"
 is "$(awk 'length > 80' <<<"$out" | wc -l)" 0 "frees by stack: text fits 80 columns"
