@@ -468,6 +468,8 @@ static const struct out_col free_caller_cols[] = {
 	[CC_CALLER_ADDR] = { "caller_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
 };
 
+_Static_assert(sizeof(free_caller_cols) == sizeof(caller_cols), "one cell function for both");
+
 static void caller_cell(const void *ctx, size_t row, size_t col, struct out_cell *out)
 {
 	const struct sctx *c = ctx;
@@ -724,6 +726,28 @@ static int emit_stacks(const struct view_ctx *v, struct out_table *t, struct sct
 	return ret;
 }
 
+/* The callers table of the kept stacks idx[n], of allocations or of frees. */
+static int emit_callers(const struct view_ctx *v, struct sctx *c, const uint32_t *idx, size_t n,
+			bool frees, table_emit_fn emit, void *arg)
+{
+	struct out_table t = { 0 };
+
+	crows_free(c->crows, c->nc);
+	c->crows = callers_build(v, idx, n, frees, &c->nc);
+	if (!c->crows)
+		return -1;
+	t.key = frees ? "stack_free_callers" : "stack_callers";
+	t.title = frees ? "Callers of each free site (the frame above it in the stacks of frees)" :
+		  "Callers of each call site (the frame above it in the stacks)";
+	t.cols = frees ? free_caller_cols : caller_cols;
+	t.ncols = sizeof(caller_cols) / sizeof(caller_cols[0]);
+	t.nrows = limit_of(v->o, c->nc);
+	t.total = c->nc;
+	t.cell = caller_cell;
+	t.ctx = c;
+	return emit(&t, arg);
+}
+
 static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 {
 	const struct stacks_args *a = args_of(v->o);
@@ -771,19 +795,7 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	idx = kept_stacks(v->r, v->o, &n, false);
 	if (!idx && errno == ENOMEM)
 		goto out;
-	c.crows = callers_build(v, idx, n, false, &c.nc);
-	if (!c.crows)
-		goto out;
-	memset(&t, 0, sizeof(t));
-	t.key = "stack_callers";
-	t.title = "Callers of each call site (the frame above it in the stacks)";
-	t.cols = caller_cols;
-	t.ncols = sizeof(caller_cols) / sizeof(caller_cols[0]);
-	t.nrows = limit_of(v->o, c.nc);
-	t.total = c.nc;
-	t.cell = caller_cell;
-	t.ctx = &c;
-	ret = emit(&t, arg);
+	ret = emit_callers(v, &c, idx, n, false, emit, arg);
 	if (ret || !rpt_has_free_stacks(v->r))
 		goto out;
 
@@ -806,22 +818,7 @@ static int stacks_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	if (ret)
 		goto out;
 
-	/* Each free site's callers. */
-	ret = -1;
-	crows_free(c.crows, c.nc);
-	c.crows = callers_build(v, idx, n, true, &c.nc);
-	if (!c.crows)
-		goto out;
-	memset(&t, 0, sizeof(t));
-	t.key = "stack_free_callers";
-	t.title = "Callers of each free site (the frame above it in the stacks of frees)";
-	t.cols = free_caller_cols;
-	t.ncols = sizeof(free_caller_cols) / sizeof(free_caller_cols[0]);
-	t.nrows = limit_of(v->o, c.nc);
-	t.total = c.nc;
-	t.cell = caller_cell;
-	t.ctx = &c;
-	ret = emit(&t, arg);
+	ret = emit_callers(v, &c, idx, n, true, emit, arg);
 out:
 	crows_free(c.crows, c.nc);
 	free(idx);
