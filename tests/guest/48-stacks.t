@@ -33,7 +33,8 @@
 #  kmemtrace-report --stacks --json and --folded give the chain's stacks and the recursion's
 #  with the oracle's counts (6.12 and 7.3 trace a large kmalloc twice: counted once); on the tiny
 #  table, the report's "N events without a stack" is the module's count, less the uncounted
-#  duplicate events without one, said apart.
+#  duplicate events without one, said apart. --html's flame graphs (bytes, allocations, frees)
+#  hold --folded's stacks of the same trace.
 # In every trace: stack records well formed and written before the events that use them, an
 # allocation (and a free when asked) has a stack or KMT_F_NO_STACK, no stack holds a frame of
 # the tracer, a slab event's stack starts at its call site. Expected numbers come from the
@@ -177,6 +178,16 @@ is "$?" 0 "kmemtrace-report --stacks --json: exit 0" || note_file "$R/chain.json
 is "$?" 0 "kmemtrace-report --folded: exit 0" || note_file "$R/chain.folded.err"
 tap_checks python3 "$JUDGE" report "$R/stacks.expected" "$R/chain.json" "$R/chain.folded" \
 	"$R/nostack.expected"
+# The page's flame graphs: each frame's weight is what --folded sums through it.
+"$REPORT" --html "$R/chain.html" "$R/chain" >/dev/null 2>"$R/chain.html.err"
+is "$?" 0 "kmemtrace-report --html: exit 0" || note_file "$R/chain.html.err"
+for gw in flame-bytes:bytes flame-allocs:hits flame-frees:frees; do
+	g=${gw%:*} w=${gw#*:}
+	"$REPORT" --folded="$w" "$R/chain" >"$R/chain.folded.$w" 2>/dev/null
+	res=$(python3 "$KMT_TOP/tests/host/flame-check.py" "$R/chain.html" "$g" "$R/chain.folded.$w")
+	is "${res%%$'\n'*}" same "kmemtrace-report --html: $g holds --folded=$w's stacks"
+	diag "${res#*$'\n'# }"
+done
 # The nostack pattern: a call site on no stack gives no stack, however often the cache saw it.
 "$REPORT" "$R/chain" >"$R/chain.txt" 2>&1
 is "$?" 0 "kmemtrace-report: exit 0" || note_file "$R/chain.txt"

@@ -15,6 +15,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 REPORT=$BIN/kmemtrace-report
 GEN=$BIN/kmemtrace-gen
+FLAME_CHECK=$(dirname "$0")/flame-check.py
 CHECK=$BIN/kmemtrace_check
 
 require_tools kmemtrace-report kmemtrace-gen kmemtrace_check
@@ -544,47 +545,6 @@ done
 # Each frame of a graph is a path from the root; its weight must be the sum of the folded lines
 # through that path (--folded is checked against the generator above), it sits inside its
 # caller, and only frames narrower than the page's 0.3 px are left out, counted in the caption.
-cat >"$T/flame.py" <<'PY'
-import collections, html, re, sys
-page, gid, folded = sys.argv[1], sys.argv[2], sys.argv[3]
-W, MIN_PX = 1160, 0.3
-want = collections.Counter()
-for line in open(folded):
-    path, w = line.rsplit(" ", 1)
-    frames = path.split(";")
-    for d in range(1, len(frames) + 1):
-        want[tuple(frames[:d])] += int(w)
-total = sum(w for p, w in want.items() if len(p) == 1)
-s = open(page).read()
-m = re.search(r'<figure class="flame" id="%s" data-total="(\d+)">(.*?)</figure>' % gid, s, re.S)
-if not m:
-    sys.exit(print("no figure %s" % gid))
-if int(m.group(1)) != total:
-    sys.exit(print("total %s, folded %d" % (m.group(1), total)))
-got, stack, bad = {}, [], []
-for g in re.finditer(r'<g data-v="(\d+)" data-d="(\d+)"><title>(.*?): \d+ [a-z]+, [0-9.]+%</title>'
-                     r'<rect x="([0-9.]+)" y="\d+" width="([0-9.]+)"', m.group(2)):
-    v, d, name, x, w = int(g[1]), int(g[2]), html.unescape(g[3]), float(g[4]), float(g[5])
-    if d > len(stack):
-        sys.exit(print("%s at depth %d under a frame of depth %d" % (name, d, len(stack) - 1)))
-    del stack[d:]
-    if stack and not (stack[-1][1] - 0.02 <= x and x + w <= stack[-1][1] + stack[-1][2] + 0.02):
-        bad.append(name)
-    stack.append((name, x, w))
-    got[tuple(f[0] for f in stack)] = v
-drawn = {p: w for p, w in want.items() if w * W / total >= MIN_PX}
-hidden = len(want) - len(drawn)
-cap = re.search(r"(\d+) frames narrower than", m.group(2))
-if got != drawn:
-    diff = [p for p in set(got) | set(drawn) if got.get(p) != drawn.get(p)]
-    sys.exit(print("%d frames differ, e.g. %s: page %s, folded %s" %
-                   (len(diff), ";".join(diff[0]), got.get(diff[0]), drawn.get(diff[0]))))
-if (int(cap.group(1)) if cap else 0) != hidden:
-    sys.exit(print("caption says %s hidden, %d are" % (cap.group(1) if cap else 0, hidden)))
-if bad:
-    sys.exit(print("%d frames outside their caller, e.g. %s" % (len(bad), bad[0])))
-print("same\n# %s: %d frames drawn, %d hidden" % (gid, len(got), hidden))
-PY
 # many: 800 stacks, so some frames are narrower than the limit.
 gen many --cpus 2 --events 20000 --callsites 10 --stack-depth 12 --stacks 800 --stack-table 1024 \
 	--seed 9
@@ -594,7 +554,7 @@ for vg in sym:flame-bytes:bytes sym:flame-allocs:hits fs:flame-frees:frees many:
 	printf '%s\n' "$out" >"$T/flame.$w"
 	run "$REPORT" --html "$T/$v.html" "$T/$v"
 	is "$rc" 0 "$v: --html: exit 0"
-	res=$(python3 "$T/flame.py" "$T/$v.html" "$g" "$T/flame.$w")
+	res=$(python3 "$FLAME_CHECK" "$T/$v.html" "$g" "$T/flame.$w")
 	is "${res%%$'\n'*}" same \
 		"$v: --html $g: every frame's weight is its folded stacks' sum, inside its caller"
 	printf '%s\n' "$res" | grep '^#'
