@@ -428,8 +428,15 @@ struct rpt {
 		uint16_t dup_flags;
 		bool dup_cross, dup_stacked;
 		bool dup_shown;		/* counted in an interval closed since (rpt_shown()) */
+		/* A failed large kmalloc watched instead (no address to match): what must match. */
+		bool dup_failed;
+		uint32_t dup_site, dup_cache, dup_stk, dup_gfp, dup_pid;
+		int32_t dup_node;
+		uint64_t dup_call_site;
 	} *pend;
 	unsigned int npend_cpus, npend;
+	/* The event page_pair() is on is a failed kmalloc's second event: not watched in turn. */
+	bool fail_second;
 	uint64_t dmap_delta;	/* kmalloc address - (PFN << page_shift) of the direct map */
 	bool dmap_known;
 
@@ -944,7 +951,8 @@ static int64_t pg_stack(struct rpt *r, const struct kmt_event *ev)
  */
 static void stack_take_back(struct rpt *r, const struct page_pend *p, const struct obj *o)
 {
-	uint32_t *k = r->objs.stk ? &r->objs.stk[o - r->objs.e] : NULL;
+	uint32_t *k = o && r->objs.stk ? &r->objs.stk[o - r->objs.e] : NULL;
+	uint32_t i = o ? (k ? *k : KMT_STACK_NONE) : p->dup_stk;
 	struct rpt_stack *st;
 
 	if (p->dup_flags & KMT_F_NO_STACK) {
@@ -954,16 +962,53 @@ static void stack_take_back(struct rpt *r, const struct page_pend *p, const stru
 	}
 	if (!p->dup_stacked)
 		return;
-	if (!k || *k == KMT_STACK_NONE) {
+	if (i == KMT_STACK_NONE) {
 		r->t.unknown_stack_allocs--;
 		return;
 	}
-	st = &r->stk[*k];
+	st = &r->stk[i];
 	st->hits--;
+	r->t.stack_allocs--;
+	if (!o) {
+		st->failed--;
+		return;
+	}
 	st->bytes_req -= p->dup_req;
 	st->bytes_alloc -= o->bytes;
-	r->t.stack_allocs--;
 	*k = KMT_STACK_NONE;
+}
+
+/*
+ * What the first event of a large kmalloc traced twice counted at its
+ * call site and cache, taken back (kmalloc_dup(), kmalloc_fail_dup()):
+ * an allocation of *bytes, or a failed one (bytes NULL).
+ */
+static void dup_take_back(struct rpt *r, const struct page_pend *p, uint32_t site,
+			  uint32_t cache, uint64_t ts, const uint32_t *bytes)
+{
+	struct rpt_site *s = &r->sites[site];
+	struct rpt_cache *c = cache != UINT32_MAX ? &r->caches[cache] : NULL;
+
+	s->hits--;
+	s->cross_node -= p->dup_cross;
+	if (c)
+		c->allocs--;
+	if (!bytes) {
+		s->failed--;
+		if (c)
+			c->failed--;
+	} else {
+		s->bytes_req -= p->dup_req;
+		s->bytes_alloc -= *bytes;
+		if (c) {
+			c->bytes_req -= p->dup_req;
+			c->bytes_alloc -= *bytes;
+		}
+	}
+	r->t.probed_allocs -= (p->dup_flags & KMT_F_PROBED) != 0;
+	r->t.clamped_allocs -= (p->dup_flags & KMT_F_CLAMPED) != 0;
+	if (r->flags & RPT_TIMELINE)
+		lp_tl_take_back(r->lp, site, since_start(r, ts));
 }
 
 /*
@@ -979,7 +1024,6 @@ static void stack_take_back(struct rpt *r, const struct page_pend *p, const stru
 static bool kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct page_pend *p)
 {
 	struct obj *o = obj_find(&r->objs, ev->ptr);
-	struct rpt_site *s;
 
 	/* The watched event's own object still (not another CPU's at that address since). */
 	if (!o || o->state != OBJ_LIVE_SEL || o->kind != KMT_REC_KMALLOC || o->cpu != ev->cpu ||
@@ -990,20 +1034,7 @@ static bool kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct 
 		r->t.kmalloc_dup_no_stack += (ev->flags & KMT_F_NO_STACK) != 0;
 		return true;
 	}
-	s = &r->sites[o->site];
-	s->hits--;
-	s->bytes_req -= p->dup_req;
-	s->bytes_alloc -= o->bytes;
-	s->cross_node -= p->dup_cross;
-	if (o->cache != UINT32_MAX) {
-		r->caches[o->cache].allocs--;
-		r->caches[o->cache].bytes_req -= p->dup_req;
-		r->caches[o->cache].bytes_alloc -= o->bytes;
-	}
-	r->t.probed_allocs -= (p->dup_flags & KMT_F_PROBED) != 0;
-	r->t.clamped_allocs -= (p->dup_flags & KMT_F_CLAMPED) != 0;
-	if (r->flags & RPT_TIMELINE)
-		lp_tl_take_back(r->lp, o->site, since_start(r, o->ts));
+	dup_take_back(r, p, o->site, o->cache, o->ts, &o->bytes);
 	if (r->flags & RPT_PTR_VIEW) {
 		uint32_t i;
 
@@ -1019,12 +1050,40 @@ static bool kmalloc_dup(struct rpt *r, const struct kmt_event *ev, const struct 
 	return false;
 }
 
+/*
+ * A failed large kmalloc on 6.12 and 7.3 is two events too, both NULL:
+ * the first at the call site inside the allocator, then the caller's.
+ * With no address to match, the second is the CPU's next allocation
+ * event: a failed kmalloc of the same task with the same sizes, flags and
+ * node, from another call site (one failing twice in a row at the same
+ * call site, or one a kernel traces once, stays two). The first one's
+ * counts are taken back as kmalloc_dup() does.
+ */
+static bool kmalloc_fail_dup(struct rpt *r, const struct kmt_event *ev,
+			     const struct page_pend *p)
+{
+	if (ev->type != KMT_REC_KMALLOC || ev->ptr || ev->bytes_req != p->dup_req ||
+	    ev->bytes_alloc != p->bytes || ev->gfp_flags != p->dup_gfp || ev->node != p->dup_node ||
+	    ev->pid != p->dup_pid || ev->call_site == p->dup_call_site)
+		return false;
+	r->t.kmalloc_dup_events++;
+	r->t.kmalloc_dup_failed++;
+	if (p->dup_shown) {
+		r->t.kmalloc_dup_no_stack += (ev->flags & KMT_F_NO_STACK) != 0;
+		return true;
+	}
+	dup_take_back(r, p, p->dup_site, p->dup_cache, p->dup_ts, NULL);
+	stack_take_back(r, p, NULL);
+	r->fail_second = true;
+	return false;
+}
+
 void rpt_shown(struct rpt *r)
 {
 	unsigned int c;
 
 	for (c = 0; r->npend && c < r->npend_cpus; c++)
-		r->pend[c].dup_shown |= r->pend[c].dup_ptr != 0;
+		r->pend[c].dup_shown |= r->pend[c].dup_ptr != 0 || r->pend[c].dup_failed;
 }
 
 /*
@@ -1050,6 +1109,12 @@ static bool page_pair(struct rpt *r, const struct kmt_event *ev)
 		return false;
 	p = &r->pend[ev->cpu];
 	r->npend--;
+	r->fail_second = false;
+	if (p->dup_failed) {
+		drop = kmalloc_fail_dup(r, ev, p);
+		p->dup_failed = false;
+		goto done;
+	}
 	if (p->dup_ptr) {
 		if (ev->type == KMT_REC_KMALLOC && ev->ptr == p->dup_ptr &&
 		    ev->bytes_alloc == p->bytes)
@@ -1093,6 +1158,31 @@ static int dup_watch(struct rpt *r, const struct kmt_event *ev)
 	p->dup_flags = ev->flags;
 	p->dup_cross = (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
 	p->dup_stacked = ev->stack_id != 0;
+	return 0;
+}
+
+/* Watches the CPU's next allocation event for a second event of this failed large kmalloc. */
+static int fail_watch(struct rpt *r, const struct kmt_event *ev, uint32_t site, uint32_t cache)
+{
+	struct page_pend *p;
+
+	if (page_pend(r, ev))
+		return -1;
+	p = &r->pend[ev->cpu];
+	p->dup_failed = true;
+	p->dup_ts = ev->timestamp;
+	p->dup_req = ev->bytes_req;
+	p->dup_flags = ev->flags;
+	p->dup_cross = (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
+	p->dup_stacked = ev->stack_id != 0;
+	p->dup_stk = p->dup_stacked && !(ev->flags & KMT_F_NO_STACK) ?
+		     kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id) : KMT_STACK_NONE;
+	p->dup_site = site;
+	p->dup_cache = cache;
+	p->dup_gfp = ev->gfp_flags;
+	p->dup_pid = ev->pid;
+	p->dup_node = ev->node;
+	p->dup_call_site = ev->call_site;
 	return 0;
 }
 
@@ -1178,8 +1268,17 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 			s->failed++;
 			if (c)
 				c->failed++;
-			if (ev->stack_id | (ev->flags & KMT_F_NO_STACK))
-				return stack_alloc(r, ev, NULL);
+			if ((ev->stack_id | (ev->flags & KMT_F_NO_STACK)) &&
+			    stack_alloc(r, ev, NULL))
+				return -1;
+			/*
+			 * A large kmalloc: the CPU's next allocation may be its
+			 * second event, unless it is one.
+			 */
+			if (ev->bytes_req > 2 * r->page_size && ev->type == KMT_REC_KMALLOC &&
+			    !r->fail_second)
+				return fail_watch(r, ev, site_idx, cache_idx);
+			r->fail_second = false;
 			return 0;
 		}
 		s->bytes_req += ev->bytes_req;

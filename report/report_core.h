@@ -185,6 +185,7 @@ struct rpt_totals {
 	 * KMT_F_NO_STACK, out of no_stack_allocs: the module counted them.
 	 */
 	uint64_t kmalloc_dup_events, kmalloc_dup_no_stack;
+	uint64_t kmalloc_dup_failed;	/* of kmalloc_dup_events, failed ones (both NULL) */
 	/*
 	 * Stacks (1.2). Of allocs, those carrying a stack the trace holds; the
 	 * others are without one, of which no_stack_allocs said so

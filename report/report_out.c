@@ -202,6 +202,7 @@ static void json_stack_totals(FILE *fp, const struct rpt *r, bool *f2)
 	json_u64(fp, "other_events_without_stack", t->other_no_stack + t->other_unknown_stack, f2);
 	json_u64(fp, "kmalloc_duplicate_events", t->kmalloc_dup_events, f2);
 	json_u64(fp, "kmalloc_duplicates_without_stack", t->kmalloc_dup_no_stack, f2);
+	json_u64(fp, "kmalloc_duplicates_failed", t->kmalloc_dup_failed, f2);
 	json_key(fp, "has_free_stacks", f2);
 	fputs(rpt_has_free_stacks(r) ? "true" : "false", fp);
 	json_u64(fp, "stack_frees", t->stack_frees, f2);
@@ -868,7 +869,8 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 			t->implicit_frees);
 	if (t->kmalloc_dup_events)
 		fprintf(fp, "Traced twice           : %" PRIu64 " large kmallocs (duplicate events "
-			"not counted)\n", t->kmalloc_dup_events);
+			"not counted; %" PRIu64 " of them failed)\n", t->kmalloc_dup_events,
+			t->kmalloc_dup_failed);
 	if (t->probed_allocs || t->probed_frees)
 		fprintf(fp, "Seen by probes         : %" PRIu64 " allocations, %" PRIu64
 			" frees (bulk and lock-free paths)\n", t->probed_allocs, t->probed_frees);

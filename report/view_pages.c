@@ -431,7 +431,7 @@ static int pages_tables(const struct view_ctx *v, table_emit_fn emit, void *arg)
 		  t->page_outstanding_bytes, 0 },
 		{ "large_kmalloc", t->page_kmalloc_allocs, t->page_kmalloc_bytes,
 		  t->page_kmalloc_frees, t->page_kmalloc_live, t->page_kmalloc_live_bytes,
-		  t->kmalloc_dup_events },
+		  t->kmalloc_dup_events - t->kmalloc_dup_failed },
 	};
 	struct out_table tt;
 	enum rpt_page_by by;

@@ -573,6 +573,121 @@ static void test_dup_with_stacks(void)
 }
 
 /* Page allocations by kernel stack: each block's stack counts its allocation, free and life. */
+/* A failed large kmalloc event: stack id (0: none), flags, task and GFP mask as given. */
+static void fail_ev(struct gen *g, unsigned int cpu, uint64_t ts, uint64_t site, uint16_t id,
+		    uint8_t flags, uint32_t pid, uint32_t gfp)
+{
+	struct kmt_event e = { .type = KMT_REC_KMALLOC, .timestamp = ts, .call_site = site,
+			       .bytes_req = 20000, .bytes_alloc = 32768, .node = KMT_NODE_ANY,
+			       .stack_id = id, .flags = flags, .pid = pid, .gfp_flags = gfp };
+
+	gen_event(g, cpu, &e);
+}
+
+/*
+ * 6.12 and 7.3 trace a failed large kmalloc twice too, both events NULL:
+ * the first at the allocator's call site, then the caller's. It counts
+ * once, at the caller's, its first event taken back everywhere; a failure
+ * traced once, two in a row at one call site, or two of other tasks, CPUs
+ * or GFP masks stay two.
+ */
+static void test_dup_failed(void)
+{
+	static const uint64_t in[] = { 0xffffffff81003100ULL, 0xffffffff81700000ULL };
+	static const uint64_t out[] = { 0xffffffff81700000ULL };
+	const uint64_t small = 0xffffffff81005000ULL;
+	uint64_t t = 1000, a = 0xffff888070000000ULL;
+	unsigned int nsmall = 0;
+	char path[4096];
+	struct gen *g;
+	struct rpt *r;
+
+	snprintf(path, sizeof(path), "%s/dupfail", top);
+	g = gen_open(path, 2, NULL);
+	if (!g) {
+		ok(0, "gen_open");
+		return;
+	}
+	gen_stack(g, 0, t++, 1, in, 2);
+	gen_stack(g, 0, t++, 2, out, 1);
+/* A small allocation in between ends the watch for a second event. */
+#define SMALL()	(gen_kmalloc(g, 0, t++, small, a, 64, 64, KMT_NODE_ANY, 0), a += 64, nsmall++)
+	/* Pairs: both with a stack; the first marked without one. */
+	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
+	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
+	SMALL();
+	fail_ev(g, 0, t++, in[0], 0, KMT_F_NO_STACK, 0, 0x400);
+	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
+	SMALL();
+	/* Traced once; twice in a row at one call site. */
+	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
+	SMALL();
+	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
+	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
+	SMALL();
+	/* Other tasks; other CPUs; other GFP masks. */
+	fail_ev(g, 0, t++, in[0], 1, 0, 5, 0x400);
+	fail_ev(g, 0, t++, out[0], 2, 0, 6, 0x400);
+	SMALL();
+	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
+	fail_ev(g, 1, t++, out[0], 0, 0, 0, 0x400);
+	SMALL();
+	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
+	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x800);
+	SMALL();
+	/* Two pairs back to back: a second event is no first one. */
+	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
+	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
+	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
+	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
+	SMALL();
+#undef SMALL
+	if (gen_close(g)) {
+		ok(0, "gen_close");
+		return;
+	}
+	r = analyse(path, RPT_TIMELINE, 4096);
+	if (!r) {
+		ok(0, "analysis");
+		return;
+	}
+	{
+		const struct rpt_totals *tt = rpt_totals(r);
+		const struct rpt_site *si = rpt_site_find(r, in[0]), *so = rpt_site_find(r, out[0]);
+		const struct rpt_cache *c = rpt_cache_find(r, "kmalloc-32k");
+		const struct rpt_stack *sin = NULL, *sout = NULL;
+		size_t i;
+
+		for (i = 0; i < rpt_nstacks(r); i++) {
+			unsigned int d = 0;
+
+			if (kmt_stacks_frames(rpt_stacks(r), (uint32_t)i, &d)[0] == in[0])
+				sin = rpt_stack(r, i);
+			else
+				sout = rpt_stack(r, i);
+		}
+		is_u64(tt->kmalloc_dup_events, 4, "four failed large kmallocs traced twice");
+		is_u64(tt->kmalloc_dup_failed, 4, "... all counted as failed ones");
+		is_u64(tt->failed_allocs, 13, "failures: 17 events, 4 first events of a pair");
+		is_u64(tt->allocs, 13 + nsmall, "allocations: the failures and the small ones");
+		is_u64(si ? si->failed : 99, 3, "the allocator's call site: the 3 unpaired");
+		is_u64(si ? si->hits : 99, 3, "... and no other hit");
+		is_u64(so ? so->failed : 0, 10, "the caller's: its 10 failures");
+		is_u64(c ? c->allocs : 0, 13, "kmalloc-32k: 13 allocations");
+		is_u64(c ? c->failed : 0, 13, "... all failed");
+		is_u64(sin ? sin->hits : 99, 3, "the allocator's stack: the 3 unpaired");
+		is_u64(sin ? sin->failed : 99, 3, "... failed");
+		is_u64(sout ? sout->failed : 0, 9, "the caller's stack: its 9 failures on CPU 0");
+		is_u64(tt->stack_allocs, 12, "with a stack: 3 + 9");
+		is_u64(tt->no_stack_allocs, 0, "the marked first event: taken back");
+		is_u64(tt->kmalloc_dup_no_stack, 1, "... and counted apart");
+		is_u64(tl_allocs(lp_tl(rpt_lp(r), site_index(r, in[0]))), 3,
+		       "timeline: the 3 unpaired at the allocator's call site");
+		is_u64(tl_allocs(lp_tl(rpt_lp(r), SIZE_MAX)), 13 + nsmall, "timeline: every allocation");
+	}
+	rpt_free(r);
+}
+
 static void test_page_stacks(void)
 {
 	static const uint64_t fa[] = { 0xffffffff81200010ULL, 0xffffffff81300020ULL };
@@ -654,6 +769,7 @@ int main(void)
 	test_pages();
 	test_dup_without_pages();
 	test_dup_with_stacks();
+	test_dup_failed();
 	test_page_stacks();
 	test_bounded();
 	if (gen_rm_rf(top) != 0)
