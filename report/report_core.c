@@ -1144,37 +1144,44 @@ done:
 
 static int page_pend(struct rpt *r, const struct kmt_event *ev);
 
-/* Watches the CPU's next allocation event for a second event of this large kmalloc. */
-static int dup_watch(struct rpt *r, const struct kmt_event *ev)
+/*
+ * Watches the CPU's next allocation event for a second event of this large
+ * kmalloc, keeping what its counts took; NULL: out of memory.
+ */
+static struct page_pend *watch(struct rpt *r, const struct kmt_event *ev)
 {
 	struct page_pend *p;
 
 	if (page_pend(r, ev))
-		return -1;
+		return NULL;
 	p = &r->pend[ev->cpu];
-	p->dup_ptr = ev->ptr;
 	p->dup_ts = ev->timestamp;
 	p->dup_req = ev->bytes_req;
 	p->dup_flags = ev->flags;
 	p->dup_cross = (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
 	p->dup_stacked = ev->stack_id != 0;
+	return p;
+}
+
+/* A large kmalloc: its second event has its address (kmalloc_dup()). */
+static int dup_watch(struct rpt *r, const struct kmt_event *ev)
+{
+	struct page_pend *p = watch(r, ev);
+
+	if (!p)
+		return -1;
+	p->dup_ptr = ev->ptr;
 	return 0;
 }
 
-/* Watches the CPU's next allocation event for a second event of this failed large kmalloc. */
+/* A failed one: its second event has the same task, sizes, mask and node (kmalloc_fail_dup()). */
 static int fail_watch(struct rpt *r, const struct kmt_event *ev, uint32_t site, uint32_t cache)
 {
-	struct page_pend *p;
+	struct page_pend *p = watch(r, ev);
 
-	if (page_pend(r, ev))
+	if (!p)
 		return -1;
-	p = &r->pend[ev->cpu];
 	p->dup_failed = true;
-	p->dup_ts = ev->timestamp;
-	p->dup_req = ev->bytes_req;
-	p->dup_flags = ev->flags;
-	p->dup_cross = (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
-	p->dup_stacked = ev->stack_id != 0;
 	p->dup_stk = p->dup_stacked && !(ev->flags & KMT_F_NO_STACK) ?
 		     kmt_stacks_lookup(r->stacks, ev->cpu, ev->stack_id) : KMT_STACK_NONE;
 	p->dup_site = site;
