@@ -469,6 +469,22 @@ static uint64_t tl_allocs(const struct rpt_tl *tl)
 	return n;
 }
 
+/* The tallies of a trace's two stacks: the one starting at the allocator's call site in, the other. */
+static void two_stacks(const struct rpt *r, uint64_t in, const struct rpt_stack **sin,
+		       const struct rpt_stack **sout)
+{
+	size_t i;
+
+	for (i = 0; i < rpt_nstacks(r); i++) {
+		unsigned int d = 0;
+
+		if (kmt_stacks_frames(rpt_stacks(r), (uint32_t)i, &d)[0] == in)
+			*sin = rpt_stack(r, i);
+		else
+			*sout = rpt_stack(r, i);
+	}
+}
+
 /*
  * With stacks: a large kmalloc traced twice counts once, its first event
  * taken back from its stack (or from the allocations without one), its
@@ -520,14 +536,7 @@ static void test_dup_with_stacks(void)
 		ok(0, "analysis");
 		return;
 	}
-	for (i = 0; i < rpt_nstacks(r); i++) {
-		unsigned int d = 0;
-
-		if (kmt_stacks_frames(rpt_stacks(r), (uint32_t)i, &d)[0] == in[0])
-			sin = rpt_stack(r, i);
-		else
-			sout = rpt_stack(r, i);
-	}
+	two_stacks(r, in[0], &sin, &sout);
 	{
 		const struct rpt_totals *tt = rpt_totals(r);
 		const struct rpt_site *si = rpt_site_find(r, in[0]), *so = rpt_site_find(r, out[0]);
@@ -593,6 +602,31 @@ static void fail_ev(struct gen *g, unsigned int cpu, uint64_t ts, uint64_t site,
  */
 static void test_dup_failed(void)
 {
+	/*
+	 * Failed large kmallocs, at the allocator's call site (in) or the
+	 * caller's (out); small: a small allocation after it ends the watch
+	 * for a second event. Pairs: both with a stack; the first marked
+	 * without one. Traced once; twice in a row at one call site. Other
+	 * tasks; other CPUs; other GFP masks. Two pairs back to back: a
+	 * second event is no first one.
+	 */
+	static const struct {
+		unsigned int cpu;
+		bool out, small;
+		uint16_t id;
+		uint8_t flags;
+		uint32_t pid, gfp;
+	} evs[] = {
+		{ 0, false, false, 1, 0, 0, 0x400 }, { 0, true, true, 2, 0, 0, 0x400 },
+		{ 0, false, false, 0, KMT_F_NO_STACK, 0, 0x400 }, { 0, true, true, 2, 0, 0, 0x400 },
+		{ 0, true, true, 2, 0, 0, 0x400 },
+		{ 0, true, false, 2, 0, 0, 0x400 }, { 0, true, true, 2, 0, 0, 0x400 },
+		{ 0, false, false, 1, 0, 5, 0x400 }, { 0, true, true, 2, 0, 6, 0x400 },
+		{ 0, false, false, 1, 0, 0, 0x400 }, { 1, true, true, 0, 0, 0, 0x400 },
+		{ 0, false, false, 1, 0, 0, 0x400 }, { 0, true, true, 2, 0, 0, 0x800 },
+		{ 0, false, false, 1, 0, 0, 0x400 }, { 0, true, false, 2, 0, 0, 0x400 },
+		{ 0, false, false, 1, 0, 0, 0x400 }, { 0, true, true, 2, 0, 0, 0x400 },
+	};
 	static const uint64_t in[] = { 0xffffffff81003100ULL, 0xffffffff81700000ULL };
 	static const uint64_t out[] = { 0xffffffff81700000ULL };
 	const uint64_t small = 0xffffffff81005000ULL;
@@ -601,6 +635,7 @@ static void test_dup_failed(void)
 	char path[4096];
 	struct gen *g;
 	struct rpt *r;
+	size_t i;
 
 	snprintf(path, sizeof(path), "%s/dupfail", top);
 	g = gen_open(path, 2, NULL);
@@ -610,38 +645,15 @@ static void test_dup_failed(void)
 	}
 	gen_stack(g, 0, t++, 1, in, 2);
 	gen_stack(g, 0, t++, 2, out, 1);
-/* A small allocation in between ends the watch for a second event. */
-#define SMALL()	(gen_kmalloc(g, 0, t++, small, a, 64, 64, KMT_NODE_ANY, 0), a += 64, nsmall++)
-	/* Pairs: both with a stack; the first marked without one. */
-	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
-	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
-	SMALL();
-	fail_ev(g, 0, t++, in[0], 0, KMT_F_NO_STACK, 0, 0x400);
-	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
-	SMALL();
-	/* Traced once; twice in a row at one call site. */
-	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
-	SMALL();
-	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
-	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
-	SMALL();
-	/* Other tasks; other CPUs; other GFP masks. */
-	fail_ev(g, 0, t++, in[0], 1, 0, 5, 0x400);
-	fail_ev(g, 0, t++, out[0], 2, 0, 6, 0x400);
-	SMALL();
-	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
-	fail_ev(g, 1, t++, out[0], 0, 0, 0, 0x400);
-	SMALL();
-	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
-	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x800);
-	SMALL();
-	/* Two pairs back to back: a second event is no first one. */
-	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
-	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
-	fail_ev(g, 0, t++, in[0], 1, 0, 0, 0x400);
-	fail_ev(g, 0, t++, out[0], 2, 0, 0, 0x400);
-	SMALL();
-#undef SMALL
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		fail_ev(g, evs[i].cpu, t++, evs[i].out ? out[0] : in[0], evs[i].id, evs[i].flags,
+			evs[i].pid, evs[i].gfp);
+		if (evs[i].small) {
+			gen_kmalloc(g, 0, t++, small, a, 64, 64, KMT_NODE_ANY, 0);
+			a += 64;
+			nsmall++;
+		}
+	}
 	if (gen_close(g)) {
 		ok(0, "gen_close");
 		return;
@@ -656,16 +668,8 @@ static void test_dup_failed(void)
 		const struct rpt_site *si = rpt_site_find(r, in[0]), *so = rpt_site_find(r, out[0]);
 		const struct rpt_cache *c = rpt_cache_find(r, "kmalloc-32k");
 		const struct rpt_stack *sin = NULL, *sout = NULL;
-		size_t i;
 
-		for (i = 0; i < rpt_nstacks(r); i++) {
-			unsigned int d = 0;
-
-			if (kmt_stacks_frames(rpt_stacks(r), (uint32_t)i, &d)[0] == in[0])
-				sin = rpt_stack(r, i);
-			else
-				sout = rpt_stack(r, i);
-		}
+		two_stacks(r, in[0], &sin, &sout);
 		is_u64(tt->kmalloc_dup_events, 4, "four failed large kmallocs traced twice");
 		is_u64(tt->kmalloc_dup_failed, 4, "... all counted as failed ones");
 		is_u64(tt->failed_allocs, 13, "failures: 17 events, 4 first events of a pair");
