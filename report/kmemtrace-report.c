@@ -135,9 +135,9 @@ static const struct argp_option options[] = {
 	{ "min-size", OPT_MIN_SIZE, "BYTES", 0, "Allocations requesting at least BYTES", 3 },
 	{ "time", OPT_TIME, "START,END", 0, "Records in this window (either may be empty)", 3 },
 	{ "min-count", OPT_MIN_COUNT, "N", 0,
-	  "--stacks, --folded: stacks seen at least N times", 3 },
+	  "--stacks, --folded, --html: stacks seen at least N times", 3 },
 	{ "exclude", OPT_EXCLUDE, "SYM[,SYM...]", 0,
-	  "--stacks, --folded: leave out stacks through any of these functions (or 0xADDRs)",
+	  "--stacks, --folded, --html: leave out stacks through any of these functions (or 0xADDRs)",
 	  3 },
 	{ NULL, 0, NULL, 0, "Symbols:", 4 },
 	{ "raw-ip", OPT_RAW_IP, NULL, 0, "Raw addresses instead of function+0xoff", 4 },
@@ -520,9 +520,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (a->html && (a->raw || a->interval_ns || a->folded))
 			argp_error(st, "--html writes the summary's page: not with --raw, --interval "
 				   "or --folded");
-		if (a->stack_filters && !a->stacks && !a->folded)
-			argp_error(st, "--min-count and --exclude filter stacks: give --stacks or "
-				   "--folded");
+		if (a->stack_filters && !a->stacks && !a->folded && !a->html)
+			argp_error(st, "--min-count and --exclude filter stacks: give --stacks, "
+				   "--folded or --html");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -922,7 +922,7 @@ int main(int argc, char **argv)
 		goto nomem;
 	}
 	if (a.html) {
-		rc = html_write_file(a.html, r, &a.out, &a.life);
+		rc = html_write_file(a.html, r, &a.out, &a.life, &a.stk);
 		if (rc == -1)
 			goto nomem;
 		if (rc) {

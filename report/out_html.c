@@ -707,17 +707,16 @@ static int flame_svg(FILE *fp, const struct flame *f, const char *id, const char
 	return 0;
 }
 
-static int stacks_section(FILE *fp, const struct view_ctx *v, struct out_opts *mo)
+static int stacks_section(FILE *fp, const struct view_ctx *v, struct out_opts *mo,
+			  const struct stacks_args *sa)
 {
-	static const struct stacks_args by_bytes = { .weight = FOLD_BYTES },
-		by_allocs = { .weight = FOLD_HITS }, by_frees = { .weight = FOLD_FREES };
 	static const struct {
-		const struct stacks_args *a;
+		enum folded_weight weight;
 		const char *id, *title, *unit;
 	} graphs[] = {
-		{ &by_bytes, "flame-bytes", "Bytes allocated by kernel stack", "bytes" },
-		{ &by_allocs, "flame-allocs", "Allocations by kernel stack", "allocations" },
-		{ &by_frees, "flame-frees", "Frees by kernel stack", "frees" },
+		{ FOLD_BYTES, "flame-bytes", "Bytes allocated by kernel stack", "bytes" },
+		{ FOLD_HITS, "flame-allocs", "Allocations by kernel stack", "allocations" },
+		{ FOLD_FREES, "flame-frees", "Frees by kernel stack", "frees" },
 	};
 	size_t i;
 
@@ -727,20 +726,31 @@ static int stacks_section(FILE *fp, const struct view_ctx *v, struct out_opts *m
 		      "stack_frees=1 for the stacks of frees).</p>\n</section>\n", fp);
 		return 0;
 	}
+	if (sa->min_count || sa->nexclude) {
+		fprintf(fp, "<p class=\"note\">Graphs and tables hold the stacks seen at least "
+			"%" PRIu64 " times", sa->min_count ? sa->min_count : 1);
+		for (i = 0; i < sa->nexclude; i++) {
+			fputs(i ? ", " : ", through none of ", fp);
+			esc(fp, sa->exclude[i]);
+		}
+		fputs(" (--min-count, --exclude).</p>\n", fp);
+	}
 	for (i = 0; i < sizeof(graphs) / sizeof(graphs[0]); i++) {
+		struct stacks_args a = *sa;
 		struct flame f;
 		int ret;
 
-		if (graphs[i].a->weight == FOLD_FREES && !rpt_has_free_stacks(v->r))
+		if (graphs[i].weight == FOLD_FREES && !rpt_has_free_stacks(v->r))
 			continue;
-		if (stacks_flame(v->r, v->o, graphs[i].a, &f))
+		a.weight = graphs[i].weight;
+		if (stacks_flame(v->r, v->o, &a, &f))
 			return -1;
 		ret = f.total ? flame_svg(fp, &f, graphs[i].id, graphs[i].title, graphs[i].unit) : 0;
 		flame_free(&f);
 		if (ret)
 			return -1;
 	}
-	mo->view_args = &by_allocs;
+	mo->view_args = sa;
 	mo->nsort = 0;
 	mo->lines = HTML_ROWS;
 	if (view_stacks.tables(v, html_emit, fp))
@@ -773,8 +783,8 @@ static const char css[] =
 	"figure.flame figcaption{font-size:12px;color:#555}";
 
 static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
-		      const struct life_args *la, const struct rpt_slab *slab,
-		      const struct symtab *st)
+		      const struct life_args *la, const struct stacks_args *sa,
+		      const struct rpt_slab *slab, const struct symtab *st)
 {
 	struct out_opts mo = *o;
 	struct view_ctx v = { .r = r, .o = &mo, .slab = slab, .st = st };
@@ -833,7 +843,7 @@ static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	else if (view_pages.tables(&v, html_emit, fp))
 		return -1;
 	fputs("</section>\n", fp);
-	if (stacks_section(fp, &v, &mo))
+	if (stacks_section(fp, &v, &mo, sa))
 		return -1;
 	fputs("<section id=\"problems\"><h2>Errors and outstanding objects</h2>\n", fp);
 	if (errors_section(fp, r, st) || outstanding_section(fp, r, st))
@@ -846,7 +856,7 @@ static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
 }
 
 int html_write_file(const char *path, const struct rpt *r, const struct out_opts *o,
-		    const struct life_args *la)
+		    const struct life_args *la, const struct stacks_args *sa)
 {
 	struct rpt_slab *slab = slab_info_new(o->meta);
 	struct symtab st = { 0 };
@@ -859,7 +869,7 @@ int html_write_file(const char *path, const struct rpt *r, const struct out_opts
 		struct out_opts so = *o;
 		struct view_ctx v = { .r = r, .o = &so, .slab = slab };
 
-		so.view_args = NULL;
+		so.view_args = sa;
 		if (view_stacks.syms(&v, &st))
 			goto out;
 	}
@@ -870,7 +880,7 @@ int html_write_file(const char *path, const struct rpt *r, const struct out_opts
 		ret = errno;
 		goto out;
 	}
-	ret = write_page(fp, r, o, la, slab, &st);
+	ret = write_page(fp, r, o, la, sa, slab, &st);
 	if (!ret && ferror(fp))
 		ret = EIO;
 	if (fclose(fp) && !ret)

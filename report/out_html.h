@@ -9,13 +9,14 @@
 
 #include "report_out.h"
 #include "view_life.h"
+#include "view_stacks.h"
 
 /*
  * Writes the page of a finished analysis (made with RPT_LIFETIMES and
- * RPT_TIMELINE) to path. 0; -1 out of memory; an errno value when the
- * file could not be written.
+ * RPT_TIMELINE) to path, its stacks filtered by sa (its weight unused).
+ * 0; -1 out of memory; an errno value when the file could not be written.
  */
 int html_write_file(const char *path, const struct rpt *r, const struct out_opts *o,
-		    const struct life_args *la);
+		    const struct life_args *la, const struct stacks_args *sa);
 
 #endif /* OUT_HTML_H */

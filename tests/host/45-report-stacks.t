@@ -561,6 +561,17 @@ for vg in sym:flame-bytes:bytes sym:flame-allocs:hits fs:flame-frees:frees many:
 done
 like "$(cat "$T/many.html")" "frames narrower than 0.3 px are not drawn" \
 	"many: frames too narrow to see are left out, and the caption says how many"
+# --min-count and --exclude filter the page's stacks as they do --folded's.
+fmin=$(jget "sorted(s['hits'] for s in d['stacks'])[len(d['stacks']) // 2]" "$T/le.json")
+run "$REPORT" --folded --min-count "$fmin" --exclude caller_a "$T/sym"
+printf '%s\n' "$out" >"$T/flame.filtered"
+run "$REPORT" --html "$T/symf.html" --min-count "$fmin" --exclude caller_a "$T/sym"
+is "$rc" 0 "--html --min-count --exclude: exit 0"
+res=$(python3 "$FLAME_CHECK" "$T/symf.html" flame-allocs "$T/flame.filtered")
+is "${res%%$'\n'*}" same "--html --min-count $fmin --exclude caller_a: the graph of --folded's filtered stacks"
+ok "$(grep -q 'caller_a' "$T/flame.filtered"; [ $? = 1 ]; echo $?)" "... none through caller_a"
+like "$(cat "$T/symf.html")" "stacks seen at least $fmin times, through none of caller_a" \
+	"--html: the page says how its stacks were filtered"
 ok "$(grep -q 'id="t-stacks"' "$T/sym.html"; echo $?)" "--html: the --stacks tables are on the page"
 ok "$(grep -q 'id="flame-frees"' "$T/sym.html"; [ $? = 1 ]; echo $?)" \
 	"--html: no graph of frees for a trace without their stacks"
