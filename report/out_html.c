@@ -797,7 +797,8 @@ static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#callsites\">Call sites</a>"
 	      "<a href=\"#caches\">Caches</a><a href=\"#sizes\">Sizes</a><a href=\"#lifetimes\">"
 	      "Lifetimes</a><a href=\"#rates\">Rates</a><a href=\"#cross\">Cross-CPU/node</a>"
-	      "<a href=\"#pages\">Pages</a><a href=\"#stacks\">Stacks</a><a href=\"#problems\">Errors and outstanding</a>"
+	      "<a href=\"#pages\">Pages</a><a href=\"#stacks\">Stacks</a>"
+	      "<a href=\"#problems\">Errors and outstanding</a>"
 	      "<a href=\"#metadata\">Trace</a></nav>\n", fp);
 	summary(fp, r, o);
 

@@ -469,7 +469,7 @@ static uint64_t tl_allocs(const struct rpt_tl *tl)
 	return n;
 }
 
-/* The tallies of a trace's two stacks: the one starting at the allocator's call site in, the other. */
+/* The tallies of a trace's two stacks: the one from the allocator's call site in, the other. */
 static void two_stacks(const struct rpt *r, uint64_t in, const struct rpt_stack **sin,
 		       const struct rpt_stack **sout)
 {
