@@ -70,32 +70,36 @@ fi
 grow "$T/g2" 1
 tmux new-session -d -s "$S" -x 100 -y 30 \
 	"$TOP -d $T/g2 -r 5 -s allocs 0.3; echo \$? >$T/rc; sleep 30"
-# A capture after each refresh that had records: the rows are checked on those.
-maxrows=0 minrows=99 sorted=0
-for p in 2 3 4; do
-	grow "$T/g2" "$p"
-	sleep 0.4
+# A capture of the screen; one whose table has rows is tallied (the rows are checked on those)
+# and kept in full.
+maxrows=0 minrows=99 sorted=0 full=
+sample_screen() {
+	local rows c
 	screen=$(tmux capture-pane -p -t "$S")
 	rows=$(awk '/^CACHE / { on = 1; next } on && NF >= 6' <<<"$screen")
 	c=$(grep -c . <<<"$rows")
+	[ "$c" -gt 0 ] || return 0
 	[ "$c" -gt "$maxrows" ] && maxrows=$c
-	[ "$c" -gt 0 ] && [ "$c" -lt "$minrows" ] && minrows=$c
-	[ "$c" -gt 0 ] && ! sort -k2,2nr -c <<<"$rows" 2>/dev/null && sorted=1
-	[ "$c" -gt 0 ] && full=$screen
+	[ "$c" -lt "$minrows" ] && minrows=$c
+	sort -k2,2nr -c <<<"$rows" 2>/dev/null || sorted=1
+	full=$screen
+}
+for p in 2 3 4; do
+	grow "$T/g2" "$p"
+	sleep 0.4
+	sample_screen
 done
 # A slow start may have drawn nothing yet: wait for a table with rows.
 for _ in $(seq 100); do
 	[ -n "$full" ] && break
 	sleep 0.1
-	screen=$(tmux capture-pane -p -t "$S")
-	awk '/^CACHE / { on = 1; next } on && NF >= 6 { r = 1 } END { exit !r }' <<<"$screen" &&
-		full=$screen
+	sample_screen
 done
 screen=${full:-$screen}
 like "$screen" "loadavg:" "screen: the time and load average"
 like "$screen" "following $T/g2" "screen: what it reads"
 like "$(tr -s ' ' <<<"$screen")" "CACHE ALLOCS BYTES FREES NET FRAG%" "screen: the columns"
-[ "$maxrows" -le 5 ] && [ "$minrows" -ge 1 ]
+[ "$maxrows" -ge 1 ] && [ "$maxrows" -le 5 ] && [ "$minrows" -ge 1 ]
 ok $? "screen: -r 5 shows 1 to 5 rows (got $minrows to $maxrows)"
 is "$sorted" 0 "screen: -s allocs sorts by allocations"
 is "$(awk 'length > 100' <<<"$screen" | wc -l)" 0 "screen: fits 100 columns"
