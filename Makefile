@@ -47,7 +47,7 @@ CFLAGS  ?= -O2 -g
 KMT_VERSION := $(shell cat VERSION)
 KMT_VERSION_FLAG := -DKMT_VERSION='"$(KMT_VERSION)"'
 KMT_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror \
-	-Wshadow -Wformat=2 -Wvla -Iabi -Ireport/lib $(KMT_VERSION_FLAG) $(SAN_FLAGS) $(CFLAGS)
+	-Wshadow -Wformat=2 -Wvla -Iabi -Ireport/lib -Ireport $(KMT_VERSION_FLAG) $(SAN_FLAGS) $(CFLAGS)
 KMT_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 OBJDIR := $(BUILD)/obj
 

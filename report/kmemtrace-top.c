@@ -4,7 +4,7 @@
  * sites) allocating most in each interval, from the running system's relay
  * buffers, from a trace directory kmemtraced is writing, or replayed from
  * a finished trace. Its tables are kmemtrace-report --interval's
- * (report/view_interval.c).
+ * (report/views/view_interval.c).
  */
 #include <argp.h>
 #include <errno.h>
@@ -28,11 +28,11 @@
 #include "kmt_exit.h"
 #include "kmt_reader.h"
 #include "kmt_writer.h"
-#include "report_core.h"
-#include "report_meta.h"
-#include "report_slab.h"
-#include "sym_kallsyms.h"
-#include "view_interval.h"
+#include "core/report_core.h"
+#include "core/report_meta.h"
+#include "core/report_slab.h"
+#include "sym/sym_kallsyms.h"
+#include "views/view_interval.h"
 
 #define PROG "kmemtrace-top"
 #define DEBUGFS_MAGIC 0x64626720

@@ -5,18 +5,17 @@
 KMT_REPORT := $(BUILD)/kmemtrace-report
 TOOLS += $(KMT_REPORT)
 
+# The rooms of report/ (Documentation/architecture.md): lib/ the trace format library
+# (report/lib.mk), core/ the analysis, sym/ the symbolizers, views/ the tables, writers/ the
+# output formats; the programs' mains at the top.
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
-REPORT_CORE_OBJS := $(OBJDIR)/report/report_core.o $(OBJDIR)/report/report_life.o $(OBJDIR)/report/sym_kallsyms.o \
-	$(OBJDIR)/report/sym_path.o \
-	$(OBJDIR)/report/report_meta.o $(OBJDIR)/report/report_slab.o \
-	$(OBJDIR)/report/out_table.o
-# What kmemtrace-report and kmemtrace-top share beyond the core: output, views, file:line.
-REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(OBJDIR)/report/report_out.o \
-	$(OBJDIR)/report/symtab.o $(OBJDIR)/report/report_views.o $(OBJDIR)/report/view_main.o \
-	$(OBJDIR)/report/view_stacks.o $(OBJDIR)/report/view_life.o $(OBJDIR)/report/view_pages.o \
-	$(OBJDIR)/report/out_html.o \
-	$(OBJDIR)/report/view_interval.o $(OBJDIR)/report/sym_srcline.o \
-	$(OBJDIR)/report/sym_dw.o
+REPORT_CORE_OBJS := $(addprefix $(OBJDIR)/report/,core/report_core.o core/report_life.o \
+	core/report_meta.o core/report_slab.o sym/sym_kallsyms.o sym/sym_path.o \
+	views/view.o writers/out_table.o)
+# What kmemtrace-report and kmemtrace-top share beyond the core: views, writers, file:line.
+REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(addprefix $(OBJDIR)/report/,writers/report_out.o \
+	writers/out_html.o views/symtab.o views/view_main.o views/view_stacks.o views/view_life.o \
+	views/view_pages.o views/view_interval.o sym/sym_srcline.o sym/sym_dw.o)
 REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_VIEW_OBJS)
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
@@ -24,8 +23,8 @@ HAVE_LIBBFD := $(shell printf '\#define PACKAGE "x"\n\#include <bfd.h>\n' | \
 	$(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 REPORT_LIBS := -ldw -lelf
 ifeq ($(HAVE_LIBBFD),1)
-REPORT_VIEW_OBJS += $(OBJDIR)/report/sym_bfd.o
-REPORT_OBJS += $(OBJDIR)/report/sym_bfd.o
+REPORT_VIEW_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
+REPORT_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
 $(REPORT_VIEW_OBJS) $(OBJDIR)/report/kmemtrace-report.o: KMT_CFLAGS += -DHAVE_LIBBFD
 REPORT_LIBS += -lbfd
 endif

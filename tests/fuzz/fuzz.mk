@@ -20,7 +20,7 @@ FUZZ_SECONDS ?= 60
 # already grow and shrink the object tables and wrap the window of recent frees.
 FUZZ_SMALL_TABLES := -DOBJ_MIN_BITS=3 -DFREED_BITS=3
 FUZZ_REPORT_OBJS := $(filter-out $(OBJDIR)/report/kmemtrace-report.o \
-	$(OBJDIR)/report/report_core.o,$(REPORT_OBJS)) $(OBJDIR)/tests/fuzz/report_core_small.o
+	$(OBJDIR)/report/core/report_core.o,$(REPORT_OBJS)) $(OBJDIR)/tests/fuzz/report_core_small.o
 
 # ---- replay in make check (any compiler, no libFuzzer) --------------------------------------
 
@@ -30,9 +30,9 @@ UNIT_TESTS += $(FUZZ_REPLAY_TESTS)
 FUZZ_COMMON_OBJS := $(OBJDIR)/tests/fuzz/fuzz_targets.o $(OBJDIR)/tests/fuzz/json_check.o \
 	$(OBJDIR)/tests/fuzz/kmemtrace_check_main.o
 
-$(OBJDIR)/tests/fuzz/%.o: KMT_CFLAGS += -Itests -Itests/fuzz -Ireport
+$(OBJDIR)/tests/fuzz/%.o: KMT_CFLAGS += -Itests -Itests/fuzz
 
-$(OBJDIR)/tests/fuzz/report_core_small.o: report/report_core.c
+$(OBJDIR)/tests/fuzz/report_core_small.o: report/core/report_core.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_CFLAGS) $(FUZZ_SMALL_TABLES) -MMD -MP -c $< -o $@
 
@@ -87,7 +87,7 @@ FUZZ_CFLAGS += -DHAVE_LIBBFD
 endif
 
 FUZZ_SRCS := $(LIBKMT_SRCS) $(patsubst $(OBJDIR)/%.o,%.c,$(filter $(OBJDIR)/report/%,\
-	$(FUZZ_REPORT_OBJS))) report/report_core.c tests/fuzz/fuzz_targets.c tests/fuzz/json_check.c
+	$(FUZZ_REPORT_OBJS))) report/core/report_core.c tests/fuzz/fuzz_targets.c tests/fuzz/json_check.c
 FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_OBJDIR)/%.o) $(FUZZ_OBJDIR)/kmemtrace_check_main.o
 FUZZ_BINS := $(FUZZ_ALL_TARGETS:%=$(FUZZ_OUT)/fuzz_%)
 
@@ -95,7 +95,7 @@ $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FUZZ_OBJDIR)/report/report_core.o: FUZZ_CFLAGS += $(FUZZ_SMALL_TABLES)
+$(FUZZ_OBJDIR)/report/core/report_core.o: FUZZ_CFLAGS += $(FUZZ_SMALL_TABLES)
 
 # The JSON validator is the harness's oracle, not code under test: without coverage
 # instrumentation it neither slows the runs nor steers the fuzzer toward JSON shapes.

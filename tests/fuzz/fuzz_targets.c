@@ -22,11 +22,11 @@
 #include "kmt_exit.h"
 #include "kmt_reader.h"
 #include "kmt_writer.h"
-#include "report_core.h"
-#include "report_meta.h"
-#include "report_out.h"
-#include "sym_kallsyms.h"
-#include "view_stacks.h"
+#include "core/report_core.h"
+#include "core/report_meta.h"
+#include "writers/report_out.h"
+#include "sym/sym_kallsyms.h"
+#include "views/view_stacks.h"
 
 /* kmemtrace_check.c's main(), renamed when compiled for the fuzz targets. */
 int kmt_check_main(int argc, char **argv);

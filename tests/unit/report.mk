@@ -5,7 +5,7 @@
 REPORT_UNIT_SRCS := $(wildcard tests/unit/test_report*.c)
 REPORT_UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(REPORT_UNIT_SRCS))
 
-$(OBJDIR)/tests/unit/test_report%.o: KMT_CFLAGS += -Itests -Itests/unit -Ireport
+$(OBJDIR)/tests/unit/test_report%.o: KMT_CFLAGS += -Itests -Itests/unit
 
 # tests/unit/lib.mk links every test_*.c with the generator and the reader library;
 # these also need the analysis objects. Should lib.mk stop listing them, link them here.

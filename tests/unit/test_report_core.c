@@ -13,7 +13,7 @@
 
 #include "gen.h"
 #include "kmt_reader.h"
-#include "report_core.h"
+#include "core/report_core.h"
 #include "tap.h"
 
 static char *top;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out_table.h"
+#include "writers/out_table.h"
 #include "tap.h"
 
 struct trow {

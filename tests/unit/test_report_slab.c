@@ -12,9 +12,9 @@
 
 #include "gen.h"
 #include "kmt_reader.h"
-#include "report_core.h"
-#include "report_meta.h"
-#include "report_slab.h"
+#include "core/report_core.h"
+#include "core/report_meta.h"
+#include "core/report_slab.h"
 #include "tap.h"
 
 static char *top;

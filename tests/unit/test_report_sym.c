@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "gen.h"
-#include "report_meta.h"
-#include "sym_kallsyms.h"
-#include "sym_srcline.h"
+#include "core/report_meta.h"
+#include "sym/sym_kallsyms.h"
+#include "sym/sym_srcline.h"
 #include "tap.h"
 
 static char *top;

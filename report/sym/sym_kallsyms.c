@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sym_kallsyms.c - symbolizes call sites from a kallsyms snapshot: text
+ * symbols sorted by address, a binary search per lookup, module ranges
+ * from the modules snapshot to keep a module's address out of its
+ * neighbour's symbols.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/sym_kallsyms.h"
+
+struct ksym {
+	uint64_t addr;
+	uint32_t name;		/* offset into strs */
+	uint16_t mod;		/* index + 1 into mods; 0: core kernel */
+	uint8_t rank;		/* preference among symbols at one address */
+	uint8_t pad;
+	uint32_t order;		/* line number: keeps the sort stable */
+};
+
+struct ksyms {
+	struct ksym *syms;
+	size_t nsyms, cap;
+	char *strs;
+	size_t slen, scap;
+	struct ksym_mod *mods;
+	size_t nmods, mcap;
+	uint32_t *mod_tab;	/* index + 1 into mods by name hash; 0: empty */
+	unsigned int mod_bits;	/* mod_tab has 1 << mod_bits slots, at most half full */
+};
+
+static int add_str(struct ksyms *k, const char *s, uint32_t *off)
+{
+	size_t n = strlen(s) + 1;
+
+	if (k->slen + n > k->scap) {
+		size_t ncap = k->scap ? k->scap * 2 : 1 << 16;
+		char *p;
+
+		while (ncap < k->slen + n)
+			ncap *= 2;
+		if (ncap > UINT32_MAX)
+			return -1;
+		p = realloc(k->strs, ncap);
+		if (!p)
+			return -1;
+		k->strs = p;
+		k->scap = ncap;
+	}
+	memcpy(k->strs + k->slen, s, n);
+	*off = (uint32_t)k->slen;
+	k->slen += n;
+	return 0;
+}
+
+/* FNV-1a: module names are short, and a snapshot may name thousands. */
+static size_t mod_hash(const char *name, unsigned int bits)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+	return (size_t)(h >> (64 - bits));
+}
+
+/* The slot of name in mod_tab: its entry, or the empty slot where it would go. */
+static size_t mod_slot(const struct ksyms *k, const char *name)
+{
+	size_t mask = ((size_t)1 << k->mod_bits) - 1, i;
+
+	for (i = mod_hash(name, k->mod_bits); k->mod_tab[i]; i = (i + 1) & mask)
+		if (strcmp(k->mods[k->mod_tab[i] - 1].name, name) == 0)
+			break;
+	return i;
+}
+
+/* Room in mod_tab for one more module. 0, or -1 when out of memory. */
+static int mod_tab_reserve(struct ksyms *k)
+{
+	unsigned int nb = k->mod_bits ? k->mod_bits : 6;
+	uint32_t *old = k->mod_tab;
+	size_t i;
+
+	if (old && (k->nmods + 1) * 2 <= ((size_t)1 << k->mod_bits))
+		return 0;
+	while ((k->nmods + 1) * 2 > ((size_t)1 << nb))
+		nb++;
+	k->mod_tab = calloc((size_t)1 << nb, sizeof(*k->mod_tab));
+	if (!k->mod_tab) {
+		k->mod_tab = old;
+		return -1;
+	}
+	k->mod_bits = nb;
+	for (i = 0; i < k->nmods; i++)
+		k->mod_tab[mod_slot(k, k->mods[i].name)] = (uint32_t)(i + 1);
+	free(old);
+	return 0;
+}
+
+/* Index + 1 of a module by name, adding it if new; 0 when out of memory. */
+static size_t mod_intern(struct ksyms *k, const char *name)
+{
+	size_t slot;
+
+	if (mod_tab_reserve(k))
+		return 0;
+	slot = mod_slot(k, name);
+	if (k->mod_tab[slot])
+		return k->mod_tab[slot];
+	if (k->nmods >= UINT16_MAX - 1)
+		return 0;
+	if (k->nmods == k->mcap) {
+		size_t ncap = k->mcap ? k->mcap * 2 : 32;
+		struct ksym_mod *p = realloc(k->mods, ncap * sizeof(*p));
+
+		if (!p)
+			return 0;
+		k->mods = p;
+		k->mcap = ncap;
+	}
+	memset(&k->mods[k->nmods], 0, sizeof(k->mods[0]));
+	k->mods[k->nmods].name = strdup(name);
+	if (!k->mods[k->nmods].name)
+		return 0;
+	k->mod_tab[slot] = (uint32_t)(k->nmods + 1);
+	return ++k->nmods;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* The preferred name goes last: the lookup takes the last <= addr; then file order. */
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->order < y->order ? 1 : x->order > y->order ? -1 : 0;
+}
+
+static int load_modules(struct ksyms *k, const char *path, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long lineno = 0;
+	int ret = -1;
+
+	if (!fp) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, fp) > 0) {
+		char name[256];
+		unsigned long long text, base, size;
+		size_t mi;
+
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%255s %llx %llx %llu", name, &text, &base, &size) != 4) {
+			snprintf(err, errlen, "%s: line %lu: expected NAME TEXT_ADDR BASE SIZE",
+				 path, lineno);
+			goto out;
+		}
+		mi = mod_intern(k, name);
+		if (!mi) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			goto out;
+		}
+		k->mods[mi - 1].text_addr = text;
+		k->mods[mi - 1].base = base;
+		k->mods[mi - 1].size = size;
+	}
+	if (ferror(fp)) {
+		snprintf(err, errlen, "%s: read error", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(line);
+	fclose(fp);
+	return ret;
+}
+
+struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, char *err,
+			 size_t errlen, int *missing)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+	FILE *fp = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long lineno = 0;
+
+	*missing = 0;
+	if (!k) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	fp = fopen(kallsyms_path, "r");
+	if (!fp) {
+		*missing = errno == ENOENT;
+		snprintf(err, errlen, "%s: %s", kallsyms_path, strerror(errno));
+		goto fail;
+	}
+	while (getline(&line, &cap, fp) > 0) {
+		char *p = line, *end, *name, *mod = NULL;
+		unsigned long long addr;
+		char type;
+		struct ksym *s;
+
+		lineno++;
+		errno = 0;
+		addr = strtoull(p, &end, 16);
+		if (errno || end == p || (*end != ' ' && *end != '\t')) {
+			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", kallsyms_path,
+				 lineno);
+			goto fail;
+		}
+		p = end + strspn(end, " \t");
+		type = *p;
+		if (!type || (p[1] != ' ' && p[1] != '\t')) {
+			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", kallsyms_path,
+				 lineno);
+			goto fail;
+		}
+		/* Call sites are code: data symbols would only shadow them. */
+		if (!addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+			continue;
+		p += 1 + strspn(p + 1, " \t");
+		name = p;
+		p += strcspn(p, " \t\r\n");
+		if (*p) {
+			*p++ = '\0';
+			p += strspn(p, " \t");
+			if (*p == '[') {
+				mod = ++p;
+				p += strcspn(p, "]\r\n");
+				*p = '\0';
+			}
+		}
+		if (!*name)
+			continue;
+		if (k->nsyms == k->cap) {
+			size_t ncap = k->cap ? k->cap * 2 : 1 << 15;
+			struct ksym *ns = realloc(k->syms, ncap * sizeof(*ns));
+
+			if (!ns)
+				goto nomem;
+			k->syms = ns;
+			k->cap = ncap;
+		}
+		s = &k->syms[k->nsyms];
+		memset(s, 0, sizeof(*s));
+		s->addr = addr;
+		s->order = (uint32_t)lineno;
+		/* Among aliases: global over weak over local, and a plain name over _names. */
+		s->rank = (uint8_t)(2 * (type == 'T' ? 3 : type == 'W' ? 2 : type == 't' ? 1 : 0) +
+				    (name[0] != '_'));
+		/* Names like __pi_foo or __pfx_foo are aliases or padding, not functions. */
+		if (strncmp(name, "__pfx_", 6) == 0 || strncmp(name, "__pi_", 5) == 0 ||
+		    strncmp(name, "__cfi_", 6) == 0)
+			s->rank = 0;
+		if (add_str(k, name, &s->name))
+			goto nomem;
+		if (mod) {
+			size_t mi = mod_intern(k, mod);
+
+			if (!mi)
+				goto nomem;
+			s->mod = (uint16_t)mi;
+		}
+		k->nsyms++;
+	}
+	if (ferror(fp)) {
+		snprintf(err, errlen, "%s: read error", kallsyms_path);
+		goto fail;
+	}
+	if (!k->nsyms) {
+		snprintf(err, errlen,
+			 "%s: no text symbol with an address (copied without root?)",
+			 kallsyms_path);
+		goto fail;
+	}
+	qsort(k->syms, k->nsyms, sizeof(*k->syms), sym_cmp);
+	fclose(fp);
+	fp = NULL;
+	free(line);
+	line = NULL;
+	if (modules_path && load_modules(k, modules_path, err, errlen))
+		goto fail;
+	return k;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", kallsyms_path);
+fail:
+	if (fp)
+		fclose(fp);
+	free(line);
+	ksyms_free(k);
+	return NULL;
+}
+
+void ksyms_free(struct ksyms *k)
+{
+	size_t i;
+
+	if (!k)
+		return;
+	for (i = 0; i < k->nmods; i++)
+		free(k->mods[i].name);
+	free(k->mods);
+	free(k->mod_tab);
+	free(k->syms);
+	free(k->strs);
+	free(k);
+}
+
+size_t ksyms_count(const struct ksyms *k)
+{
+	return k ? k->nsyms : 0;
+}
+
+/* Index + 1 of the module whose core range holds addr, 0 if none. */
+static size_t mod_of_addr(const struct ksyms *k, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < k->nmods; i++)
+		if (k->mods[i].size && addr >= k->mods[i].base &&
+		    addr - k->mods[i].base < k->mods[i].size)
+			return i + 1;
+	return 0;
+}
+
+int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
+		 const char **mod)
+{
+	size_t lo = 0, hi, in_mod;
+	const struct ksym *s;
+
+	if (!k || !k->nsyms || addr < k->syms[0].addr)
+		return 0;
+	hi = k->nsyms;
+	/* Last symbol with address <= addr. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	s = &k->syms[lo];
+	in_mod = mod_of_addr(k, addr);
+	/* Inside a module's range, only that module's symbols may name it. */
+	if (in_mod && s->mod != in_mod)
+		return 0;
+	/* Past a module's end: the gap after it, not its last function. */
+	if (!in_mod && s->mod && k->mods[s->mod - 1].size)
+		return 0;
+	*name = k->strs + s->name;
+	*off = addr - s->addr;
+	*mod = s->mod ? k->mods[s->mod - 1].name : NULL;
+	return 1;
+}
+
+uint64_t ksyms_addr_of(const struct ksyms *k, const char *name, const char *mod)
+{
+	size_t i;
+
+	if (!k)
+		return 0;
+	for (i = 0; i < k->nsyms; i++) {
+		const struct ksym *s = &k->syms[i];
+		const char *m = s->mod ? k->mods[s->mod - 1].name : NULL;
+
+		if (strcmp(k->strs + s->name, name))
+			continue;
+		if ((!mod && !m) || (mod && m && strcmp(mod, m) == 0))
+			return s->addr;
+	}
+	return 0;
+}
+
+const struct ksym_mod *ksyms_module(const struct ksyms *k, const char *name)
+{
+	size_t slot;
+
+	if (!k || !k->mod_tab)
+		return NULL;
+	slot = mod_slot(k, name);
+	return k->mod_tab[slot] ? &k->mods[k->mod_tab[slot] - 1] : NULL;
+}
+
+size_t ksyms_nmodules(const struct ksyms *k)
+{
+	return k ? k->nmods : 0;
+}
+
+const struct ksym_mod *ksyms_module_at(const struct ksyms *k, size_t i)
+{
+	return k && i < k->nmods ? &k->mods[i] : NULL;
+}
+
+int ksyms_lookup_ret(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
+		     const char **mod)
+{
+	/* The call is the byte before: a call that ends its function returns to the next one. */
+	if (!addr || !ksyms_lookup(k, addr - 1, name, off, mod))
+		return 0;
+	++*off;
+	return 1;
+}
+
+static char *format(const struct ksyms *k, uint64_t addr, bool ret, char *buf, size_t len)
+{
+	const char *name, *mod;
+	uint64_t off;
+	size_t mi = k ? mod_of_addr(k, ret && addr ? addr - 1 : addr) : 0;
+
+	if (ret ? ksyms_lookup_ret(k, addr, &name, &off, &mod) :
+		  ksyms_lookup(k, addr, &name, &off, &mod)) {
+		if (mod)
+			snprintf(buf, len, "%s+0x%llx [%s]", name, (unsigned long long)off, mod);
+		else
+			snprintf(buf, len, "%s+0x%llx", name, (unsigned long long)off);
+	} else if (mi) {
+		snprintf(buf, len, "0x%llx [%s]", (unsigned long long)addr, k->mods[mi - 1].name);
+	} else {
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	}
+	return buf;
+}
+
+char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
+{
+	return format(k, addr, false, buf, len);
+}
+
+char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
+{
+	return format(k, addr, true, buf, len);
+}

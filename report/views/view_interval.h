@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * view_interval.h - the per-interval view shared by kmemtrace-report
+ * --interval and kmemtrace-top: allocations, bytes, frees, net live change
+ * and fragmentation per cache or call site in each interval of a trace.
+ */
+#ifndef VIEW_INTERVAL_H
+#define VIEW_INTERVAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kmt_reader.h"
+#include "core/report_core.h"
+#include "sym/sym_kallsyms.h"
+
+/* Sort keys of the rows; ties go to more allocations, then the name. */
+enum ivl_key { IK_BYTES, IK_ALLOCS, IK_FREES, IK_NET, IK_FRAG, IK_NAME };
+
+/* "bytes" (= size), "allocs" (= count, hit), "frees", "net" (= live), "frag", "name". */
+int ivl_key_parse(const char *s, enum ivl_key *k);
+extern const char ivl_keys_help[];
+
+struct ivl_opts {
+	uint64_t interval_ns;	/* > 0 */
+	bool sites;		/* rows per call site, not per cache */
+	enum ivl_key sort;
+	size_t rows;		/* rows kept per table; 0: all */
+	bool has_origin;	/* intervals start at origin; else at the first record */
+	uint64_t origin;	/* CLOCK_MONOTONIC ns */
+	/*
+	 * Intervals close only by ivl_close_now(), whatever the timestamps
+	 * (kmemtrace-top following a trace: what arrived in each refresh).
+	 */
+	bool manual;
+};
+
+/* One row: a cache or a call site over one interval. */
+struct ivl_row {
+	const char *name;	/* cache name; NULL for a call site */
+	uint64_t addr;		/* call site */
+	uint64_t allocs;	/* allocation events, failed ones included */
+	uint64_t bytes_req, bytes_alloc;
+	uint64_t frees;		/* frees counted for it (see Documentation/kmemtrace-report.1) */
+	uint64_t bytes_freed;
+	int64_t net;		/* successful allocations - frees */
+};
+
+struct ivl_table {
+	uint64_t index;		/* 0, 1, ... */
+	uint64_t start_ns, end_ns; /* relative to the origin */
+	uint64_t origin;	/* absolute ns of interval 0's start */
+	uint64_t records;	/* records fed in the interval (all types) */
+	uint64_t late;		/* records older than the interval, counted in it (live) */
+	uint64_t lost;		/* records the module reported lost in it */
+	struct ivl_row total;	/* of every row, shown or not */
+	size_t nactive;		/* rows with any activity */
+	size_t nrows;		/* rows kept (opts.rows) */
+	const struct ivl_row *rows;
+};
+
+struct ivl;
+
+/* The view over r, which the caller feeds only through ivl_feed(). NULL: no memory. */
+struct ivl *ivl_new(struct rpt *r, const struct ivl_opts *o);
+void ivl_free(struct ivl *v);
+const struct ivl_opts *ivl_opts(const struct ivl *v);
+
+/*
+ * Called for each interval as it closes, in order, empty ones included.
+ * The table is valid during the call. Returns 0, or nonzero to stop.
+ */
+typedef int (*ivl_emit_fn)(const struct ivl_table *t, void *arg);
+
+/*
+ * Feeds records in time order into the report, closing every interval a
+ * record's timestamp passes first. A record older than the open interval
+ * (live sources deliver some late) is counted in it (table.late).
+ * 0, -1 out of memory, or the callback's nonzero value.
+ */
+int ivl_feed(struct ivl *v, const union kmt_rec *const *recs, size_t n, ivl_emit_fn fn,
+	     void *arg);
+/* Closes every interval that ends at or before ts (absolute ns). Same returns. */
+int ivl_close_until(struct ivl *v, uint64_t ts, ivl_emit_fn fn, void *arg);
+/* Closes the open interval now (opts.manual). Same returns. */
+int ivl_close_now(struct ivl *v, ivl_emit_fn fn, void *arg);
+/* Closes the open interval if anything was fed since the last one closed (trace end). */
+int ivl_flush(struct ivl *v, ivl_emit_fn fn, void *arg);
+/* Absolute ns at which the open interval ends; UINT64_MAX before the origin is known. */
+uint64_t ivl_open_end(const struct ivl *v);
+/* Index of the open interval. */
+uint64_t ivl_open_index(const struct ivl *v);
+
+/*
+ * Output of tables. Columns are defined once (view_interval.c) and each
+ * writer walks them. Text: name_width 0 sizes the name column to the
+ * rows; otherwise names are cut to it. ks may be NULL (raw addresses).
+ */
+struct ivl_out {
+	bool sites;
+	const struct ksyms *ks;
+	int name_width;
+	int width;		/* total text width to fit (0: no limit) */
+};
+
+/* The text heading of a table: "interval N  START - END  ..." */
+void ivl_text_heading(FILE *fp, const struct ivl_table *t);
+void ivl_text_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o);
+/* The column header line only (a screen prints it in reverse video). */
+void ivl_text_columns(FILE *fp, const struct ivl_out *o, int name_width);
+void ivl_text_row(FILE *fp, const struct ivl_row *r, const struct ivl_out *o, int name_width);
+/* The name column's width for these rows (text, name_width 0). */
+int ivl_name_width(const struct ivl_table *t, const struct ivl_out *o);
+void ivl_csv_header(FILE *fp, const struct ivl_out *o);
+void ivl_csv_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o);
+/* JSON: begin writes the document's head up to "intervals":[, end closes it. */
+void ivl_json_begin(FILE *fp, const struct ivl_opts *vo, const char *trace);
+void ivl_json_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o, bool first);
+void ivl_json_end(FILE *fp);
+
+#endif /* VIEW_INTERVAL_H */

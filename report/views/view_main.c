@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * view_main.c - the report's main tables: rows per call site, cache or
+ * object address, their one sort, and the same rows as out_table tables.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "views/symtab.h"
+#include "views/view_main.h"
+
+static const enum sort_key *cur_keys;
+static size_t cur_nkeys;
+
+#define CMP_DESC(a, b)	do { if ((a) != (b)) return (a) > (b) ? -1 : 1; } while (0)
+#define CMP_ASC(a, b)	do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	size_t i;
+
+	for (i = 0; i < cur_nkeys; i++) {
+		switch (cur_keys[i]) {
+		case SK_FRAG:
+			CMP_DESC(a->frag, b->frag);
+			break;
+		case SK_HIT:
+			CMP_DESC(a->hits, b->hits);
+			break;
+		case SK_BYTES:
+			CMP_DESC(a->bytes_alloc, b->bytes_alloc);
+			break;
+		case SK_REQ:
+			CMP_DESC(a->bytes_req, b->bytes_req);
+			break;
+		case SK_CALLSITE:
+			CMP_ASC(a->site, b->site);
+			break;
+		case SK_PTR:
+			CMP_ASC(a->key, b->key);
+			break;
+		case SK_PINGPONG:
+			CMP_DESC(a->xcpu, b->xcpu);
+			break;
+		case SK_FREES:
+			CMP_DESC(a->frees, b->frees);
+			break;
+		case SK_AGE:
+			CMP_DESC(a->age, b->age);
+			break;
+		case SK_OUT:
+			CMP_DESC(a->out, b->out);
+			break;
+		case SK_FAILED:
+			CMP_DESC(a->failed, b->failed);
+			break;
+		case SK_XNODE:
+			CMP_DESC(a->xnode, b->xnode);
+			break;
+		case SK_NAME: {
+			int c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+
+			if (c)
+				return c;
+			break;
+		}
+		case SK_LIVE:
+			CMP_DESC(a->live, b->live);
+			break;
+		}
+	}
+	CMP_ASC(a->key, b->key);
+	return 0;
+}
+
+static void rows_sort(struct row *rows, size_t n, const enum sort_key *keys, size_t nkeys)
+{
+	cur_keys = keys;
+	cur_nkeys = nkeys;
+	if (n)
+		qsort(rows, n, sizeof(*rows), row_cmp);
+}
+
+static uint64_t age_of(const struct rpt *r, const struct rpt_site *s)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+
+	return s->out_count && t->last_ts > s->out_oldest_ts ? t->last_ts - s->out_oldest_ts : 0;
+}
+
+static void row_from_site(struct row *w, const struct rpt *r, const struct rpt_site *s,
+			  const struct symtab *st)
+{
+	memset(w, 0, sizeof(*w));
+	w->key = w->site = s->addr;
+	w->sr = symtab_get(st, s->addr);
+	w->name = w->sr ? w->sr->sym : NULL;
+	w->hits = s->hits;
+	w->failed = s->failed;
+	w->bytes_req = s->bytes_req;
+	w->bytes_alloc = s->bytes_alloc;
+	w->bytes_freed = s->bytes_freed;
+	w->frees = s->frees;
+	w->xcpu = s->cross_cpu_frees;
+	w->xnode = s->cross_node;
+	w->out = s->out_count;
+	w->out_bytes = s->out_bytes;
+	w->age = age_of(r, s);
+	w->live = s->out_count;
+	w->frag = rpt_frag(s->bytes_req, s->bytes_alloc);
+}
+
+/* Rows of the chosen view, sorted. *n rows; NULL on memory failure. */
+struct row *view_rows(const struct rpt *r, const struct out_opts *o,
+			     const struct symtab *st, size_t *n)
+{
+	static const enum sort_key def_sites[] = { SK_FRAG, SK_HIT, SK_BYTES };
+	static const enum sort_key def_caches[] = { SK_BYTES, SK_HIT };
+	const enum sort_key *keys = o->sort;
+	size_t nkeys = o->nsort, i, cnt;
+	struct row *rows;
+
+	cnt = o->view == VIEW_CALLER ? rpt_nsites(r) :
+	      o->view == VIEW_ALLOC ? rpt_nptrs(r) : rpt_ncaches(r);
+	rows = calloc(cnt ? cnt : 1, sizeof(*rows));
+	if (!rows)
+		return NULL;
+	for (i = 0; i < cnt; i++) {
+		struct row *w = &rows[i];
+
+		if (o->view == VIEW_CALLER) {
+			row_from_site(w, r, rpt_site(r, i), st);
+		} else if (o->view == VIEW_ALLOC) {
+			const struct rpt_ptr *p = rpt_ptr(r, i);
+
+			w->key = p->ptr;
+			w->site = p->site;
+			w->sr = symtab_get(st, p->site);
+			w->name = w->sr ? w->sr->sym : NULL;
+			w->hits = p->hits;
+			w->bytes_req = p->bytes_req;
+			w->bytes_alloc = p->bytes_alloc;
+			w->frees = p->frees;
+			w->xcpu = p->cross_cpu_frees;
+			w->frag = rpt_frag(p->bytes_req, p->bytes_alloc);
+		} else {
+			const struct rpt_cache *c = rpt_cache(r, i);
+
+			w->key = i;
+			w->cache = c;
+			w->name = c->name;
+			w->hits = c->allocs;
+			w->failed = c->failed;
+			w->bytes_req = c->bytes_req;
+			w->bytes_alloc = c->bytes_alloc;
+			w->bytes_freed = c->bytes_freed;
+			w->frees = c->frees;
+			w->live = w->out = c->live;
+			w->live_bytes = w->out_bytes = c->live_bytes;
+			w->untracked = c->untracked_frees;
+			w->frag = rpt_frag(c->bytes_req, c->bytes_alloc);
+		}
+	}
+	/* A site or cache the filters excluded entirely is not shown. */
+	if (o->view != VIEW_ALLOC) {
+		size_t j = 0;
+
+		for (i = 0; i < cnt; i++)
+			if (rows[i].hits || rows[i].frees || rows[i].untracked)
+				rows[j++] = rows[i];
+		cnt = j;
+	}
+	if (!nkeys) {
+		keys = o->view == VIEW_CACHE ? def_caches : def_sites;
+		nkeys = o->view == VIEW_CACHE ? 2 : 3;
+	}
+	rows_sort(rows, cnt, keys, nkeys);
+	*n = cnt;
+	return rows;
+}
+
+struct row *outstanding_rows(const struct rpt *r, const struct symtab *st, size_t *n)
+{
+	static const enum sort_key keys[] = { SK_BYTES, SK_OUT };
+	size_t i, cnt = 0, ns = rpt_nsites(r);
+	struct row *rows = calloc(ns ? ns : 1, sizeof(*rows));
+
+	if (!rows)
+		return NULL;
+	for (i = 0; i < ns; i++) {
+		const struct rpt_site *s = rpt_site(r, i);
+
+		if (!s->out_count)
+			continue;
+		row_from_site(&rows[cnt], r, s, st);
+		/* Sorted by the bytes still held. */
+		rows[cnt].bytes_alloc = s->out_bytes;
+		cnt++;
+	}
+	rows_sort(rows, cnt, keys, 2);
+	*n = cnt;
+	return rows;
+}
+
+static int err_cmp(const void *pa, const void *pb)
+{
+	const struct rpt_error *a = *(const struct rpt_error *const *)pa;
+	const struct rpt_error *b = *(const struct rpt_error *const *)pb;
+
+	CMP_ASC(a->kind, b->kind);
+	CMP_DESC(a->count, b->count);
+	CMP_ASC(a->alloc_site, b->alloc_site);
+	CMP_ASC(a->free_site, b->free_site);
+	return 0;
+}
+
+const struct rpt_error **sorted_errors(const struct rpt *r, size_t *n)
+{
+	size_t i, ne = rpt_nerrors(r);
+	const struct rpt_error **v = calloc(ne ? ne : 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < ne; i++)
+		v[i] = rpt_error(r, i);
+	if (ne)
+		qsort(v, ne, sizeof(*v), err_cmp);
+	*n = ne;
+	return v;
+}
+
+size_t limit_of(const struct out_opts *o, size_t n)
+{
+	long l = o->lines;
+
+	if (l < 0)
+		l = o->fmt == FMT_TEXT ? 20 : 0;
+	return l == 0 || (size_t)l > n ? n : (size_t)l;
+}
+
+int cache_aliases(const struct rpt_slab *slab, const struct rpt_cache *c,
+			 const char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (c->pseudo || !c->described)
+		return 0;
+	*n = slab_aliases(slab, c->name, NULL, 0);
+	if (!*n)
+		return 0;
+	*out = calloc(*n, sizeof(**out));
+	if (!*out)
+		return -1;
+	slab_aliases(slab, c->name, *out, *n);
+	return 0;
+}
+
+char *join_names(const char *const *names, size_t n, const char *sep)
+{
+	size_t len = 1, i;
+	char *s, *p;
+
+	for (i = 0; i < n; i++)
+		len += strlen(names[i]) + strlen(sep);
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	*p = '\0';
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%s", i ? sep : "", names[i]);
+	return s;
+}
+
+/* ---- the main table as a table ------------------------------------------------- */
+
+struct main_tab {
+	const struct row *rows;
+	char **aliases;		/* caches: per row, the merged names joined, or NULL */
+};
+
+enum { M_ADDR, M_SYM, M_FILE, M_LINE, M_HITS, M_FAILED, M_REQ, M_ALLOC, M_FRAG, M_FREES,
+       M_FREED, M_XCPU, M_XNODE, M_OUT, M_OUT_BYTES, M_AGE };
+
+static const struct out_col caller_cols[] = {
+	[M_ADDR] = { "addr", "Addr", COL_ADDR, 0, OC_NO_TEXT },
+	[M_SYM] = { "symbol", "Callsite", COL_STR, 0, 0 },
+	[M_FILE] = { "file", "File", COL_STR, 0, OC_NO_TEXT },
+	[M_LINE] = { "line", "Line", COL_U64, 0, OC_NO_TEXT },
+	[M_HITS] = { "hits", "Hits", COL_U64, 0, 0 },
+	[M_FAILED] = { "failed", "Failed", COL_U64, 0, OC_NO_TEXT },
+	[M_REQ] = { "bytes_req", "Req", COL_U64, 0, 0 },
+	[M_ALLOC] = { "bytes_alloc", "Alloc", COL_U64, 0, 0 },
+	[M_FRAG] = { "frag_pct", "Frag", COL_PCT, 0, 0 },
+	[M_FREES] = { "frees", "Frees", COL_U64, 0, 0 },
+	[M_FREED] = { "bytes_freed", "Freed", COL_U64, 0, OC_NO_TEXT },
+	[M_XCPU] = { "cross_cpu_frees", "Xcpu", COL_U64, 0, 0 },
+	[M_XNODE] = { "cross_node_allocs", "Xnode", COL_U64, 0, OC_NO_TEXT },
+	[M_OUT] = { "outstanding", "Live", COL_U64, 0, 0 },
+	[M_OUT_BYTES] = { "outstanding_bytes", "Live_bytes", COL_U64, 0, OC_NO_TEXT },
+	[M_AGE] = { "max_age_ns", "Max_age", COL_NS, 0, OC_NO_TEXT },
+};
+
+static void site_cell(const struct row *w, size_t col, struct out_cell *c)
+{
+	switch (col) {
+	case M_ADDR: c->u = w->site; break;
+	case M_SYM: c->s = w->sr ? w->sr->sym : NULL; c->null = !c->s; break;
+	case M_FILE: c->s = w->sr ? w->sr->file : NULL; c->null = !c->s; break;
+	case M_LINE: c->u = w->sr ? w->sr->line : 0; c->null = !w->sr || !w->sr->file; break;
+	case M_HITS: c->u = w->hits; break;
+	case M_FAILED: c->u = w->failed; break;
+	case M_REQ: c->u = w->bytes_req; break;
+	case M_ALLOC: c->u = w->bytes_alloc; break;
+	case M_FRAG: c->d = w->frag; break;
+	case M_FREES: c->u = w->frees; break;
+	case M_FREED: c->u = w->bytes_freed; break;
+	case M_XCPU: c->u = w->xcpu; break;
+	case M_XNODE: c->u = w->xnode; break;
+	case M_OUT: c->u = w->out; break;
+	case M_OUT_BYTES: c->u = w->out_bytes; break;
+	default: c->u = w->age; break;
+	}
+}
+
+static void caller_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	site_cell(&((const struct main_tab *)ctx)->rows[row], col, c);
+}
+
+static const struct out_col alloc_cols[] = {
+	{ "ptr", "Ptr", COL_ADDR, 0, OC_LEFT },
+	{ "callsite_addr", "Callsite_addr", COL_ADDR, 0, OC_NO_TEXT },
+	{ "symbol", "Callsite", COL_STR, 0, 0 },
+	{ "file", "File", COL_STR, 0, OC_NO_TEXT },
+	{ "line", "Line", COL_U64, 0, OC_NO_TEXT },
+	{ "hits", "Hits", COL_U64, 0, 0 },
+	{ "bytes_req", "Req", COL_U64, 0, 0 },
+	{ "bytes_alloc", "Alloc", COL_U64, 0, 0 },
+	{ "frag_pct", "Frag", COL_PCT, 0, 0 },
+	{ "frees", "Frees", COL_U64, 0, 0 },
+	{ "cross_cpu_frees", "Xcpu", COL_U64, 0, 0 },
+};
+
+static void alloc_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct row *w = &((const struct main_tab *)ctx)->rows[row];
+	/* The per-address table's columns after the first two are a call site's. */
+	static const unsigned char site_col[] = { 0, M_ADDR, M_SYM, M_FILE, M_LINE, M_HITS,
+						  M_REQ, M_ALLOC, M_FRAG, M_FREES, M_XCPU };
+
+	if (col == 0)
+		c->u = w->key;
+	else
+		site_cell(w, site_col[col], c);
+}
+
+enum { C_NAME, C_KIND, C_ID, C_OSIZE, C_SIZE, C_ALLOCS, C_FAILED, C_FREES, C_UNTRACKED,
+       C_REQ, C_ALLOC, C_FREED, C_FRAG, C_LIVE, C_LIVE_BYTES, C_ALIASES };
+
+static const struct out_col cache_cols[] = {
+	[C_NAME] = { "name", "Cache", COL_STR, 0, 0 },
+	[C_KIND] = { "kind", "Kind", COL_STR, 0, OC_NO_TEXT },
+	[C_ID] = { "id", "Id", COL_ADDR, 0, OC_NO_TEXT },
+	[C_OSIZE] = { "object_size", "Object_size", COL_U64, 0, OC_NO_TEXT },
+	[C_SIZE] = { "size", "Size", COL_U64, 0, 0 },
+	[C_ALLOCS] = { "allocs", "Allocs", COL_U64, 0, 0 },
+	[C_FAILED] = { "failed", "Failed", COL_U64, 0, OC_NO_TEXT },
+	[C_FREES] = { "frees", "Frees", COL_U64, 0, 0 },
+	[C_UNTRACKED] = { "untracked_frees", "Untracked", COL_U64, 0, OC_NO_TEXT },
+	[C_REQ] = { "bytes_req", "Req", COL_U64, 0, OC_NO_TEXT },
+	[C_ALLOC] = { "bytes_alloc", "Bytes_alloc", COL_U64, 0, 0 },
+	[C_FREED] = { "bytes_freed", "Freed", COL_U64, 0, OC_NO_TEXT },
+	[C_FRAG] = { "frag_pct", "Frag", COL_PCT, 0, 0 },
+	[C_LIVE] = { "live", "Live", COL_U64, 0, 0 },
+	[C_LIVE_BYTES] = { "live_bytes", "Live_bytes", COL_U64, 0, OC_NO_TEXT },
+	[C_ALIASES] = { "aliases", "Aliases", COL_STR, 0, OC_NO_TEXT },
+};
+
+static void cache_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct main_tab *m = ctx;
+	const struct rpt_cache *k = m->rows[row].cache;
+
+	switch (col) {
+	case C_NAME: c->s = k->name; break;
+	case C_KIND: c->s = k->pseudo ? "kmalloc" : "cache"; break;
+	case C_ID: c->u = k->id; c->null = k->pseudo; break;
+	case C_OSIZE: c->u = k->object_size; break;
+	case C_SIZE: c->u = k->size; break;
+	case C_ALLOCS: c->u = k->allocs; break;
+	case C_FAILED: c->u = k->failed; break;
+	case C_FREES: c->u = k->frees; break;
+	case C_UNTRACKED: c->u = k->untracked_frees; break;
+	case C_REQ: c->u = k->bytes_req; break;
+	case C_ALLOC: c->u = k->bytes_alloc; break;
+	case C_FREED: c->u = k->bytes_freed; break;
+	case C_FRAG: c->d = m->rows[row].frag; break;
+	case C_LIVE: c->u = k->live; break;
+	case C_LIVE_BYTES: c->u = k->live_bytes; break;
+	default: c->s = m->aliases[row]; c->null = !c->s; break;
+	}
+}
+
+/* The merged names of each cache row, joined by spaces (sysfs names have none). */
+static int cache_alias_strings(const struct view_ctx *v, const struct row *rows, size_t n,
+			       char ***out)
+{
+	char **a = calloc(n ? n : 1, sizeof(*a));
+	size_t i;
+
+	*out = a;
+	if (!a)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const char **names;
+		size_t nn;
+
+		if (cache_aliases(v->slab, rows[i].cache, &names, &nn))
+			return -1;
+		if (nn) {
+			a[i] = join_names(names, nn, " ");
+			free(names);
+			if (!a[i])
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int report_main_table(const struct view_ctx *v, table_emit_fn emit, void *arg)
+{
+	const struct out_opts *o = v->o;
+	struct main_tab m = { 0 };
+	struct out_table t = { .ctx = &m };
+	struct row *rows;
+	size_t n, i;
+	int ret = -1;
+
+	rows = view_rows(v->r, o, v->st, &n);
+	if (!rows)
+		return -1;
+	m.rows = rows;
+	t.total = n;
+	t.nrows = limit_of(o, n);
+	if (o->view == VIEW_CALLER) {
+		t.key = "callers";
+		t.title = "Call sites";
+		t.cols = caller_cols;
+		t.ncols = sizeof(caller_cols) / sizeof(caller_cols[0]);
+		t.cell = caller_cell;
+	} else if (o->view == VIEW_ALLOC) {
+		t.key = "objects";
+		t.title = "Objects by address";
+		t.cols = alloc_cols;
+		t.ncols = sizeof(alloc_cols) / sizeof(alloc_cols[0]);
+		t.cell = alloc_cell;
+	} else {
+		t.key = "caches";
+		t.title = "Caches";
+		t.cols = cache_cols;
+		t.ncols = sizeof(cache_cols) / sizeof(cache_cols[0]);
+		t.cell = cache_cell;
+		if (cache_alias_strings(v, rows, t.nrows, &m.aliases))
+			goto out;
+	}
+	ret = emit(&t, arg);
+out:
+	if (m.aliases)
+		for (i = 0; i < t.nrows; i++)
+			free(m.aliases[i]);
+	free(m.aliases);
+	free(rows);
+	return ret;
+}

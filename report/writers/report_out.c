@@ -1,0 +1,1028 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report_out.c - renders the analysis as 80-column text tables, as the
+ * stable JSON document or as CSV, and dumps records for --raw. Every
+ * address is symbolized once, here, after the trace was read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writers/report_out.h"
+#include "views/symtab.h"
+#include "views/view_main.h"
+
+#define SYM_LEN		512
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+static void json_key(FILE *fp, const char *k, bool *first)
+{
+	fputs(*first ? "" : ",", fp);
+	*first = false;
+	fprintf(fp, "\"%s\":", k);
+}
+
+static void json_u64(FILE *fp, const char *k, uint64_t v, bool *first)
+{
+	json_key(fp, k, first);
+	fprintf(fp, "%" PRIu64, v);
+}
+
+static void json_str(FILE *fp, const char *k, const char *v, bool *first)
+{
+	json_key(fp, k, first);
+	if (v)
+		json_string(fp, v);
+	else
+		fputs("null", fp);
+}
+
+static void json_addr(FILE *fp, const char *k, uint64_t v, bool *first)
+{
+	json_key(fp, k, first);
+	fprintf(fp, "\"0x%" PRIx64 "\"", v);
+}
+
+static void json_pct(FILE *fp, const char *k, double v, bool *first)
+{
+	json_key(fp, k, first);
+	fprintf(fp, "%.3f", v);
+}
+
+/* symbol, file and line of an address (file/line only when known). */
+static void json_sym(FILE *fp, const char *prefix, const struct symres *sr, uint64_t addr,
+		     bool *first)
+{
+	char k[32];
+
+	snprintf(k, sizeof(k), "%ssymbol", prefix);
+	if (sr) {
+		json_str(fp, k, sr->sym, first);
+	} else {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		json_str(fp, k, buf, first);
+	}
+	if (sr && sr->file) {
+		snprintf(k, sizeof(k), "%sfile", prefix);
+		json_str(fp, k, sr->file, first);
+		snprintf(k, sizeof(k), "%sline", prefix);
+		json_u64(fp, k, sr->line, first);
+	}
+}
+
+static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
+{
+	return rpt_totals(r)->lost + o->lost_unmarked;
+}
+
+/*
+ * The other names of a cache (report_slab.h), malloc'ed; *n of them.
+ * Only a cache a CACHE_DESC named has any. 0, or -1 out of memory.
+ */
+/* names[0] SEP names[1] ...: malloc'ed, NULL when out of memory. */
+/* ---- a registered view's tables (views/view.h) ------------------------------- */
+
+struct json_emit {
+	FILE *fp;
+	bool first;
+};
+
+static int json_emit(const struct out_table *t, void *arg)
+{
+	struct json_emit *je = arg;
+
+	out_json_table(je->fp, t, &je->first);
+	return 0;
+}
+
+struct csv_emit {
+	FILE *fp;
+	size_t n;
+};
+
+/* Several tables: an empty line between them. */
+static int csv_emit(const struct out_table *t, void *arg)
+{
+	struct csv_emit *ce = arg;
+
+	if (ce->n++)
+		fputc('\n', ce->fp);
+	out_csv_table(ce->fp, t);
+	return 0;
+}
+
+struct text_emit {
+	FILE *fp;
+	bool wide;
+};
+
+static int text_emit(const struct out_table *t, void *arg)
+{
+	struct text_emit *te = arg;
+
+	out_text_table(te->fp, t, te->wide);
+	return 0;
+}
+
+/* Allocations without a stack in a trace with stacks: never left unsaid. */
+static uint64_t without_stack(const struct rpt *r)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+
+	return rpt_has_stacks(r) ? t->allocs - t->stack_allocs : 0;
+}
+
+static void json_stack_totals(FILE *fp, const struct rpt *r, bool *f2)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+
+	json_key(fp, "has_stacks", f2);
+	fputs(rpt_has_stacks(r) ? "true" : "false", fp);
+	json_u64(fp, "distinct_stacks", rpt_nstacks(r), f2);
+	json_u64(fp, "stack_records", t->stack_slots, f2);
+	json_u64(fp, "stack_allocs", t->stack_allocs, f2);
+	json_u64(fp, "events_without_stack", without_stack(r), f2);
+	json_u64(fp, "no_stack_allocs", t->no_stack_allocs, f2);
+	json_u64(fp, "unknown_stack_allocs", t->unknown_stack_allocs, f2);
+	json_u64(fp, "other_events_without_stack", t->other_no_stack + t->other_unknown_stack, f2);
+	json_u64(fp, "kmalloc_duplicate_events", t->kmalloc_dup_events, f2);
+	json_u64(fp, "kmalloc_duplicates_without_stack", t->kmalloc_dup_no_stack, f2);
+	json_u64(fp, "kmalloc_duplicates_failed", t->kmalloc_dup_failed, f2);
+	json_key(fp, "has_free_stacks", f2);
+	fputs(rpt_has_free_stacks(r) ? "true" : "false", fp);
+	json_u64(fp, "stack_frees", t->stack_frees, f2);
+	json_u64(fp, "no_stack_frees", t->no_stack_frees, f2);
+	json_u64(fp, "unknown_stack_frees", t->unknown_stack_frees, f2);
+}
+
+static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		      const struct symtab *st, const struct rpt_slab *slab)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	const struct rpt_error **errs;
+	struct row *rows, *cs;
+	size_t n, i, ncs, ne, nc, lim;
+	bool first = true, f2;
+	const char *kv;
+
+	fputs("{", fp);
+	json_u64(fp, "schema_version", 1, &first);
+
+	json_key(fp, "trace", &first);
+	f2 = true;
+	fputs("{", fp);
+	json_str(fp, "path", o->trace, &f2);
+	json_u64(fp, "files", o->nfiles, &f2);
+	json_u64(fp, "word_bits", o->word_bits, &f2);
+	json_str(fp, "byte_order", o->big_endian ? "big" : "little", &f2);
+	json_u64(fp, "page_size", o->page_size, &f2);
+	kv = meta_get(o->meta, "kernel_release");
+	json_str(fp, "kernel_release", kv, &f2);
+	kv = meta_get(o->meta, "machine");
+	json_str(fp, "machine", kv, &f2);
+	kv = meta_get(o->meta, "hostname");
+	json_str(fp, "hostname", kv, &f2);
+	json_u64(fp, "first_ns", t->first_ts, &f2);
+	json_u64(fp, "last_ns", t->last_ts, &f2);
+	json_u64(fp, "duration_ns", t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0, &f2);
+	json_u64(fp, "records", t->records, &f2);
+	json_u64(fp, "unknown_records", o->unknown_records, &f2);
+	json_u64(fp, "truncated_bytes", o->truncated_bytes, &f2);
+	json_str(fp, "filters", o->filters, &f2);
+	json_str(fp, "resolver", o->sl ? o->resolver : NULL, &f2);
+	json_key(fp, "lower_bounds", &f2);
+	fputs(lost_total(r, o) ? "true" : "false", fp);
+	fputs("}", fp);
+
+	/* What the module recorded: only a trace whose metadata says so. */
+	if (slab_ncov(slab)) {
+		json_key(fp, "coverage", &first);
+		fputs("[", fp);
+		for (i = 0; i < slab_ncov(slab); i++) {
+			const struct slab_cov *c = slab_cov(slab, i);
+
+			f2 = true;
+			fputs(i ? ",{" : "{", fp);
+			json_str(fp, "path", c->path, &f2);
+			json_str(fp, "how", c->how, &f2);
+			json_str(fp, "detail", c->detail, &f2);
+			fputs("}", fp);
+		}
+		fputs("]", fp);
+	}
+
+	json_key(fp, "totals", &first);
+	f2 = true;
+	fputs("{", fp);
+	json_u64(fp, "allocs", t->allocs, &f2);
+	json_u64(fp, "frees", t->frees, &f2);
+	json_u64(fp, "failed_allocs", t->failed_allocs, &f2);
+	json_u64(fp, "bytes_req", t->bytes_req, &f2);
+	json_u64(fp, "bytes_alloc", t->bytes_alloc, &f2);
+	json_u64(fp, "bytes_freed", t->bytes_freed, &f2);
+	json_pct(fp, "frag_pct", rpt_frag(t->bytes_req, t->bytes_alloc), &f2);
+	json_u64(fp, "cross_cpu_frees", t->cross_cpu_frees, &f2);
+	json_u64(fp, "cross_node_allocs", t->cross_node_allocs, &f2);
+	json_u64(fp, "untracked_frees", t->untracked_frees, &f2);
+	json_u64(fp, "double_frees", t->double_frees, &f2);
+	json_u64(fp, "implicit_frees", t->implicit_frees, &f2);
+	json_u64(fp, "clamped_allocs", t->clamped_allocs, &f2);
+	json_u64(fp, "probed_allocs", t->probed_allocs, &f2);
+	json_u64(fp, "probed_frees", t->probed_frees, &f2);
+	json_u64(fp, "kfree_cache_objects", t->kfree_cache_objects, &f2);
+	json_u64(fp, "outstanding", t->outstanding, &f2);
+	json_u64(fp, "outstanding_bytes", t->outstanding_bytes, &f2);
+	json_key(fp, "net_bytes", &f2);
+	fprintf(fp, "%lld", (long long)(t->bytes_alloc - t->bytes_freed));
+	json_u64(fp, "lost", lost_total(r, o), &f2);
+	json_u64(fp, "lost_marked", t->lost, &f2);
+	json_u64(fp, "lost_unmarked", o->lost_unmarked, &f2);
+	json_u64(fp, "lost_markers", t->lost_markers, &f2);
+	json_key(fp, "lost_by_cpu", &f2);
+	fputs("{", fp);
+	{
+		bool f3 = true;
+		unsigned int c;
+
+		for (c = 0; c < rpt_lost_ncpus(r); c++) {
+			char k[16];
+
+			if (!rpt_lost_on_cpu(r, c))
+				continue;
+			snprintf(k, sizeof(k), "%u", c);
+			json_u64(fp, k, rpt_lost_on_cpu(r, c), &f3);
+		}
+	}
+	fputs("}", fp);
+	json_u64(fp, "page_allocs", t->page_allocs, &f2);
+	json_u64(fp, "page_failed_allocs", t->page_failed, &f2);
+	json_u64(fp, "page_frees", t->page_frees, &f2);
+	json_u64(fp, "page_untracked_frees", t->page_untracked_frees, &f2);
+	json_u64(fp, "page_bytes_alloc", t->page_bytes_alloc, &f2);
+	json_u64(fp, "page_bytes_freed", t->page_bytes_freed, &f2);
+	json_u64(fp, "page_outstanding", t->page_outstanding, &f2);
+	json_u64(fp, "page_outstanding_bytes", t->page_outstanding_bytes, &f2);
+	json_stack_totals(fp, r, &f2);
+	fputs("}", fp);
+
+	/* Call sites, whatever the view: the document always has them. */
+	{
+		struct out_opts oc = *o;
+
+		oc.view = VIEW_CALLER;
+		if (o->view != VIEW_CALLER)
+			oc.nsort = 0;
+		cs = view_rows(r, &oc, st, &ncs);
+		if (!cs)
+			return -1;
+	}
+	json_key(fp, "callsites", &first);
+	fputs("[", fp);
+	lim = limit_of(o, ncs);
+	for (i = 0; i < lim; i++) {
+		const struct row *w = &cs[i];
+
+		f2 = true;
+		fputs(i ? ",{" : "{", fp);
+		json_addr(fp, "addr", w->key, &f2);
+		json_sym(fp, "", w->sr, w->key, &f2);
+		json_u64(fp, "hits", w->hits, &f2);
+		json_u64(fp, "failed", w->failed, &f2);
+		json_u64(fp, "bytes_req", w->bytes_req, &f2);
+		json_u64(fp, "bytes_alloc", w->bytes_alloc, &f2);
+		json_pct(fp, "frag_pct", w->frag, &f2);
+		json_u64(fp, "frees", w->frees, &f2);
+		json_u64(fp, "bytes_freed", w->bytes_freed, &f2);
+		json_u64(fp, "cross_cpu_frees", w->xcpu, &f2);
+		json_u64(fp, "cross_node_allocs", w->xnode, &f2);
+		json_u64(fp, "outstanding", w->out, &f2);
+		json_u64(fp, "outstanding_bytes", w->out_bytes, &f2);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+
+	{
+		struct out_opts oc = *o;
+
+		oc.view = VIEW_CACHE;
+		if (o->view != VIEW_CACHE)
+			oc.nsort = 0;
+		rows = view_rows(r, &oc, st, &nc);
+		if (!rows) {
+			free(cs);
+			return -1;
+		}
+	}
+	json_key(fp, "caches", &first);
+	fputs("[", fp);
+	for (i = 0; i < nc; i++) {
+		const struct row *w = &rows[i];
+		const struct rpt_cache *c = w->cache;
+		const char **al;
+		size_t nal, k;
+
+		if (cache_aliases(slab, c, &al, &nal)) {
+			free(rows);
+			free(cs);
+			return -1;
+		}
+		f2 = true;
+		fputs(i ? ",{" : "{", fp);
+		json_str(fp, "name", c->name, &f2);
+		json_key(fp, "aliases", &f2);
+		fputs("[", fp);
+		for (k = 0; k < nal; k++) {
+			fputs(k ? "," : "", fp);
+			json_string(fp, al[k]);
+		}
+		fputs("]", fp);
+		free(al);
+		json_str(fp, "kind", c->pseudo ? "kmalloc" : "cache", &f2);
+		if (!c->pseudo) {
+			json_addr(fp, "id", c->id, &f2);
+			json_key(fp, "described", &f2);
+			fputs(c->described ? "true" : "false", fp);
+		}
+		json_u64(fp, "object_size", c->object_size, &f2);
+		json_u64(fp, "size", c->size, &f2);
+		json_u64(fp, "allocs", c->allocs, &f2);
+		json_u64(fp, "failed", c->failed, &f2);
+		json_u64(fp, "frees", c->frees, &f2);
+		json_u64(fp, "untracked_frees", c->untracked_frees, &f2);
+		json_u64(fp, "bytes_req", c->bytes_req, &f2);
+		json_u64(fp, "bytes_alloc", c->bytes_alloc, &f2);
+		json_u64(fp, "bytes_freed", c->bytes_freed, &f2);
+		json_pct(fp, "frag_pct", w->frag, &f2);
+		json_u64(fp, "live", c->live, &f2);
+		json_u64(fp, "live_bytes", c->live_bytes, &f2);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+	free(rows);
+
+	errs = sorted_errors(r, &ne);
+	if (!errs) {
+		free(cs);
+		return -1;
+	}
+	json_key(fp, "errors", &first);
+	fputs("[", fp);
+	for (i = 0; i < ne; i++) {
+		const struct rpt_error *e = errs[i];
+
+		f2 = true;
+		fputs(i ? ",{" : "{", fp);
+		json_str(fp, "kind", rpt_err_name(e->kind), &f2);
+		json_u64(fp, "count", e->count, &f2);
+		json_key(fp, "uncertain", &f2);
+		fputs(e->uncertain ? "true" : "false", fp);
+		json_addr(fp, "alloc_addr", e->alloc_site, &f2);
+		json_sym(fp, "alloc_", symtab_get(st, e->alloc_site), e->alloc_site, &f2);
+		if (e->kind == RPT_ERR_SHORT_ALLOC) {
+			json_str(fp, "free_addr", NULL, &f2);
+			json_str(fp, "free_symbol", NULL, &f2);
+		} else {
+			json_addr(fp, "free_addr", e->free_site, &f2);
+			json_sym(fp, "free_", symtab_get(st, e->free_site), e->free_site, &f2);
+		}
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+	free(errs);
+
+	rows = outstanding_rows(r, st, &n);
+	if (!rows) {
+		free(cs);
+		return -1;
+	}
+	json_key(fp, "outstanding", &first);
+	fputs("[", fp);
+	lim = limit_of(o, n);
+	for (i = 0; i < lim; i++) {
+		const struct row *w = &rows[i];
+
+		f2 = true;
+		fputs(i ? ",{" : "{", fp);
+		json_addr(fp, "addr", w->key, &f2);
+		json_sym(fp, "", w->sr, w->key, &f2);
+		json_u64(fp, "count", w->out, &f2);
+		json_u64(fp, "bytes_alloc", w->out_bytes, &f2);
+		json_u64(fp, "max_age_ns", w->age, &f2);
+		fputs("}", fp);
+	}
+	fputs("]", fp);
+	free(rows);
+	free(cs);
+
+	if (o->view == VIEW_ALLOC) {
+		rows = view_rows(r, o, st, &n);
+		if (!rows)
+			return -1;
+		json_key(fp, "allocs", &first);
+		fputs("[", fp);
+		lim = limit_of(o, n);
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+
+			f2 = true;
+			fputs(i ? ",{" : "{", fp);
+			json_addr(fp, "ptr", w->key, &f2);
+			json_addr(fp, "callsite_addr", w->site, &f2);
+			json_sym(fp, "", w->sr, w->site, &f2);
+			json_u64(fp, "hits", w->hits, &f2);
+			json_u64(fp, "bytes_req", w->bytes_req, &f2);
+			json_u64(fp, "bytes_alloc", w->bytes_alloc, &f2);
+			json_pct(fp, "frag_pct", w->frag, &f2);
+			json_u64(fp, "frees", w->frees, &f2);
+			json_u64(fp, "cross_cpu_frees", w->xcpu, &f2);
+			fputs("}", fp);
+		}
+		fputs("]", fp);
+		free(rows);
+	}
+	if (o->xview) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct json_emit je = { .fp = fp, .first = false };
+
+		if (o->xview->tables(&v, json_emit, &je))
+			return -1;
+	}
+	fputs("}\n", fp);
+	return 0;
+}
+
+/* ---- CSV -------------------------------------------------------------------- */
+
+static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		     const struct symtab *st, const struct rpt_slab *slab)
+{
+	struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+	struct csv_emit ce = { .fp = fp };
+
+	if (o->xview)
+		return o->xview->tables(&v, csv_emit, &ce);
+	return report_main_table(&v, csv_emit, &ce);
+}
+
+/* ---- text --------------------------------------------------------------------- */
+
+/*
+ * Prints s left-aligned in a column of w characters. A longer name keeps
+ * all of it, "function+0xoff [module]" being what the reader came for: it
+ * goes on a line of its own and the numbers follow on the next, under the
+ * column (--wide: on the same line, out of alignment).
+ */
+static void name_col(FILE *fp, const char *s, int w, bool wide)
+{
+	if ((int)strlen(s) <= w || wide)
+		fprintf(fp, "%-*s", w, s);
+	else
+		fprintf(fp, "%s\n%*s", s, w, "");
+}
+
+static void fmt_per(char *buf, size_t len, uint64_t total, uint64_t n)
+{
+	snprintf(buf, len, "%" PRIu64 "/%" PRIu64, total, n ? total / n : 0);
+}
+
+static void fmt_secs(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64 "s", ns / 1000000000u,
+		 (ns % 1000000000u) / 1000u);
+}
+
+static void text_srcline(FILE *fp, const struct symres *sr, const char *indent)
+{
+	if (sr && sr->file)
+		fprintf(fp, "%s at %s:%u\n", indent, sr->file, sr->line);
+}
+
+static void more(FILE *fp, size_t shown, size_t n)
+{
+	if (shown < n)
+		fprintf(fp, "  ... %zu more (-l 0 shows all)\n", n - shown);
+}
+
+/* Writes what open_memstream() collected as a paragraph. 0, or -1 out of memory. */
+static int para_close(FILE *fp, FILE *m, char **buf)
+{
+	if (fclose(m)) {
+		free(*buf);
+		return -1;
+	}
+	out_text_para(fp, *buf);
+	free(*buf);
+	return 0;
+}
+
+static bool how_seen(const char *how)
+{
+	return strcmp(how, "tracepoint") == 0 || strcmp(how, "kprobe") == 0 ||
+	       strcmp(how, "kretprobe") == 0;
+}
+
+/*
+ * The header's word on coverage: the paths whose events are not in the
+ * trace and what missing them does to the numbers, or that the trace does
+ * not say what it recorded. Nothing when every path was recorded.
+ */
+static int text_coverage(FILE *fp, const struct rpt_slab *slab)
+{
+	char *buf = NULL;
+	size_t len = 0, i, n = 0;
+	FILE *m;
+
+	if (slab_ncov(slab) && !slab_nmissed(slab))
+		return 0;
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -1;
+	if (!slab_ncov(slab)) {
+		fputs("Not covered by this trace: the bulk and lock-free paths"
+		      " (kmem_cache_alloc_bulk, kmem_cache_free_bulk with kfree_bulk and kfree_rcu's"
+		      " batches, kfree_rcu's sheaves, kmalloc_nolock, kfree_nolock): its metadata does"
+		      " not list what was recorded (kmemtrace.ko before trace format 1.1, or no"
+		      " kmemtrace.meta).", m);
+		return para_close(fp, m, &buf);
+	}
+	fputs("Not seen by this trace:", m);
+	for (i = 0; i < slab_ncov(slab); i++) {
+		const struct slab_cov *c = slab_cov(slab, i);
+
+		if (!c->missed)
+			continue;
+		fprintf(m, "%s %s", n++ ? "." : "", c->path);
+		if (how_seen(c->how))
+			/* Hooked, but its probe let calls pass: some objects are missing. */
+			fprintf(m, " (its %s missed %" PRIu64 " calls since the module was loaded);"
+				" some", c->how, c->calls_missed);
+		else if (*c->detail)
+			fprintf(m, " (%s);", c->detail);
+		else if (strcmp(c->how, "unseen") != 0)
+			fprintf(m, " (%s);", *c->how ? c->how : "no HOW given");
+		else
+			fputc(';', m);
+		fputs(c->kind == SLAB_PATH_FREE ? " objects it frees look outstanding" :
+		      " objects it hands out look allocated before the trace", m);
+	}
+	fputc('.', m);
+	return para_close(fp, m, &buf);
+}
+
+/*
+ * A cache's name in text, with the names SLUB merged into it:
+ * "kmalloc-96 (also kmt_oracle_merged, foo)", and "+N more" where the
+ * list would not fit 78 columns (--wide: all of them). NULL out of memory.
+ */
+static char *cache_label(const struct rpt_slab *slab, const struct rpt_cache *c, bool wide)
+{
+	const char **al;
+	char *buf = NULL;
+	size_t nal, len = 0, k, col;
+	FILE *m;
+
+	if (cache_aliases(slab, c, &al, &nal))
+		return NULL;
+	if (!nal)
+		return strdup(c->name);
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		free(al);
+		return NULL;
+	}
+	fprintf(m, "%s (also ", c->name);
+	col = strlen(c->name) + 7;
+	for (k = 0; k < nal; k++) {
+		/* Room for this name and what may follow it: ", +N more)" or ")". */
+		size_t need = (k ? 2 : 0) + strlen(al[k]) + (k + 1 < nal ? 16 : 1);
+
+		if (k && !wide && col + need > 78) {
+			fprintf(m, ", +%zu more", nal - k);
+			break;
+		}
+		col += (size_t)fprintf(m, "%s%s", k ? ", " : "", al[k]);
+	}
+	fputc(')', m);
+	free(al);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		     const struct symtab *st, const struct rpt_slab *slab)
+{
+	char b1[40], b2[40];
+	size_t n, i, lim;
+	struct row *rows = view_rows(r, o, st, &n);
+
+	if (!rows)
+		return -1;
+	lim = limit_of(o, n);
+	if (o->view == VIEW_CALLER) {
+		fprintf(fp, "Call sites (%zu):\n", n);
+		fprintf(fp, "%-25s %14s %14s %8s %6s %6s\n", "Callsite", "Alloc/Per", "Req/Per",
+			"Hits", "Xcpu", "Frag");
+		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
+			"------------------------------------------");
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+			uint64_t ok = w->hits - w->failed;
+
+			fmt_per(b1, sizeof(b1), w->bytes_alloc, ok);
+			fmt_per(b2, sizeof(b2), w->bytes_req, ok);
+			name_col(fp, w->name, 25, o->wide);
+			fprintf(fp, " %14s %14s %8" PRIu64 " %6" PRIu64 " %5.1f%%\n", b1, b2,
+				w->hits, w->xcpu, w->frag);
+			text_srcline(fp, w->sr, "   ");
+		}
+	} else if (o->view == VIEW_ALLOC) {
+		fprintf(fp, "Objects by address (%zu):\n", n);
+		fprintf(fp, "%-18s %14s %14s %6s %6s %6s %6s%s\n", "Ptr", "Alloc/Per", "Req/Per",
+			"Hits", "Frees", "Xcpu", "Frag", o->wide ? "  Callsite" : "");
+		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
+			"------------------------------------------");
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+
+			fmt_per(b1, sizeof(b1), w->bytes_alloc, w->hits);
+			fmt_per(b2, sizeof(b2), w->bytes_req, w->hits);
+			fprintf(fp, "0x%-16" PRIx64 " %14s %14s %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+				" %5.1f%%", w->key, b1, b2, w->hits, w->frees, w->xcpu, w->frag);
+			if (o->wide)
+				fprintf(fp, "  %s", w->name ? w->name : "");
+			fputc('\n', fp);
+		}
+	} else {
+		fprintf(fp, "Caches (%zu):\n", n);
+		fprintf(fp, "%-22s %10s %10s %14s %9s %6s\n", "Cache", "Allocs", "Frees",
+			"Bytes_alloc", "Live", "Frag");
+		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
+			"------------------------------------------");
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+			char *label = cache_label(slab, w->cache, o->wide);
+
+			if (!label) {
+				free(rows);
+				return -1;
+			}
+			name_col(fp, label, 22, o->wide);
+			free(label);
+			fprintf(fp, " %10" PRIu64 " %10" PRIu64 " %14" PRIu64 " %9" PRIu64
+				" %5.1f%%\n", w->hits, w->frees, w->bytes_alloc, w->live, w->frag);
+		}
+	}
+	more(fp, lim, n);
+	free(rows);
+	return 0;
+}
+
+/*
+ * Why a double free marked ? may be none: the allocation paths of its
+ * objects the trace misses. And what still makes any double free doubtful:
+ * lost records. 0, or -1 out of memory.
+ */
+static int text_uncertain(FILE *fp, const struct rpt *r, const struct out_opts *o,
+			  const struct rpt_slab *slab, bool uncertain)
+{
+	char *buf = NULL;
+	size_t len = 0, i, n = 0;
+	FILE *m;
+
+	for (i = 0; i < slab_ncov(slab); i++)
+		n += slab_cov(slab, i)->missed && slab_cov(slab, i)->kind != SLAB_PATH_FREE;
+	if (uncertain) {
+		m = open_memstream(&buf, &len);
+		if (!m)
+			return -1;
+		if (!n) {
+			fputs("? of kmem_cache objects: the trace does not say it recorded"
+			      " kmem_cache_alloc_bulk() (see above), so an allocation may have come"
+			      " between the two frees (the maple tree does this).", m);
+		} else {
+			fputs("? the trace misses", m);
+			for (i = 0, n = 0; i < slab_ncov(slab); i++) {
+				const struct slab_cov *c = slab_cov(slab, i);
+
+				if (c->missed && c->kind != SLAB_PATH_FREE)
+					fprintf(m, "%s %s()", n++ ? "," : "", c->path);
+			}
+			fputs(" (see above), which hands out such objects: an allocation may have"
+			      " come between the two frees (the maple tree's bulk allocations do"
+			      " this).", m);
+		}
+		if (para_close(fp, m, &buf))
+			return -1;
+	}
+	if (lost_total(r, o) && rpt_totals(r)->double_frees)
+		out_text_para(fp, "Records were lost: a lost allocation between two frees would make"
+			  " the second one legitimate.");
+	return 0;
+}
+
+static int text_errors(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		       const struct symtab *st, const struct rpt_slab *slab)
+{
+	size_t n, i;
+	const struct rpt_error **errs = sorted_errors(r, &n);
+	bool uncertain = false;
+
+	if (!errs)
+		return -1;
+	if (!n) {
+		fputs("\nErrors: none found.\n", fp);
+		free(errs);
+		return 0;
+	}
+	fprintf(fp, "\nErrors in the traced kernel (%zu):\n", n);
+	fprintf(fp, "%-30s %10s\n", "Kind", "Count");
+	for (i = 0; i < n; i++) {
+		const struct rpt_error *e = errs[i];
+		const struct symres *a = symtab_get(st, e->alloc_site);
+		const struct symres *f = symtab_get(st, e->free_site);
+		char kind[40];
+
+		snprintf(kind, sizeof(kind), "%s%s", rpt_err_name(e->kind),
+			 e->uncertain ? "?" : "");
+		uncertain |= e->uncertain;
+		fprintf(fp, "%-30s %10" PRIu64 "\n", kind, e->count);
+		fprintf(fp, "  allocated at %s\n", a ? a->sym : "?");
+		text_srcline(fp, a, "             ");
+		if (e->kind != RPT_ERR_SHORT_ALLOC) {
+			fprintf(fp, "  freed at     %s\n", f ? f->sym : "?");
+			text_srcline(fp, f, "             ");
+		}
+	}
+	free(errs);
+	return text_uncertain(fp, r, o, slab, uncertain);
+}
+
+static int text_outstanding(FILE *fp, const struct rpt *r, const struct out_opts *o,
+			    const struct symtab *st)
+{
+	char b1[40];
+	size_t n, i, lim;
+	struct row *rows = outstanding_rows(r, st, &n);
+
+	if (!rows)
+		return -1;
+	if (n) {
+		lim = limit_of(o, n);
+		fprintf(fp, "\nOutstanding at the end of the trace (never freed in it), by call site"
+			" (%zu):\n", n);
+		fprintf(fp, "%-36s %9s %14s %15s\n", "Callsite", "Objects", "Bytes", "Max_age");
+		for (i = 0; i < lim; i++) {
+			const struct row *w = &rows[i];
+
+			fmt_secs(b1, sizeof(b1), w->age);
+			name_col(fp, w->name, 36, o->wide);
+			fprintf(fp, " %9" PRIu64 " %14" PRIu64 " %15s\n", w->out, w->out_bytes, b1);
+			text_srcline(fp, w->sr, "   ");
+		}
+		more(fp, lim, n);
+	}
+	free(rows);
+	return 0;
+}
+
+static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	char b[40];
+
+	fputs("\nSUMMARY\n=======\n", fp);
+	fprintf(fp, "Allocations            : %" PRIu64 " (failed: %" PRIu64 ")\n", t->allocs,
+		t->failed_allocs);
+	fprintf(fp, "Frees                  : %" PRIu64 " (of objects allocated before the trace:"
+		" %" PRIu64 ")\n", t->frees, t->untracked_frees);
+	fprintf(fp, "Bytes requested        : %" PRIu64 "\n", t->bytes_req);
+	fprintf(fp, "Bytes allocated        : %" PRIu64 "\n", t->bytes_alloc);
+	fprintf(fp, "Bytes freed            : %" PRIu64 "\n", t->bytes_freed);
+	fprintf(fp, "Outstanding at the end : %" PRIu64 " objects, %" PRIu64 " bytes\n",
+		t->outstanding, t->outstanding_bytes);
+	fprintf(fp, "Internal fragmentation : %.3f%%\n", rpt_frag(t->bytes_req, t->bytes_alloc));
+	fprintf(fp, "Cross-CPU frees        : %" PRIu64 "\n", t->cross_cpu_frees);
+	fprintf(fp, "Cross-node allocations : %" PRIu64 "\n", t->cross_node_allocs);
+	if (t->clamped_allocs)
+		fprintf(fp, "Sizes over 4 GiB       : %" PRIu64 " allocations (counted as 4 GiB - 1)\n",
+			t->clamped_allocs);
+	if (t->implicit_frees)
+		fprintf(fp, "Addresses reused unfreed: %" PRIu64 " (their free was not traced)\n",
+			t->implicit_frees);
+	if (t->kmalloc_dup_events)
+		fprintf(fp, "Traced twice           : %" PRIu64 " large kmallocs (duplicate events "
+			"not counted; %" PRIu64 " of them failed)\n", t->kmalloc_dup_events,
+			t->kmalloc_dup_failed);
+	if (t->probed_allocs || t->probed_frees)
+		fprintf(fp, "Seen by probes         : %" PRIu64 " allocations, %" PRIu64
+			" frees (bulk and lock-free paths)\n", t->probed_allocs, t->probed_frees);
+	if (t->kfree_cache_objects && (rpt_flags(r) & RPT_KFREE_TAKES_CACHE_OBJS))
+		fprintf(fp, "kfree() of cache objects: %" PRIu64 " (this kernel's kfree() takes them)\n",
+			t->kfree_cache_objects);
+	if (t->page_allocs || t->page_frees)
+		fprintf(fp, "Page allocations       : %" PRIu64 " (failed %" PRIu64 "), %" PRIu64
+			" bytes; frees %" PRIu64 " (untracked %" PRIu64 "); outstanding %" PRIu64
+			" (%" PRIu64 " bytes)\n", t->page_allocs, t->page_failed,
+			t->page_bytes_alloc, t->page_frees, t->page_untracked_frees,
+			t->page_outstanding, t->page_outstanding_bytes);
+	if (rpt_has_stacks(r))
+		fprintf(fp, "Kernel stacks          : %zu distinct; %" PRIu64 " events without a stack\n"
+			"                         (%" PRIu64 " marked, %" PRIu64
+			" naming a stack not in it)\n", rpt_nstacks(r), without_stack(r),
+			t->no_stack_allocs, t->unknown_stack_allocs);
+	if (t->other_no_stack + t->other_unknown_stack)
+		fprintf(fp, "                         and %" PRIu64 " frees or page events without "
+			"one\n", t->other_no_stack + t->other_unknown_stack);
+	if (t->kmalloc_dup_no_stack)
+		fprintf(fp, "%25sand %" PRIu64 " duplicate kmalloc events without one\n", "",
+			t->kmalloc_dup_no_stack);
+	if (rpt_has_free_stacks(r))
+		fprintf(fp, "%25s%" PRIu64 " frees with a stack (--stacks: frees by stack)\n", "",
+			t->stack_frees);
+	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
+	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
+	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);
+	if (o->unknown_records)
+		fprintf(fp, "Unknown records skipped: %" PRIu64 " (written by a newer version)\n",
+			o->unknown_records);
+}
+
+static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
+		      const struct symtab *st, const struct rpt_slab *slab)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	uint64_t lost = lost_total(r, o);
+	const char *kr = meta_get(o->meta, "kernel_release");
+	const char *mach = meta_get(o->meta, "machine");
+	const char *host = meta_get(o->meta, "hostname");
+
+	if (lost) {
+		unsigned int c;
+		int col = 0;
+
+		fprintf(fp, "WARNING: %" PRIu64 " records were lost: every number below is a "
+			"lower bound.\n", lost);
+		for (c = 0; c < rpt_lost_ncpus(r); c++) {
+			char item[48];
+			int len;
+
+			if (!rpt_lost_on_cpu(r, c))
+				continue;
+			len = snprintf(item, sizeof(item), "cpu%u %" PRIu64, c,
+				       rpt_lost_on_cpu(r, c));
+			if (!col)
+				col = fprintf(fp, "  lost on");
+			else if (col + 2 + len > 78)
+				col = fprintf(fp, ",\n   ") - 1;
+			else
+				col += fprintf(fp, ",");
+			col += fprintf(fp, " %s", item);
+		}
+		if (col)
+			fputc('\n', fp);
+		if (o->lost_unmarked)
+			fprintf(fp, "  lost at the end of the trace (only the module's counter knows): %"
+				PRIu64 "\n", o->lost_unmarked);
+		fputc('\n', fp);
+	}
+	fprintf(fp, "Trace: %s\n  %zu file%s, %s-endian %u-bit", o->trace, o->nfiles,
+		o->nfiles == 1 ? "" : "s", o->big_endian ? "big" : "little", o->word_bits);
+	if (kr)
+		fprintf(fp, "; kernel %s", kr);
+	if (mach)
+		fprintf(fp, " %s", mach);
+	if (host)
+		fprintf(fp, " on %s", host);
+	fputc('\n', fp);
+	if (o->filters)
+		fprintf(fp, "Filters: %s\n", o->filters);
+	if (o->truncated_bytes)
+		fprintf(fp, "Ignored a partial record at the end: %" PRIu64 " bytes\n",
+			o->truncated_bytes);
+	if (text_coverage(fp, slab))
+		return -1;
+	if (!t->seen_any)
+		fputs("The trace holds no records.\n", fp);
+	fputc('\n', fp);
+	if (o->xview) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct text_emit te = { .fp = fp, .wide = o->wide };
+
+		if (o->xview->tables(&v, text_emit, &te))
+			return -1;
+	} else if (text_view(fp, r, o, st, slab)) {
+		return -1;
+	}
+	if (text_errors(fp, r, o, st, slab) || text_outstanding(fp, r, o, st))
+		return -1;
+	text_summary(fp, r, o);
+	return 0;
+}
+
+int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o)
+{
+	struct rpt_slab *slab = slab_info_new(o->meta);
+	struct symtab st = { 0 };
+	int ret = -1;
+
+	if (!slab || symtab_add_report(&st, r))
+		goto out;
+	/* Every per-address site is also a call site: already in. */
+	if (o->xview && o->xview->syms) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab };
+
+		if (o->xview->syms(&v, &st))
+			goto out;
+	}
+	if (symtab_resolve(&st, o))
+		goto out;
+	if (o->fmt == FMT_JSON)
+		ret = print_json(fp, r, o, &st, slab);
+	else if (o->fmt == FMT_CSV)
+		ret = print_csv(fp, r, o, &st, slab);
+	else
+		ret = print_text(fp, r, o, &st, slab);
+out:
+	if (ret)
+		errno = ENOMEM;
+	symtab_free(&st);
+	slab_info_free(slab);
+	return ret;
+}
+
+/* ---- --raw ---------------------------------------------------------------- */
+
+void raw_print_legend(FILE *fp)
+{
+	fputs("# REL_S ABS_NS CPU SEQ TYPE FIELDS...; events: call_site ptr cache_id bytes_req "
+	      "bytes_alloc gfp node cpu_node pid flags [symbol]\n", fp);
+}
+
+void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks)
+{
+	uint64_t ts = (uint64_t)rec->c.timestamp, rel = ts >= t0 ? ts - t0 : 0;
+	char sym[SYM_LEN];
+
+	fprintf(fp, "%" PRIu64 ".%09" PRIu64 " %" PRIu64 " %u %u %s", rel / 1000000000u,
+		rel % 1000000000u, ts, rec->c.cpu, rec->c.seq, kmt_rec_type_name(rec->c.type));
+	switch (rec->c.type) {
+	case KMT_REC_KMALLOC:
+	case KMT_REC_CACHE_ALLOC:
+	case KMT_REC_PAGE_ALLOC:
+	case KMT_REC_KFREE:
+	case KMT_REC_CACHE_FREE:
+	case KMT_REC_PAGE_FREE: {
+		const struct kmt_event *e = &rec->ev;
+
+		fprintf(fp, " call_site=0x%" PRIx64 " ptr=0x%" PRIx64 " cache_id=0x%" PRIx64
+			" bytes_req=%u bytes_alloc=%u gfp=0x%x node=%d cpu_node=%d pid=%u"
+			" flags=0x%x", (uint64_t)e->call_site, (uint64_t)e->ptr,
+			(uint64_t)e->cache_id, e->bytes_req,
+			e->bytes_alloc, e->gfp_flags, e->node, e->cpu_node, e->pid, e->flags);
+		if (e->stack_id)
+			fprintf(fp, " stack_id=%u", e->stack_id);
+		if (ks)
+			fprintf(fp, " %s", ksyms_format_ret(ks, e->call_site, sym, sizeof(sym)));
+		break;
+	}
+	case KMT_REC_CACHE_DESC: {
+		char name[KMT_CACHE_NAME_LEN + 1];
+
+		memcpy(name, rec->cache.name, KMT_CACHE_NAME_LEN);
+		name[KMT_CACHE_NAME_LEN] = '\0';
+		fprintf(fp, " cache_id=0x%" PRIx64 " object_size=%u size=%u flags=0x%x name=",
+			(uint64_t)rec->cache.cache_id, rec->cache.object_size, rec->cache.size,
+			rec->cache.flags);
+		json_string(fp, name);
+		break;
+	}
+	case KMT_REC_STACK: {
+		const struct kmt_stack *k = &rec->stack;
+		unsigned int i;
+
+		fprintf(fp, " stack_id=%u depth=%u first=%u nframes=%u flags=0x%x frames=", k->stack_id,
+			k->depth, k->first, k->nframes, k->flags);
+		for (i = 0; i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
+			fprintf(fp, "%s0x%" PRIx64, i ? "," : "", (uint64_t)k->frames[i]);
+		for (i = 0; ks && i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
+			fprintf(fp, " %s", ksyms_format_ret(ks, k->frames[i], sym, sizeof(sym)));
+		break;
+	}
+	case KMT_REC_LOST:
+		fprintf(fp, " count=%" PRIu64 " first_lost_ns=%" PRIu64 " total_dropped=%" PRIu64
+			" flags=0x%x", (uint64_t)rec->lost.count, (uint64_t)rec->lost.first_lost_ns,
+			(uint64_t)rec->lost.total_dropped, rec->lost.flags);
+		break;
+	default:
+		fprintf(fp, " type=%u flags=0x%x", rec->c.type, rec->c.flags);
+		break;
+	}
+	fputc('\n', fp);
+}

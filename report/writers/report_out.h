@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * report_out.h - kmemtrace-report's output: the text tables (80 columns),
+ * the stable JSON document (Documentation/report-json.md), CSV, and the
+ * one-line-per-record --raw dump. Symbols are resolved here, once per
+ * address, never per event.
+ */
+#ifndef REPORT_OUT_H
+#define REPORT_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kmt_reader.h"
+#include "writers/out_table.h"
+#include "core/report_core.h"
+#include "core/report_meta.h"
+#include "sym/sym_kallsyms.h"
+#include "sym/sym_srcline.h"
+
+/* Writes the whole report. 0, -1 out of memory (errno ENOMEM). */
+int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o);
+
+/*
+ * --raw: one line for any record, all its fields; t0 is the trace's first
+ * timestamp (times are printed relative to it and absolute).
+ */
+void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks);
+/* The column legend printed before the records. */
+void raw_print_legend(FILE *fp);
+
+#endif /* REPORT_OUT_H */
