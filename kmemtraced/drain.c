@@ -10,6 +10,9 @@
  * commits a record before moving the write offset) and also returns the
  * sub-buffer being written, so a quiet CPU's records arrive within one
  * poll period instead of when its sub-buffer fills.
+ *
+ * A leaf (kmemtraced.h): it calls only kmtd_util.c, and its threads share
+ * with the main thread only struct kmtd_drain.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,8 @@
 /*
  * env.c - what kmemtraced checks before tracing (root, debugfs, lockdown,
  * the module and its ABI version) and the small debugfs/sysfs files it
- * reads and writes.
+ * reads and writes. A leaf (kmemtraced.h): given paths, not the daemon's
+ * state, and calling only kmtd_util.c.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -3,6 +3,8 @@
  * kmemtraced.c - the kmemtrace daemon: checks the machine, then drains
  * kmemtrace.ko's per-CPU relay buffers into DIR/cpuN.out, with the metadata
  * to read them elsewhere, until a signal, a time limit or a command's exit.
+ * The top layer (kmemtraced.h): it owns struct kmtd and calls the leaves,
+ * env.c, drain.c and meta.c, which never call back.
  */
 #include <argp.h>
 #include <dirent.h>
@@ -434,7 +436,8 @@ static int run(struct kmtd *d)
 
 	if (!fake && kmtd_check_root() < 0)
 		return KMT_EXIT_IO;
-	if (kmtd_check_debugfs(d->debugfs, fake, d->verbose) < 0 || kmtd_check_module(d->debugfs, d->run.kdir, sizeof(d->run.kdir), &d->lock_fd,
+	if (kmtd_check_debugfs(d->debugfs, fake, d->verbose) < 0 ||
+	    kmtd_check_module(d->debugfs, d->run.kdir, sizeof(d->run.kdir), &d->lock_fd,
 			      &d->run.abi_major, &d->run.abi_minor) < 0)
 		return KMT_EXIT_IO;
 	if (uname(&uts) < 0) {

@@ -3,6 +3,8 @@
  * meta.c - the files beside the traces that let another machine make sense
  * of them: kallsyms, modules and kmemtrace.meta (Documentation/trace-format.md,
  * section 6), with what the module covers and the cache names SLUB merged.
+ * A leaf (kmemtraced.h): it writes what struct kmtd_run says of the run and
+ * calls only kmtd_util.c.
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -24,7 +24,6 @@ is "$err" "" "and nothing is said"
 
 # bad NAME: a copy of the objects in $T/NAME, to be spoilt.
 bad() {
-	rm -rf "$T/$1"
 	mkdir -p "$T/$1/kmemtraced"
 	cp "$OBJ"/kmemtraced/*.o "$OBJ"/kmemtraced/*.d "$T/$1/kmemtraced/"
 }
