@@ -634,7 +634,8 @@ static int run(struct kmtd *d)
 		}
 		if (now >= next_scan) {
 			if (scan_cpus(d, true) < 0) {
-				snprintf(d->run.error, sizeof(d->run.error), "a CPU that came online could not be traced");
+				snprintf(d->run.error, sizeof(d->run.error),
+					 "a CPU that came online could not be traced");
 				failed = true;
 				d->run.stop_reason = "error";
 				break;
