@@ -10,6 +10,9 @@
  * commits a record before moving the write offset) and also returns the
  * sub-buffer being written, so a quiet CPU's records arrive within one
  * poll period instead of when its sub-buffer fills.
+ *
+ * A leaf (kmemtraced.h): it calls only kmtd_util.c, and its threads share
+ * with the main thread only struct kmtd_drain.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,13 +25,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kmemtraced.h"
+#include "drain.h"
 #include "kmt_writer.h"
+#include "kmtd_util.h"
 
 /* poll() timeout: how soon a thread notices a stop it was not woken for. */
 #define POLL_MS		250
 
-int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu)
+int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned int cpu,
+		   struct kmtd_cpu **cp)
 {
 	struct kmt_file_header h;
 	struct kmtd_cpu *c;
@@ -38,14 +43,12 @@ int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu)
 		kmtd_err("out of memory");
 		return -1;
 	}
-	c->d = d;
+	c->dr = dr;
 	c->cpu = cpu;
 	c->relay_fd = c->out_fd = -1;
-	snprintf(c->relay_path, sizeof(c->relay_path), "%s/" KMT_DEBUGFS_CPU_FMT, d->kdir, cpu);
-	snprintf(c->out_path, sizeof(c->out_path), "%s/cpu%u.out", d->outdir, cpu);
-	d->cpus[cpu] = c;
-	if (cpu >= d->ncpus)
-		d->ncpus = cpu + 1;
+	snprintf(c->relay_path, sizeof(c->relay_path), "%s/" KMT_DEBUGFS_CPU_FMT, run->kdir, cpu);
+	snprintf(c->out_path, sizeof(c->out_path), "%s/cpu%u.out", run->outdir, cpu);
+	*cp = c;
 
 	c->relay_fd = open(c->relay_path, O_RDONLY | O_CLOEXEC);
 	if (c->relay_fd < 0) {
@@ -58,14 +61,14 @@ int kmtd_cpu_setup(struct kmtd *d, unsigned int cpu)
 		return -1;
 	}
 
-	c->out_fd = kmtd_create_file(d, c->out_path);
+	c->out_fd = kmtd_create_file(c->out_path, run->force);
 	if (c->out_fd < 0)
 		return -1;
-	kmt_header_init(&h, cpu, d->word_bits, d->page_size, d->start_mono_ns,
-			d->start_real_ns);
+	kmt_header_init(&h, cpu, run->word_bits, run->page_size, run->start_mono_ns,
+			run->start_real_ns);
 	/* The records that follow are the module's, so is their version. */
-	h.version_major = (__u16)d->abi_major;
-	h.version_minor = (__u16)d->abi_minor;
+	h.version_major = (__u16)run->abi_major;
+	h.version_minor = (__u16)run->abi_minor;
 	if (kmtd_write_all(c->out_fd, &h, sizeof(h)) < 0) {
 		kmtd_err("%s: write failed: %s", c->out_path, strerror(errno));
 		return -1;
@@ -97,9 +100,9 @@ static void fail(struct kmtd_cpu *c, int err, bool relay)
 {
 	c->err = err;
 	c->err_relay = relay;
-	atomic_store(&c->d->failed, true);
+	atomic_store(&c->dr->failed, true);
 	/* Wake the main thread; if even this fails it sees the flag within 500 ms. */
-	(void)!write(c->d->wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
+	(void)!write(c->dr->wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
 }
 
 /*
@@ -162,13 +165,13 @@ static void bind_to_cpu(struct kmtd_cpu *c, bool *warned)
 static void *cpu_main(void *arg)
 {
 	struct kmtd_cpu *c = arg;
-	struct kmtd *d = c->d;
+	struct kmtd_drain *dr = c->dr;
 	bool warned = false;
 
 	for (;;) {
 		struct pollfd p[2] = {
 			{ .fd = c->relay_fd, .events = POLLIN },
-			{ .fd = d->stop_efd, .events = POLLIN },
+			{ .fd = dr->stop_efd, .events = POLLIN },
 		};
 		int64_t moved;
 		bool last;
@@ -183,7 +186,7 @@ static void *cpu_main(void *arg)
 		 * stopping is set after tracing was switched off and flushed:
 		 * a drain that starts after seeing it gets every last record.
 		 */
-		last = atomic_load(&d->stopping);
+		last = atomic_load(&dr->stopping);
 		bind_to_cpu(c, &warned);
 		moved = drain(c);
 		if (moved < 0 || last)
@@ -195,7 +198,7 @@ static void *cpu_main(void *arg)
 		}
 		if (moved == 0 && n > 0 && !(p[1].revents & POLLIN)) {
 			/* Readable yet nothing to move: do not spin on it. */
-			struct pollfd s = { .fd = d->stop_efd, .events = POLLIN };
+			struct pollfd s = { .fd = dr->stop_efd, .events = POLLIN };
 
 			poll(&s, 1, POLL_MS);
 		}

@@ -2,7 +2,8 @@
 /*
  * env.c - what kmemtraced checks before tracing (root, debugfs, lockdown,
  * the module and its ABI version) and the small debugfs/sysfs files it
- * reads and writes.
+ * reads and writes. A leaf (kmemtraced.h): given paths, not the daemon's
+ * state, and calling only kmtd_util.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,63 +18,13 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "kmemtraced.h"
+#include "env.h"
+#include "kmtd_util.h"
 
 /* From <linux/magic.h>; spelled out so the tool builds without kernel headers. */
 #define KMTD_DEBUGFS_MAGIC	0x64626720
 
-int kmtd_write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n == 0) {
-			/* A regular file never does this; treat it as an I/O error. */
-			errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int kmtd_read_file(const char *path, char *buf, size_t size)
-{
-	size_t len = 0;
-	int fd, saved;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			saved = errno;
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	close(fd);
-	return (int)len;
-}
-
-int kmtd_read_u64(const char *text, uint64_t *val)
+static int read_u64(const char *text, uint64_t *val)
 {
 	unsigned long long v;
 	char *end;
@@ -94,41 +45,6 @@ int kmtd_read_u64(const char *text, uint64_t *val)
 	return 0;
 }
 
-/* The lockdown mode in force, or NULL when none (or unknown). */
-static const char *lockdown_mode(void)
-{
-	char buf[256];
-
-	if (kmtd_read_file("/sys/kernel/security/lockdown", buf, sizeof(buf)) < 0)
-		return NULL;
-	if (strstr(buf, "[integrity]"))
-		return "integrity";
-	if (strstr(buf, "[confidentiality]"))
-		return "confidentiality";
-	return NULL;
-}
-
-void kmtd_explain_open_error(const char *path, int err)
-{
-	const char *mode = NULL;
-
-	if (err == EPERM)
-		mode = lockdown_mode();
-	if (mode) {
-		kmtd_err("%s: %s: the kernel is in lockdown mode '%s', which closes debugfs; tracing needs a kernel booted without lockdown (lockdown=none, Secure Boot off)",
-			 path, strerror(err), mode);
-	} else if (err == EPERM && geteuid() == 0) {
-		/* Root refused: lockdown is the usual cause, securityfs may just be unmounted. */
-		kmtd_err("%s: %s: is the kernel in lockdown mode (see /sys/kernel/security/lockdown)? It closes debugfs",
-			 path, strerror(err));
-	} else if (err == EACCES || err == EPERM) {
-		kmtd_err("%s: %s (the kmemtrace debugfs files are root-only)", path,
-			 strerror(err));
-	} else {
-		kmtd_err("cannot open %s: %s", path, strerror(err));
-	}
-}
-
 int kmtd_check_root(void)
 {
 	if (geteuid() == 0)
@@ -137,13 +53,13 @@ int kmtd_check_root(void)
 	return -1;
 }
 
-int kmtd_check_debugfs(struct kmtd *d, bool fake)
+int kmtd_check_debugfs(const char *debugfs, bool fake, bool verbose)
 {
 	struct statfs sfs;
-	bool is_default = strcmp(d->debugfs, KMTD_DEFAULT_DEBUGFS) == 0;
+	bool is_default = strcmp(debugfs, KMTD_DEFAULT_DEBUGFS) == 0;
 
-	if (statfs(d->debugfs, &sfs) < 0) {
-		kmtd_err("%s: %s (give debugfs's mount point with -r)", d->debugfs,
+	if (statfs(debugfs, &sfs) < 0) {
+		kmtd_err("%s: %s (give debugfs's mount point with -r)", debugfs,
 			 strerror(errno));
 		return -1;
 	}
@@ -153,40 +69,40 @@ int kmtd_check_debugfs(struct kmtd *d, bool fake)
 	 * Mount it only at its standard place: mounting over a directory
 	 * somebody named with -r would hide what is there.
 	 */
-	if (is_default && mount("none", d->debugfs, "debugfs", 0, NULL) == 0 &&
-	    statfs(d->debugfs, &sfs) == 0 && sfs.f_type == KMTD_DEBUGFS_MAGIC) {
-		if (d->verbose)
-			fprintf(stderr, KMTD_NAME ": mounted debugfs at %s\n", d->debugfs);
+	if (is_default && mount("none", debugfs, "debugfs", 0, NULL) == 0 &&
+	    statfs(debugfs, &sfs) == 0 && sfs.f_type == KMTD_DEBUGFS_MAGIC) {
+		if (verbose)
+			fprintf(stderr, KMTD_NAME ": mounted debugfs at %s\n", debugfs);
 		return 0;
 	}
 	if (is_default)
 		kmtd_err("debugfs is not mounted at %s and mounting it failed (%s); mount it with: mount -t debugfs none %s",
-			 d->debugfs, strerror(errno),
-			 d->debugfs);
+			 debugfs, strerror(errno),
+			 debugfs);
 	else
 		kmtd_err("%s is not a debugfs mount (filesystem type 0x%lx); mount it with: mount -t debugfs none %s, or give debugfs's mount point with -r",
-			 d->debugfs, (unsigned long)sfs.f_type, d->debugfs);
+			 debugfs, (unsigned long)sfs.f_type, debugfs);
 	return -1;
 }
 
-int kmtd_open_kfile(const struct kmtd *d, const char *name, int flags)
+static int open_kfile(const char *kdir, const char *name, int flags)
 {
 	char path[PATH_MAX + 64];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", d->kdir, name);
+	snprintf(path, sizeof(path), "%s/%s", kdir, name);
 	fd = open(path, flags | O_CLOEXEC);
 	if (fd < 0)
 		kmtd_explain_open_error(path, errno);
 	return fd;
 }
 
-int kmtd_read_kfile(const struct kmtd *d, const char *name, char *buf, size_t size)
+static int read_kfile(const char *kdir, const char *name, char *buf, size_t size)
 {
 	char path[PATH_MAX + 64];
 	int n;
 
-	snprintf(path, sizeof(path), "%s/%s", d->kdir, name);
+	snprintf(path, sizeof(path), "%s/%s", kdir, name);
 	n = kmtd_read_file(path, buf, size);
 	if (n < 0) {
 		int err = errno;
@@ -199,51 +115,52 @@ int kmtd_read_kfile(const struct kmtd *d, const char *name, char *buf, size_t si
 	return n;
 }
 
-int kmtd_check_module(struct kmtd *d)
+int kmtd_check_module(const char *debugfs, char *kdir, size_t kdir_size, int *lock_fd,
+		      unsigned int *abi_major, unsigned int *abi_minor)
 {
 	char buf[64];
 	unsigned long major, minor;
 	struct stat st;
 	char *end;
 
-	if ((size_t)snprintf(d->kdir, sizeof(d->kdir), "%s/%s", d->debugfs, KMT_DEBUGFS_DIR) >=
-	    sizeof(d->kdir)) {
+	if ((size_t)snprintf(kdir, kdir_size, "%s/%s", debugfs, KMT_DEBUGFS_DIR) >=
+	    kdir_size) {
 		kmtd_err("-r: path too long");
 		return -1;
 	}
-	if (stat(d->kdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		const char *mode = lockdown_mode();
+	if (stat(kdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		const char *mode = kmtd_lockdown_mode();
 
 		/* Under lockdown, "modprobe it" would only fail again. */
 		if (stat(KMTD_SYSMOD, &st) < 0 && mode)
 			kmtd_err("kmemtrace.ko is not loaded (no %s), and the kernel is in lockdown mode '%s', which refuses unsigned modules and closes debugfs; tracing needs a kernel booted without lockdown (lockdown=none, Secure Boot off)",
-				 d->kdir, mode);
+				 kdir, mode);
 		else if (stat(KMTD_SYSMOD, &st) < 0)
 			kmtd_err("kmemtrace.ko is not loaded (no %s); load it with: modprobe kmemtrace, or from a build tree: insmod kmod/kmemtrace.ko",
-				 d->kdir);
+				 kdir);
 		else
 			kmtd_err("kmemtrace.ko is loaded but %s does not exist: is %s really where debugfs is mounted (-r)?",
-				 d->kdir, d->debugfs);
+				 kdir, debugfs);
 		return -1;
 	}
 	/*
 	 * Two readers would each get part of every buffer: neither trace
 	 * would be whole. The lock dies with its holder, even on kill -9.
 	 */
-	d->lock_fd = open(d->kdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->lock_fd < 0) {
-		kmtd_explain_open_error(d->kdir, errno);
+	*lock_fd = open(kdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*lock_fd < 0) {
+		kmtd_explain_open_error(kdir, errno);
 		return -1;
 	}
-	if (flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+	if (flock(*lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		if (errno == EWOULDBLOCK)
 			kmtd_err("another kmemtraced is already draining %s: only one can; stop it first",
-				 d->kdir);
+				 kdir);
 		else
-			kmtd_err("%s: cannot lock: %s", d->kdir, strerror(errno));
+			kmtd_err("%s: cannot lock: %s", kdir, strerror(errno));
 		return -1;
 	}
-	if (kmtd_read_kfile(d, KMT_DEBUGFS_ABI, buf, sizeof(buf)) < 0)
+	if (read_kfile(kdir, KMT_DEBUGFS_ABI, buf, sizeof(buf)) < 0)
 		return -1;
 	errno = 0;
 	major = strtoul(buf, &end, 10);
@@ -258,26 +175,26 @@ int kmtd_check_module(struct kmtd *d)
 			 KMT_ABI_MINOR);
 		return -1;
 	}
-	d->abi_major = (unsigned int)major;
-	d->abi_minor = (unsigned int)minor;
+	*abi_major = (unsigned int)major;
+	*abi_minor = (unsigned int)minor;
 	return 0;
 bad:
 	buf[strcspn(buf, "\n")] = '\0';
-	kmtd_err("%s/%s: unexpected content '%.20s' (expected MAJOR.MINOR)", d->kdir,
+	kmtd_err("%s/%s: unexpected content '%.20s' (expected MAJOR.MINOR)", kdir,
 		 KMT_DEBUGFS_ABI, buf);
 	return -1;
 }
 
-int kmtd_get_enabled(const struct kmtd *d, int *enabled)
+int kmtd_get_enabled(const char *kdir, int *enabled)
 {
 	char buf[32];
 	uint64_t v;
 
-	if (kmtd_read_kfile(d, KMT_DEBUGFS_ENABLED, buf, sizeof(buf)) < 0)
+	if (read_kfile(kdir, KMT_DEBUGFS_ENABLED, buf, sizeof(buf)) < 0)
 		return -1;
-	if (kmtd_read_u64(buf, &v) < 0 || v > 1) {
+	if (read_u64(buf, &v) < 0 || v > 1) {
 		buf[strcspn(buf, "\n")] = '\0';
-		kmtd_err("%s/%s: unexpected content '%.20s' (expected 0 or 1)", d->kdir,
+		kmtd_err("%s/%s: unexpected content '%.20s' (expected 0 or 1)", kdir,
 			 KMT_DEBUGFS_ENABLED, buf);
 		return -1;
 	}
@@ -285,38 +202,38 @@ int kmtd_get_enabled(const struct kmtd *d, int *enabled)
 	return 0;
 }
 
-int kmtd_set_enabled(const struct kmtd *d, int on)
+int kmtd_set_enabled(const char *kdir, int on)
 {
 	const char *val = on ? "1\n" : "0\n";
 	int fd, err;
 
-	fd = kmtd_open_kfile(d, KMT_DEBUGFS_ENABLED, O_WRONLY);
+	fd = open_kfile(kdir, KMT_DEBUGFS_ENABLED, O_WRONLY);
 	if (fd < 0)
 		return -1;
 	if (kmtd_write_all(fd, val, 2) < 0) {
 		err = errno;
-		kmtd_err("%s/%s: writing %c failed: %s", d->kdir, KMT_DEBUGFS_ENABLED, val[0],
+		kmtd_err("%s/%s: writing %c failed: %s", kdir, KMT_DEBUGFS_ENABLED, val[0],
 			 strerror(err));
 		close(fd);
 		return -1;
 	}
 	if (close(fd) < 0 && errno != EINTR) {
-		kmtd_err("%s/%s: writing %c failed: %s", d->kdir, KMT_DEBUGFS_ENABLED, val[0],
+		kmtd_err("%s/%s: writing %c failed: %s", kdir, KMT_DEBUGFS_ENABLED, val[0],
 			 strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-int kmtd_read_overruns(const struct kmtd *d, uint64_t *val)
+int kmtd_read_overruns(const char *kdir, uint64_t *val)
 {
 	char buf[64];
 
-	if (kmtd_read_kfile(d, KMT_DEBUGFS_OVERRUNS, buf, sizeof(buf)) < 0)
+	if (read_kfile(kdir, KMT_DEBUGFS_OVERRUNS, buf, sizeof(buf)) < 0)
 		return -1;
-	if (kmtd_read_u64(buf, val) < 0) {
+	if (read_u64(buf, val) < 0) {
 		buf[strcspn(buf, "\n")] = '\0';
-		kmtd_err("%s/%s: unexpected content '%.20s' (expected a number)", d->kdir,
+		kmtd_err("%s/%s: unexpected content '%.20s' (expected a number)", kdir,
 			 KMT_DEBUGFS_OVERRUNS, buf);
 		return -1;
 	}
@@ -327,7 +244,7 @@ int kmtd_read_overruns(const struct kmtd *d, uint64_t *val)
  * stats: "# cpu emitted written dropped" then "CPU E W D" per possible
  * CPU. st has KMTD_MAX_CPUS entries; CPUs not listed stay !present.
  */
-int kmtd_read_stats(const struct kmtd *d, struct kmtd_stat *st)
+int kmtd_read_stats(const char *kdir, struct kmtd_stat *st)
 {
 	/* 8192 CPUs at most 80 bytes a line. */
 	size_t size = 80 * KMTD_MAX_CPUS + 128;
@@ -341,7 +258,7 @@ int kmtd_read_stats(const struct kmtd *d, struct kmtd_stat *st)
 		return -1;
 	}
 	memset(st, 0, KMTD_MAX_CPUS * sizeof(*st));
-	if (kmtd_read_kfile(d, KMT_DEBUGFS_STATS, buf, size) < 0)
+	if (read_kfile(kdir, KMT_DEBUGFS_STATS, buf, size) < 0)
 		goto out;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long cpu, e, w, dr;
@@ -353,7 +270,7 @@ int kmtd_read_stats(const struct kmtd *d, struct kmtd_stat *st)
 		if (sscanf(line, "%llu %llu %llu %llu %n", &cpu, &e, &w, &dr, &used) != 4 ||
 		    line[used] != '\0' || cpu >= KMTD_MAX_CPUS || line[0] == '-') {
 			kmtd_err("%s/%s: line %u: unexpected content '%.40s' (expected CPU EMITTED WRITTEN DROPPED)",
-				 d->kdir, KMT_DEBUGFS_STATS, lineno,
+				 kdir, KMT_DEBUGFS_STATS, lineno,
 				 line);
 			goto out;
 		}
@@ -373,13 +290,13 @@ out:
  * its buffers at load. Returns -1, quietly, when the module does not say
  * (an older module, or a test's fake debugfs).
  */
-int kmtd_read_buffers(const struct kmtd *d, struct kmtd_buffers *b)
+int kmtd_read_buffers(const char *kdir, struct kmtd_buffers *b)
 {
 	char path[PATH_MAX + 64], buf[4096];
 	const char *line;
 
 	/* The line comes first: the start of the file is enough. */
-	snprintf(path, sizeof(path), "%s/%s", d->kdir, KMT_DEBUGFS_STATS);
+	snprintf(path, sizeof(path), "%s/%s", kdir, KMT_DEBUGFS_STATS);
 	if (kmtd_read_file(path, buf, sizeof(buf)) < 0)
 		return -1;
 	line = strstr(buf, "# buffers ");
@@ -391,49 +308,16 @@ int kmtd_read_buffers(const struct kmtd *d, struct kmtd_buffers *b)
 }
 
 /* Says what the module's buffers cost and what kmemtraced holds per CPU. */
-void kmtd_print_buffers(const struct kmtd *d)
+void kmtd_print_buffers(const char *kdir)
 {
 	struct kmtd_buffers b;
 
-	if (kmtd_read_buffers(d, &b) < 0)
+	if (kmtd_read_buffers(kdir, &b) < 0)
 		return;
 	fprintf(stderr,
 		KMTD_NAME ": module buffers (%s): %u x %u bytes per CPU, %" PRIu64 " KiB for %u possible CPUs, within mem_share %u%% of %" PRIu64 " MiB available; kmemtraced reads %u KiB at a time per CPU\n",
 		b.sized, b.subbufs, b.subbuf_size, b.total >> 10, b.cpus, b.mem_share,
 		b.available >> 20, KMTD_READ_CHUNK >> 10);
-}
-
-/* "0-3,5\n" -> set[0..3] = set[5] = true. */
-int kmtd_parse_cpulist(const char *text, bool *set, unsigned int max)
-{
-	const char *p = text;
-
-	memset(set, 0, max * sizeof(*set));
-	while (*p && *p != '\n') {
-		unsigned long lo, hi;
-		char *end;
-
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		errno = 0;
-		lo = strtoul(p, &end, 10);
-		hi = lo;
-		if (*end == '-') {
-			if (!isdigit((unsigned char)end[1]))
-				return -1;
-			hi = strtoul(end + 1, &end, 10);
-		}
-		if (errno || hi < lo || hi >= max)
-			return -1;
-		for (unsigned long i = lo; i <= hi; i++)
-			set[i] = true;
-		if (*end == ',')
-			end++;
-		else if (*end && *end != '\n')
-			return -1;
-		p = end;
-	}
-	return 0;
 }
 
 /*

@@ -3,6 +3,8 @@
  * kmemtraced.c - the kmemtrace daemon: checks the machine, then drains
  * kmemtrace.ko's per-CPU relay buffers into DIR/cpuN.out, with the metadata
  * to read them elsewhere, until a signal, a time limit or a command's exit.
+ * The top layer (kmemtraced.h): it owns struct kmtd and calls the leaves,
+ * env.c, drain.c and meta.c, which never call back.
  */
 #include <argp.h>
 #include <dirent.h>
@@ -11,7 +13,6 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +31,12 @@
 #define RESCAN_MS	500
 /* -t upper bound: a year. */
 #define MAX_SECONDS	31536000UL
-/* Undocumented hook for the host tests: accept a -r directory that is not debugfs. */
-#define FAKE_ENV	"KMEMTRACED_TEST_FAKE_DEBUGFS"
 
 const char *argp_program_version = "kmemtraced " KMT_VERSION " (trace format 1.x)";
 error_t argp_err_exit_status = KMT_EXIT_USAGE;
 
-volatile sig_atomic_t kmtd_signal;
+/* Set by the signal handler, read by the main loop. */
+static volatile sig_atomic_t kmtd_signal;
 /* SIGINT/SIGTERM received; the handlers block each other, so ++ is safe. */
 static volatile sig_atomic_t stop_signals;
 static volatile sig_atomic_t child_changed;
@@ -75,17 +75,6 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
-void kmtd_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(KMTD_NAME ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct kmtd *d = state->input;
@@ -96,7 +85,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'o':
 		if (!*arg)
 			argp_error(state, "-o: the directory name is empty");
-		d->outdir = arg;
+		d->run.outdir = arg;
 		break;
 	case 'r':
 		if (!*arg)
@@ -112,7 +101,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		d->seconds = v;
 		break;
 	case 'f':
-		d->force = true;
+		d->run.force = true;
 		break;
 	case 'q':
 		d->quiet = true;
@@ -127,11 +116,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		 */
 		for (int i = state->next - 1; i >= 0; i--) {
 			if (state->argv[i] == arg) {
-				d->cmd = &state->argv[i];
+				d->run.cmd = &state->argv[i];
 				break;
 			}
 		}
-		if (!d->cmd)
+		if (!d->run.cmd)
 			argp_error(state, "cannot find COMMAND on the command line");
 		state->next = state->argc;
 		break;
@@ -220,9 +209,9 @@ static int check_old_trace(const struct kmtd *d)
 	int ret = 0;
 	DIR *dir;
 
-	dir = opendir(d->outdir);
+	dir = opendir(d->run.outdir);
 	if (!dir) {
-		kmtd_err("cannot read directory %s: %s", d->outdir, strerror(errno));
+		kmtd_err("cannot read directory %s: %s", d->run.outdir, strerror(errno));
 		return KMT_EXIT_IO;
 	}
 	while ((de = readdir(dir))) {
@@ -231,14 +220,14 @@ static int check_old_trace(const struct kmtd *d)
 		if (strncmp(de->d_name, "cpu", 3) != 0 ||
 		    strcmp(de->d_name + strlen(de->d_name) - 4, ".out") != 0)
 			continue;
-		if (!d->force) {
+		if (!d->run.force) {
 			kmtd_err("%s already holds a trace (%s): use -f to overwrite it, or another -o DIR",
-				 d->outdir, de->d_name);
+				 d->run.outdir, de->d_name);
 			ret = KMT_EXIT_USAGE;
 			break;
 		}
 		/* Every CPU's file goes: a stale cpu7.out must not join the new trace. */
-		snprintf(path, sizeof(path), "%s/%s", d->outdir, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", d->run.outdir, de->d_name);
 		if (unlink(path) < 0) {
 			kmtd_err("%s: cannot remove: %s", path, strerror(errno));
 			ret = KMT_EXIT_IO;
@@ -256,12 +245,12 @@ static int check_old_trace(const struct kmtd *d)
 static int scan_cpus(struct kmtd *d, bool start)
 {
 	struct dirent *de;
-	int added = 0;
+	int added = 0, r;
 	DIR *dir;
 
-	dir = opendir(d->kdir);
+	dir = opendir(d->run.kdir);
 	if (!dir) {
-		kmtd_err("cannot read directory %s: %s", d->kdir, strerror(errno));
+		kmtd_err("cannot read directory %s: %s", d->run.kdir, strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(dir))) {
@@ -269,7 +258,11 @@ static int scan_cpus(struct kmtd *d, bool start)
 
 		if (cpu < 0 || d->cpus[cpu])
 			continue;
-		if (kmtd_cpu_setup(d, (unsigned int)cpu) < 0)
+		r = kmtd_cpu_setup(&d->run, &d->drain, (unsigned int)cpu, &d->cpus[cpu]);
+		/* Even half set up, it is ours to finish or free. */
+		if (d->cpus[cpu] && (unsigned int)cpu >= d->ncpus)
+			d->ncpus = (unsigned int)cpu + 1;
+		if (r < 0)
 			goto fail;
 		if (start && kmtd_cpu_start(d->cpus[cpu]) < 0)
 			goto fail;
@@ -299,7 +292,7 @@ static void child_main(struct kmtd *d, const sigset_t *mask, int go, int report)
 	(void)prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
 	if (read(go, &b, 1) != 1)
 		_exit(127);
-	execvp(d->cmd[0], d->cmd);
+	execvp(d->run.cmd[0], d->run.cmd);
 	err = errno;
 	(void)!write(report, &err, sizeof(err));
 	_exit(err == ENOENT ? 127 : 126);
@@ -319,14 +312,14 @@ static bool reap(struct kmtd *d)
 {
 	int st;
 
-	if (d->child < 0 || d->command_done)
-		return d->command_done;
+	if (d->child < 0 || d->run.command_done)
+		return d->run.command_done;
 	if (waitpid(d->child, &st, WNOHANG) == d->child &&
 	    (WIFEXITED(st) || WIFSIGNALED(st))) {
-		d->command_status = status_code(st);
-		d->command_done = true;
+		d->run.command_status = status_code(st);
+		d->run.command_done = true;
 	}
-	return d->command_done;
+	return d->run.command_done;
 }
 
 /* After tracing stopped: wait for the command; a further signal kills it. */
@@ -351,17 +344,17 @@ static void print_summary(const struct kmtd *d, const char *dir)
 {
 	uint64_t tot_rec = 0, tot_bytes = 0, tot_drop = 0;
 	bool have_drop = d->stats_start && d->stats_end;
-	uint64_t ms = (d->end_mono_ns - d->start_mono_ns) / 1000000u;
+	uint64_t ms = (d->run.end_mono_ns - d->run.start_mono_ns) / 1000000u;
 	unsigned int n = 0;
 
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 		n += d->cpus[cpu] != NULL;
 	fprintf(stderr, KMTD_NAME ": traced %u CPU%s for %" PRIu64 ".%03" PRIu64 " s into %s",
 		n, n == 1 ? "" : "s", ms / 1000, ms % 1000, dir);
-	if (d->cmd && d->command_done)
-		fprintf(stderr, " (command exited with status %d)", d->command_status);
-	else if (d->stop_reason)
-		fprintf(stderr, " (stopped by %s)", d->stop_reason);
+	if (d->run.cmd && d->run.command_done)
+		fprintf(stderr, " (command exited with status %d)", d->run.command_status);
+	else if (d->run.stop_reason)
+		fprintf(stderr, " (stopped by %s)", d->run.stop_reason);
 	fputc('\n', stderr);
 	fprintf(stderr, "%6s %12s %14s %10s\n", "CPU", "RECORDS", "BYTES", "DROPPED");
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
@@ -388,13 +381,13 @@ static void print_summary(const struct kmtd *d, const char *dir)
 		fprintf(stderr, " %10" PRIu64 "\n", tot_drop);
 	else
 		fprintf(stderr, " %10s\n", "-");
-	if (d->have_overruns_start && d->have_overruns_end)
+	if (d->run.have_overruns_start && d->run.have_overruns_end)
 		fprintf(stderr, "total_overruns: %" PRIu64 " during this trace (%" PRIu64
 			" since kmemtrace.ko was loaded)\n",
-			d->overruns_end - d->overruns_start, d->overruns_end);
-	else if (d->have_overruns_end)
+			d->run.overruns_end - d->run.overruns_start, d->run.overruns_end);
+	else if (d->run.have_overruns_end)
 		fprintf(stderr, "total_overruns: %" PRIu64 " since kmemtrace.ko was loaded\n",
-			d->overruns_end);
+			d->run.overruns_end);
 }
 
 /* When records were lost: say how to give the module more buffer. */
@@ -404,11 +397,11 @@ static void overrun_hint(const struct kmtd *d)
 	uint64_t lost, more, need, share;
 	char extra[64] = "";
 
-	if (!d->have_overruns_start || !d->have_overruns_end ||
-	    d->overruns_end == d->overruns_start)
+	if (!d->run.have_overruns_start || !d->run.have_overruns_end ||
+	    d->run.overruns_end == d->run.overruns_start)
 		return;
-	lost = d->overruns_end - d->overruns_start;
-	if (kmtd_read_buffers(d, &b) < 0) {
+	lost = d->run.overruns_end - d->run.overruns_start;
+	if (kmtd_read_buffers(d->run.kdir, &b) < 0) {
 		kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the module with a bigger subbufs= parameter",
 			 lost);
 		return;
@@ -430,7 +423,7 @@ static void overrun_hint(const struct kmtd *d)
 
 static int run(struct kmtd *d)
 {
-	bool fake = getenv(FAKE_ENV) && strcmp(getenv(FAKE_ENV), "1") == 0;
+	bool fake = getenv(KMTD_FAKE_ENV) && strcmp(getenv(KMTD_FAKE_ENV), "1") == 0;
 	bool changed_enabled = false, threads = false, failed = false;
 	bool made_kallsyms = false, made_modules = false, made_meta = false;
 	int go_w = -1, report_r = -1, enabled = 0, ret = KMT_EXIT_IO;
@@ -443,26 +436,28 @@ static int run(struct kmtd *d)
 
 	if (!fake && kmtd_check_root() < 0)
 		return KMT_EXIT_IO;
-	if (kmtd_check_debugfs(d, fake) < 0 || kmtd_check_module(d) < 0)
+	if (kmtd_check_debugfs(d->debugfs, fake, d->verbose) < 0 ||
+	    kmtd_check_module(d->debugfs, d->run.kdir, sizeof(d->run.kdir), &d->lock_fd,
+			      &d->run.abi_major, &d->run.abi_minor) < 0)
 		return KMT_EXIT_IO;
 	if (uname(&uts) < 0) {
 		kmtd_err("uname: %s", strerror(errno));
 		return KMT_EXIT_IO;
 	}
-	d->word_bits = kmtd_word_bits(uts.machine);
+	d->run.word_bits = kmtd_word_bits(uts.machine);
 	pagesz = sysconf(_SC_PAGESIZE);
-	d->page_size = pagesz > 0 ? (uint32_t)pagesz : 4096;
+	d->run.page_size = pagesz > 0 ? (uint32_t)pagesz : 4096;
 	d->stats_start = calloc(KMTD_MAX_CPUS, sizeof(*d->stats_start));
 	d->stats_end = calloc(KMTD_MAX_CPUS, sizeof(*d->stats_end));
 	if (!d->stats_start || !d->stats_end) {
 		kmtd_err("out of memory");
 		return KMT_EXIT_INTERNAL;
 	}
-	if (strlen(d->outdir) > PATH_MAX - 64) {
+	if (strlen(d->run.outdir) > PATH_MAX - 64) {
 		kmtd_err("-o: path too long");
 		return KMT_EXIT_USAGE;
 	}
-	if (make_dir(d->outdir) < 0)
+	if (make_dir(d->run.outdir) < 0)
 		return KMT_EXIT_IO;
 	r = check_old_trace(d);
 	if (r)
@@ -494,21 +489,21 @@ static int run(struct kmtd *d)
 	sigdelset(&waitmask, SIGTERM);
 	sigdelset(&waitmask, SIGCHLD);
 
-	d->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	d->wake_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (d->stop_efd < 0 || d->wake_efd < 0) {
+	d->drain.stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->drain.wake_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->drain.stop_efd < 0 || d->drain.wake_efd < 0) {
 		kmtd_err("eventfd: %s", strerror(errno));
 		goto abort;
 	}
 
-	if (kmtd_write_kallsyms(d) < 0)
+	if (kmtd_write_kallsyms(&d->run) < 0)
 		goto abort;
 	made_kallsyms = true;
-	if (kmtd_write_modules(d) < 0)
+	if (kmtd_write_modules(&d->run) < 0)
 		goto abort;
 	made_modules = true;
 
-	if (d->cmd) {
+	if (d->run.cmd) {
 		int go[2], rep[2];
 		pid_t pid;
 
@@ -534,23 +529,23 @@ static int run(struct kmtd *d)
 		d->child = pid;
 	}
 
-	d->start_mono_ns = now_ns(CLOCK_MONOTONIC);
-	d->start_real_ns = now_ns(CLOCK_REALTIME);
+	d->run.start_mono_ns = now_ns(CLOCK_MONOTONIC);
+	d->run.start_real_ns = now_ns(CLOCK_REALTIME);
 	r = scan_cpus(d, false);
 	if (r < 0)
 		goto abort;
 	if (r == 0) {
-		kmtd_err("%s has no cpuN buffer files", d->kdir);
+		kmtd_err("%s has no cpuN buffer files", d->run.kdir);
 		goto abort;
 	}
 
-	if (kmtd_get_enabled(d, &enabled) < 0)
+	if (kmtd_get_enabled(d->run.kdir, &enabled) < 0)
 		goto abort;
-	if (d->cmd) {
+	if (d->run.cmd) {
 		uint64_t discarded = 0;
 
 		/* Off first: writing 0 also flushes, so everything old can be dropped. */
-		if (kmtd_set_enabled(d, 0) < 0)
+		if (kmtd_set_enabled(d->run.kdir, 0) < 0)
 			goto abort;
 		changed_enabled = enabled;
 		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
@@ -565,34 +560,34 @@ static int run(struct kmtd *d)
 				" records) buffered before COMMAND\n", discarded,
 				discarded / KMT_RECORD_SIZE);
 	}
-	if (kmtd_read_overruns(d, &d->overruns_start) == 0)
-		d->have_overruns_start = true;
-	if (kmtd_read_stats(d, d->stats_start) < 0) {
+	if (kmtd_read_overruns(d->run.kdir, &d->run.overruns_start) == 0)
+		d->run.have_overruns_start = true;
+	if (kmtd_read_stats(d->run.kdir, d->stats_start) < 0) {
 		free(d->stats_start);
 		d->stats_start = NULL;
 	}
-	if (kmtd_write_meta(d, false) < 0)
+	if (kmtd_write_meta(&d->run, &d->meta, false) < 0)
 		goto abort;
 	made_meta = true;
 
-	d->stop_reason = "SIGINT/SIGTERM";
+	d->run.stop_reason = "SIGINT/SIGTERM";
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
 		if (d->cpus[cpu] && kmtd_cpu_start(d->cpus[cpu]) < 0)
 			goto abort;
 		threads = true;
 	}
-	if (d->cmd || !enabled) {
-		if (kmtd_set_enabled(d, 1) < 0)
+	if (d->run.cmd || !enabled) {
+		if (kmtd_set_enabled(d->run.kdir, 1) < 0)
 			goto abort;
 		changed_enabled = !enabled || changed_enabled;
 	}
 	if (!d->quiet)
-		kmtd_print_buffers(d);
+		kmtd_print_buffers(d->run.kdir);
 	if (d->verbose)
 		fprintf(stderr, KMTD_NAME ": tracing into %s%s\n",
-			d->outdir, enabled && !d->cmd ?
+			d->run.outdir, enabled && !d->run.cmd ?
 			", keeping what was buffered since tracing was enabled" : "");
-	if (d->cmd) {
+	if (d->run.cmd) {
 		int err = 0;
 		ssize_t n;
 
@@ -606,42 +601,43 @@ static int run(struct kmtd *d)
 		close(report_r);
 		report_r = -1;
 		if (n == (ssize_t)sizeof(err))
-			kmtd_err("cannot run %s: %s", d->cmd[0], strerror(err));
+			kmtd_err("cannot run %s: %s", d->run.cmd[0], strerror(err));
 	}
 
 	if (d->seconds)
 		deadline = now_ns(CLOCK_MONOTONIC) + d->seconds * 1000000000ull;
 	next_scan = now_ns(CLOCK_MONOTONIC) + RESCAN_MS * 1000000ull;
 	for (;;) {
-		struct pollfd p = { .fd = d->wake_efd, .events = POLLIN };
+		struct pollfd p = { .fd = d->drain.wake_efd, .events = POLLIN };
 		uint64_t now, wait_ns;
 		struct timespec ts;
 
 		if (kmtd_signal) {
-			d->stop_reason = kmtd_signal == SIGINT ? "SIGINT" : "SIGTERM";
+			d->run.stop_reason = kmtd_signal == SIGINT ? "SIGINT" : "SIGTERM";
 			break;
 		}
 		if (child_changed) {
 			child_changed = 0;
 			if (reap(d)) {
-				d->stop_reason = "command exit";
+				d->run.stop_reason = "command exit";
 				break;
 			}
 		}
-		if (atomic_load(&d->failed)) {
-			d->stop_reason = "error";
+		if (atomic_load(&d->drain.failed)) {
+			d->run.stop_reason = "error";
 			break;
 		}
 		now = now_ns(CLOCK_MONOTONIC);
 		if (deadline && now >= deadline) {
-			d->stop_reason = "time limit (-t)";
+			d->run.stop_reason = "time limit (-t)";
 			break;
 		}
 		if (now >= next_scan) {
 			if (scan_cpus(d, true) < 0) {
-				snprintf(d->error, sizeof(d->error), "a CPU that came online could not be traced");
+				snprintf(d->run.error, sizeof(d->run.error),
+					 "a CPU that came online could not be traced");
 				failed = true;
-				d->stop_reason = "error";
+				d->run.stop_reason = "error";
 				break;
 			}
 			next_scan = now + RESCAN_MS * 1000000ull;
@@ -655,21 +651,21 @@ static int run(struct kmtd *d)
 	}
 
 	/* Off (and flushed): from here on the buffers only shrink. */
-	if (kmtd_set_enabled(d, 0) < 0) {
-		snprintf(d->error, sizeof(d->error), "could not switch tracing off");
+	if (kmtd_set_enabled(d->run.kdir, 0) < 0) {
+		snprintf(d->run.error, sizeof(d->run.error), "could not switch tracing off");
 		failed = true;
 	}
 	changed_enabled = false;
-	d->end_mono_ns = now_ns(CLOCK_MONOTONIC);
-	d->end_real_ns = now_ns(CLOCK_REALTIME);
-	if (kmtd_read_overruns(d, &d->overruns_end) == 0)
-		d->have_overruns_end = true;
-	if (kmtd_read_stats(d, d->stats_end) < 0) {
+	d->run.end_mono_ns = now_ns(CLOCK_MONOTONIC);
+	d->run.end_real_ns = now_ns(CLOCK_REALTIME);
+	if (kmtd_read_overruns(d->run.kdir, &d->run.overruns_end) == 0)
+		d->run.have_overruns_end = true;
+	if (kmtd_read_stats(d->run.kdir, d->stats_end) < 0) {
 		free(d->stats_end);
 		d->stats_end = NULL;
 	}
-	atomic_store(&d->stopping, true);
-	(void)!write(d->stop_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
+	atomic_store(&d->drain.stopping, true);
+	(void)!write(d->drain.stop_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 		if (d->cpus[cpu])
 			kmtd_cpu_join(d->cpus[cpu]);
@@ -678,7 +674,7 @@ static int run(struct kmtd *d)
 	 * Tracing ended before the command (signal, -t, error): it goes too.
 	 * Not earlier: a Ctrl-C reached it as well, let it die of that.
 	 */
-	if (d->cmd && !reap(d) && d->child > 0)
+	if (d->run.cmd && !reap(d) && d->child > 0)
 		kill(d->child, SIGTERM);
 	{
 		sigset_t pending;
@@ -689,7 +685,7 @@ static int run(struct kmtd *d)
 			kmtd_err("signal received while draining: finishing the files first");
 	}
 
-	if (atomic_load(&d->failed))
+	if (atomic_load(&d->drain.failed))
 		failed = true;
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
 		struct kmtd_cpu *c = d->cpus[cpu];
@@ -698,39 +694,44 @@ static int run(struct kmtd *d)
 			continue;
 		if (c->err) {
 			if (c->err_relay)
-				snprintf(d->error, sizeof(d->error), "%s: read failed: %s",
+				snprintf(d->run.error, sizeof(d->run.error), "%s: read failed: %s",
 					 c->relay_path, strerror(c->err));
 			else
-				snprintf(d->error, sizeof(d->error), "%s: write failed: %s",
+				snprintf(d->run.error, sizeof(d->run.error), "%s: write failed: %s",
 					 c->out_path, strerror(c->err));
-			kmtd_err("%s", d->error);
+			kmtd_err("%s", d->run.error);
 		}
 	}
 	/* Every file, failed or not, ends on a whole record. */
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
 		if (d->cpus[cpu] && kmtd_cpu_finish(d->cpus[cpu], failed) < 0) {
-			if (!d->error[0])
-				snprintf(d->error, sizeof(d->error), "%s: write failed",
+			if (!d->run.error[0])
+				snprintf(d->run.error, sizeof(d->run.error), "%s: write failed",
 					 d->cpus[cpu]->out_path);
 			failed = true;
 		}
 	}
 	if (failed)
-		kmtd_err("tracing stopped; every file in %s ends on a whole record", d->outdir);
-	if (d->cmd)
+		kmtd_err("tracing stopped; every file in %s ends on a whole record", d->run.outdir);
+	if (d->run.cmd)
 		wait_command(d, &waitmask);
-	if (kmtd_write_meta(d, true) < 0)
+	/* What the end-of-run metadata says of each CPU. */
+	d->run.ncpus = d->ncpus;
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+		d->run.cpu_records[cpu] = d->cpus[cpu] ?
+			(int64_t)(d->cpus[cpu]->bytes / KMT_RECORD_SIZE) : -1;
+	if (kmtd_write_meta(&d->run, &d->meta, true) < 0)
 		failed = true;
 	if (!d->quiet) {
-		print_summary(d, d->outdir);
+		print_summary(d, d->run.outdir);
 		/* After a failure the buffers overflowed because draining stopped. */
 		if (!failed)
 			overrun_hint(d);
 	}
 	if (failed)
 		ret = KMT_EXIT_IO;
-	else if (d->cmd)
-		ret = d->command_status;
+	else if (d->run.cmd)
+		ret = d->run.command_status;
 	else
 		ret = KMT_EXIT_OK;
 	goto out;
@@ -738,14 +739,14 @@ static int run(struct kmtd *d)
 abort:
 	/* Tracing never started: leave the module as we found it, and no files. */
 	if (threads) {
-		atomic_store(&d->stopping, true);
-		(void)!write(d->stop_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
+		atomic_store(&d->drain.stopping, true);
+		(void)!write(d->drain.stop_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
 		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 			if (d->cpus[cpu])
 				kmtd_cpu_join(d->cpus[cpu]);
 	}
 	if (changed_enabled)
-		kmtd_set_enabled(d, enabled);
+		kmtd_set_enabled(d->run.kdir, enabled);
 	if (d->child > 0) {
 		kill(d->child, SIGKILL);
 		waitpid(d->child, NULL, 0);
@@ -762,7 +763,7 @@ abort:
 		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
 			if (!made[i])
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", d->outdir, made[i]);
+			snprintf(path, sizeof(path), "%s/%s", d->run.outdir, made[i]);
 			unlink(path);
 		}
 	}
@@ -774,10 +775,10 @@ out:
 		close(report_r);
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 		kmtd_cpu_free(d->cpus[cpu]);
-	if (d->stop_efd >= 0)
-		close(d->stop_efd);
-	if (d->wake_efd >= 0)
-		close(d->wake_efd);
+	if (d->drain.stop_efd >= 0)
+		close(d->drain.stop_efd);
+	if (d->drain.wake_efd >= 0)
+		close(d->drain.wake_efd);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	free(d->stats_start);
@@ -789,9 +790,9 @@ int main(int argc, char **argv)
 {
 	static struct kmtd d;
 
-	d.outdir = ".";
+	d.run.outdir = ".";
 	d.debugfs = KMTD_DEFAULT_DEBUGFS;
-	d.stop_efd = d.wake_efd = d.lock_fd = -1;
+	d.drain.stop_efd = d.drain.wake_efd = d.lock_fd = -1;
 	d.child = -1;
 	/*
 	 * With transparent huge pages "always" (Debian's default) the kernel may

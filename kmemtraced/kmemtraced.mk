@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # kmemtraced/kmemtraced.mk - builds the daemon that drains kmemtrace.ko's buffers.
 
-KMTD_SRCS := kmemtraced/kmemtraced.c kmemtraced/env.c kmemtraced/meta.c kmemtraced/drain.c
+KMTD_SRCS := kmemtraced/kmemtraced.c kmemtraced/env.c kmemtraced/meta.c kmemtraced/drain.c \
+	kmemtraced/kmtd_util.c
 KMTD_OBJS := $(KMTD_SRCS:%.c=$(OBJDIR)/%.o)
 
 $(BUILD)/kmemtraced: $(KMTD_OBJS) $(LIBKMT)

@@ -3,7 +3,10 @@
  * meta.c - the files beside the traces that let another machine make sense
  * of them: kallsyms, modules and kmemtrace.meta (Documentation/trace-format.md,
  * section 6), with what the module covers and the cache names SLUB merged.
+ * A leaf (kmemtraced.h): it writes what struct kmtd_run says of the run and
+ * calls only kmtd_util.c.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +18,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "kmemtraced.h"
+#include "kmtd_util.h"
+#include "meta.h"
+
+/* SLUB's caches and the names merged into them (sysfs, CONFIG_SLUB_DEBUG). */
+#define KMTD_SLAB_DIR		"/sys/kernel/slab"
+/* With KMEMTRACED_TEST_FAKE_DEBUGFS=1 only: a directory read instead of it. */
+#define KMTD_TEST_SLAB_ENV	"KMEMTRACED_TEST_SLAB_DIR"
 
 /*
  * The start-of-run kmemtrace.meta ends with a comment this long, so that
@@ -23,35 +32,6 @@
  * the disk is full and a new file cannot be written.
  */
 #define META_RESERVE	1024
-
-int kmtd_create_file(const struct kmtd *d, const char *path)
-{
-	int fd;
-
-	if (d->force && unlink(path) < 0 && errno != ENOENT) {
-		kmtd_err("%s: cannot remove the old file: %s", path, strerror(errno));
-		return -1;
-	}
-	/* O_EXCL also refuses a symlink planted where the file goes. */
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		int err = errno;
-
-		if (err == EEXIST)
-			kmtd_err("%s: already exists (use -f to overwrite the trace)", path);
-		else
-			kmtd_err("%s: cannot create: %s", path, strerror(err));
-		errno = err;
-		return -1;
-	}
-	/* The files hold kernel addresses: exactly 0600 whatever the umask. */
-	if (fchmod(fd, 0600) < 0) {
-		kmtd_err("%s: chmod 0600 failed: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /* fsync and close a file we wrote, reporting the first failure as a write error. */
 static int finish_file(int fd, const char *path)
@@ -69,24 +49,24 @@ static int finish_file(int fd, const char *path)
 	return 0;
 }
 
-static void dir_path(const struct kmtd *d, const char *name, char *buf, size_t size)
+static void dir_path(const struct kmtd_run *run, const char *name, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/%s", d->outdir, name);
+	snprintf(buf, size, "%s/%s", run->outdir, name);
 }
 
-int kmtd_write_kallsyms(const struct kmtd *d)
+int kmtd_write_kallsyms(const struct kmtd_run *run)
 {
 	char path[PATH_MAX + 32];
 	static char buf[1 << 16];
 	int in, out;
 
-	dir_path(d, KMTD_KALLSYMS, path, sizeof(path));
+	dir_path(run, KMTD_KALLSYMS, path, sizeof(path));
 	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
 		kmtd_err("cannot open /proc/kallsyms: %s", strerror(errno));
 		return -1;
 	}
-	out = kmtd_create_file(d, path);
+	out = kmtd_create_file(path, run->force);
 	if (out < 0) {
 		close(in);
 		return -1;
@@ -170,14 +150,14 @@ fail:
 	return NULL;
 }
 
-int kmtd_write_modules(const struct kmtd *d)
+int kmtd_write_modules(const struct kmtd_run *run)
 {
 	char path[PATH_MAX + 32];
 	char *mods, *line, *save = NULL;
 	FILE *out = NULL;
 	int fd, ret = -1;
 
-	dir_path(d, KMTD_MODULES, path, sizeof(path));
+	dir_path(run, KMTD_MODULES, path, sizeof(path));
 	mods = slurp("/proc/modules");
 	if (!mods && errno == ENOENT)
 		mods = strdup("");	/* a kernel without module support: no modules */
@@ -185,7 +165,7 @@ int kmtd_write_modules(const struct kmtd *d)
 		kmtd_err("cannot read /proc/modules: %s", strerror(errno));
 		return -1;
 	}
-	fd = kmtd_create_file(d, path);
+	fd = kmtd_create_file(path, run->force);
 	if (fd < 0)
 		goto out;
 	out = fdopen(fd, "w");
@@ -262,6 +242,39 @@ static int cpu_node(unsigned int cpu)
 	return node;
 }
 
+/* "0-3,5\n" -> set[0..3] = set[5] = true. */
+static int parse_cpulist(const char *text, bool *set, unsigned int max)
+{
+	const char *p = text;
+
+	memset(set, 0, max * sizeof(*set));
+	while (*p && *p != '\n') {
+		unsigned long lo, hi;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		errno = 0;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				return -1;
+			hi = strtoul(end + 1, &end, 10);
+		}
+		if (errno || hi < lo || hi >= max)
+			return -1;
+		for (unsigned long i = lo; i <= hi; i++)
+			set[i] = true;
+		if (*end == ',')
+			end++;
+		else if (*end && *end != '\n')
+			return -1;
+		p = end;
+	}
+	return 0;
+}
+
 /* A word of the command line, quoted for sh when it needs it; no line breaks. */
 static void put_word(FILE *f, const char *w)
 {
@@ -298,24 +311,24 @@ static int no_dots(const struct dirent *de)
 
 /*
  * The module's coverage file, one "PATH HOW DETAIL" line per allocation
- * path (trace format 1.1). A module without one (1.0) leaves d->coverage
+ * path (trace format 1.1). A module without one (1.0) leaves m->coverage
  * NULL: the metadata then says nothing, and readers know it is unknown.
  * Read again at the end, when DETAIL also counts the calls a probe missed;
  * should that fail, the copy from the start stays.
  */
-static void read_coverage(struct kmtd *d, bool final)
+static void read_coverage(const char *kdir, struct kmtd_meta *m, bool final)
 {
 	char path[PATH_MAX + 64];
 	char *text;
 
-	snprintf(path, sizeof(path), "%s/%s", d->kdir, KMT_DEBUGFS_COVERAGE);
+	snprintf(path, sizeof(path), "%s/%s", kdir, KMT_DEBUGFS_COVERAGE);
 	text = slurp(path);
 	if (!text && errno != ENOENT && !final)
 		kmtd_err("warning: %s: %s; the trace will not say which allocation paths it covers",
 			 path, strerror(errno));
 	if (text || !final) {
-		free(d->coverage);
-		d->coverage = text;
+		free(m->coverage);
+		m->coverage = text;
 	}
 }
 
@@ -349,11 +362,11 @@ static void put_lines(FILE *f, const char *prefix, const char *text)
  * the trace starts and when it ends, so the difference of its counters is
  * exactly the trace's. A module without one leaves NULL: nothing is said.
  */
-static char *read_stacks(const struct kmtd *d)
+static char *read_stacks(const char *kdir)
 {
 	char path[PATH_MAX + 64];
 
-	snprintf(path, sizeof(path), "%s/%s", d->kdir, KMT_DEBUGFS_STACKS);
+	snprintf(path, sizeof(path), "%s/%s", kdir, KMT_DEBUGFS_STACKS);
 	return slurp(path);
 }
 
@@ -381,7 +394,7 @@ static int cmp_slab_name(const void *a, const void *b)
 
 static const char *slab_dir(void)
 {
-	const char *fake = getenv("KMEMTRACED_TEST_FAKE_DEBUGFS");
+	const char *fake = getenv(KMTD_FAKE_ENV);
 	const char *dir = getenv(KMTD_TEST_SLAB_ENV);
 
 	return fake && strcmp(fake, "1") == 0 && dir ? dir : KMTD_SLAB_DIR;
@@ -393,11 +406,11 @@ static const char *slab_dir(void)
  * already known keeps its target. No such directory (SLUB without sysfs,
  * another allocator) is no error: nothing is added.
  */
-int kmtd_slab_snapshot(struct kmtd *d)
+static int slab_snapshot(struct kmtd_meta *m)
 {
 	const char *dir = slab_dir();
 	struct dirent **names;
-	size_t had = d->nslab;
+	size_t had = m->nslab;
 	int n, ret = 0;
 
 	n = scandir(dir, &names, no_dots, cmp_names);
@@ -410,7 +423,7 @@ int kmtd_slab_snapshot(struct kmtd *d)
 		struct stat st;
 		ssize_t len;
 
-		e = had ? bsearch(&key, d->slab, had, sizeof(*d->slab), cmp_slab_name) : NULL;
+		e = had ? bsearch(&key, m->slab, had, sizeof(*m->slab), cmp_slab_name) : NULL;
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
 		if (e || lstat(path, &st) < 0)
 			goto next;
@@ -428,18 +441,18 @@ int kmtd_slab_snapshot(struct kmtd *d)
 		} else {
 			goto next;
 		}
-		if (d->nslab == d->slab_cap) {
-			size_t cap = d->slab_cap ? 2 * d->slab_cap : 256;
-			struct kmtd_slab_name *p = realloc(d->slab, cap * sizeof(*p));
+		if (m->nslab == m->slab_cap) {
+			size_t cap = m->slab_cap ? 2 * m->slab_cap : 256;
+			struct kmtd_slab_name *p = realloc(m->slab, cap * sizeof(*p));
 
 			if (!p) {
 				ret = -1;
 				goto next;
 			}
-			d->slab = p;
-			d->slab_cap = cap;
+			m->slab = p;
+			m->slab_cap = cap;
 		}
-		e = &d->slab[d->nslab];
+		e = &m->slab[m->nslab];
 		e->name = strdup(names[i]->d_name);
 		e->target = strdup(target);
 		if (!e->name || !e->target) {
@@ -448,13 +461,13 @@ int kmtd_slab_snapshot(struct kmtd *d)
 			ret = -1;
 			goto next;
 		}
-		d->nslab++;
+		m->nslab++;
 next:
 		free(names[i]);
 	}
 	free(names);
-	if (d->nslab > had)
-		qsort(d->slab, d->nslab, sizeof(*d->slab), cmp_slab_name);
+	if (m->nslab > had)
+		qsort(m->slab, m->nslab, sizeof(*m->slab), cmp_slab_name);
 	if (ret < 0)
 		errno = ENOMEM;
 	return ret;
@@ -471,15 +484,15 @@ static void put_slab_word(FILE *f, const char *w)
 	}
 }
 
-static void free_slab(struct kmtd *d)
+static void free_slab(struct kmtd_meta *m)
 {
-	for (size_t i = 0; i < d->nslab; i++) {
-		free(d->slab[i].name);
-		free(d->slab[i].target);
+	for (size_t i = 0; i < m->nslab; i++) {
+		free(m->slab[i].name);
+		free(m->slab[i].target);
 	}
-	free(d->slab);
-	d->slab = NULL;
-	d->nslab = d->slab_cap = 0;
+	free(m->slab);
+	m->slab = NULL;
+	m->nslab = m->slab_cap = 0;
 }
 
 static void put_params(FILE *f)
@@ -504,7 +517,8 @@ static void put_params(FILE *f)
 }
 
 /* The text of kmemtrace.meta; malloc'ed, NULL when out of memory. */
-static char *meta_text(const struct kmtd *d, bool final, size_t *len)
+static char *meta_text(const struct kmtd_run *run, const struct kmtd_meta *m, bool final,
+		       size_t *len)
 {
 	char online_text[4096];
 	struct utsname uts;
@@ -524,61 +538,61 @@ static char *meta_text(const struct kmtd *d, bool final, size_t *len)
 		memset(&uts, 0, sizeof(uts));
 	fprintf(f, "# kmemtrace trace metadata (Documentation/trace-format.md), written by kmemtraced\n");
 	fprintf(f, "meta_version 1\n");
-	fprintf(f, "abi_version %u.%u\n", d->abi_major, d->abi_minor);
+	fprintf(f, "abi_version %u.%u\n", run->abi_major, run->abi_minor);
 	fprintf(f, "kernel_release %s\n", uts.release);
 	fprintf(f, "kernel_version %s\n", uts.version);
 	fprintf(f, "machine %s\n", uts.machine);
 	fprintf(f, "hostname %s\n", uts.nodename);
-	fprintf(f, "page_size %" PRIu32 "\n", d->page_size);
-	fprintf(f, "word_bits %u\n", d->word_bits);
+	fprintf(f, "page_size %" PRIu32 "\n", run->page_size);
+	fprintf(f, "word_bits %u\n", run->word_bits);
 	fprintf(f, "byte_order %s\n",
 		__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? "big" : "little");
 	fprintf(f, "clock monotonic\n");
 	if (kmtd_read_file("/sys/devices/system/cpu/online", online_text,
 			   sizeof(online_text)) > 0 &&
-	    kmtd_parse_cpulist(online_text, online, KMTD_MAX_CPUS) == 0) {
+	    parse_cpulist(online_text, online, KMTD_MAX_CPUS) == 0) {
 		for (unsigned int cpu = 0; cpu < KMTD_MAX_CPUS; cpu++)
 			if (online[cpu])
 				fprintf(f, "cpu_node %u %d\n", cpu, cpu_node(cpu));
 	}
 	put_params(f);
-	put_lines(f, "coverage", d->coverage);
-	put_stacks(f, d->stacks_start, true, "stacks_start");
-	for (size_t i = 0; i < d->nslab; i++) {
+	put_lines(f, "coverage", m->coverage);
+	put_stacks(f, m->stacks_start, true, "stacks_start");
+	for (size_t i = 0; i < m->nslab; i++) {
 		fputs("slab_alias ", f);
-		put_slab_word(f, d->slab[i].name);
+		put_slab_word(f, m->slab[i].name);
 		fputc(' ', f);
-		put_slab_word(f, d->slab[i].target);
+		put_slab_word(f, m->slab[i].target);
 		fputc('\n', f);
 	}
-	fprintf(f, "start_mono_ns %" PRIu64 "\n", d->start_mono_ns);
-	fprintf(f, "start_real_ns %" PRIu64 "\n", d->start_real_ns);
-	if (d->have_overruns_start)
-		fprintf(f, "overruns_start %" PRIu64 "\n", d->overruns_start);
-	if (d->cmd) {
+	fprintf(f, "start_mono_ns %" PRIu64 "\n", run->start_mono_ns);
+	fprintf(f, "start_real_ns %" PRIu64 "\n", run->start_real_ns);
+	if (run->have_overruns_start)
+		fprintf(f, "overruns_start %" PRIu64 "\n", run->overruns_start);
+	if (run->cmd) {
 		fputs("command", f);
-		for (char **w = d->cmd; *w; w++) {
+		for (char **w = run->cmd; *w; w++) {
 			fputc(' ', f);
 			put_word(f, *w);
 		}
 		fputc('\n', f);
 	}
 	if (final) {
-		fprintf(f, "end_mono_ns %" PRIu64 "\n", d->end_mono_ns);
-		fprintf(f, "end_real_ns %" PRIu64 "\n", d->end_real_ns);
-		if (d->have_overruns_end)
-			fprintf(f, "overruns_end %" PRIu64 "\n", d->overruns_end);
-		if (d->cmd && d->command_done)
-			fprintf(f, "command_status %d\n", d->command_status);
-		if (d->stop_reason)
-			fprintf(f, "stop_reason %s\n", d->stop_reason);
-		put_stacks(f, d->stacks_end, false, "stacks_end");
-		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
-			if (d->cpus[cpu])
-				fprintf(f, "cpu_records %u %" PRIu64 "\n", cpu,
-					d->cpus[cpu]->bytes / KMT_RECORD_SIZE);
-		if (d->error[0])
-			fprintf(f, "error %s\n", d->error);
+		fprintf(f, "end_mono_ns %" PRIu64 "\n", run->end_mono_ns);
+		fprintf(f, "end_real_ns %" PRIu64 "\n", run->end_real_ns);
+		if (run->have_overruns_end)
+			fprintf(f, "overruns_end %" PRIu64 "\n", run->overruns_end);
+		if (run->cmd && run->command_done)
+			fprintf(f, "command_status %d\n", run->command_status);
+		if (run->stop_reason)
+			fprintf(f, "stop_reason %s\n", run->stop_reason);
+		put_stacks(f, m->stacks_end, false, "stacks_end");
+		for (unsigned int cpu = 0; cpu < run->ncpus; cpu++)
+			if (run->cpu_records[cpu] >= 0)
+				fprintf(f, "cpu_records %u %" PRId64 "\n", cpu,
+					run->cpu_records[cpu]);
+		if (run->error[0])
+			fprintf(f, "error %s\n", run->error);
 	} else {
 		/* Room for the end-of-run keys (see META_RESERVE). */
 		fputs("#", f);
@@ -624,40 +638,40 @@ static int rewrite_in_place(const char *path, const char *text, size_t len)
 	return close(fd);
 }
 
-int kmtd_write_meta(struct kmtd *d, bool final)
+int kmtd_write_meta(const struct kmtd_run *run, struct kmtd_meta *m, bool final)
 {
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 32];
 	size_t len = 0;
 	char *text;
 	int fd, err;
 
-	read_coverage(d, final);
+	read_coverage(run->kdir, m, final);
 	if (!final) {
-		free(d->stacks_start);
-		d->stacks_start = read_stacks(d);
+		free(m->stacks_start);
+		m->stacks_start = read_stacks(run->kdir);
 	} else {
-		free(d->stacks_end);
-		d->stacks_end = read_stacks(d);
+		free(m->stacks_end);
+		m->stacks_end = read_stacks(run->kdir);
 	}
-	if (kmtd_slab_snapshot(d) < 0)
+	if (slab_snapshot(m) < 0)
 		kmtd_err("warning: %s: %s; some merged cache names are not recorded", slab_dir(),
 			 strerror(errno));
-	dir_path(d, KMTD_META, path, sizeof(path));
-	text = meta_text(d, final, &len);
+	dir_path(run, KMTD_META, path, sizeof(path));
+	text = meta_text(run, m, final, &len);
 	if (final) {
-		free(d->coverage);
-		d->coverage = NULL;
-		free(d->stacks_start);
-		free(d->stacks_end);
-		d->stacks_start = d->stacks_end = NULL;
-		free_slab(d);
+		free(m->coverage);
+		m->coverage = NULL;
+		free(m->stacks_start);
+		free(m->stacks_end);
+		m->stacks_start = m->stacks_end = NULL;
+		free_slab(m);
 	}
 	if (!text) {
 		kmtd_err("out of memory");
 		return -1;
 	}
 	if (!final) {
-		fd = kmtd_create_file(d, path);
+		fd = kmtd_create_file(path, run->force);
 		if (fd < 0)
 			goto fail;
 		if (kmtd_write_all(fd, text, len) < 0) {
@@ -675,7 +689,7 @@ int kmtd_write_meta(struct kmtd *d, bool final)
 	}
 
 	/* A reader sees the old file or the new one, never half of one. */
-	dir_path(d, "." KMTD_META ".tmp", tmp, sizeof(tmp));
+	dir_path(run, "." KMTD_META ".tmp", tmp, sizeof(tmp));
 	if (unlink(tmp) < 0 && errno != ENOENT) {
 		err = errno;
 		goto in_place;
@@ -701,7 +715,7 @@ int kmtd_write_meta(struct kmtd *d, bool final)
 		unlink(tmp);
 		goto in_place;
 	}
-	fd = open(d->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(run->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		fsync(fd);
 		close(fd);

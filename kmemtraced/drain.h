@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * drain.h - a leaf of kmemtraced (see kmemtraced.h): one thread per traced
+ * CPU moving its relay buffer into DIR/cpuN.out. The threads share only
+ * struct kmtd_drain with the main thread, which owns it.
+ */
+#ifndef KMTD_DRAIN_H
+#define KMTD_DRAIN_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kmtd_util.h"
+
+/* What the main thread and every drain thread share. */
+struct kmtd_drain {
+	int stop_efd;			/* threads: tracing is off, drain and leave */
+	int wake_efd;			/* main thread: a drain thread failed */
+	atomic_bool stopping;
+	atomic_bool failed;
+};
+
+/* One traced CPU: its relay file, its output file and its thread. */
+struct kmtd_cpu {
+	struct kmtd_drain *dr;
+	unsigned int cpu;
+	int relay_fd;
+	int out_fd;
+	void *buf;		/* KMTD_READ_CHUNK bytes: relay -> buf -> out file */
+	pthread_t thread;
+	bool thread_started;
+	uint64_t bytes;		/* record bytes in the output file after the header */
+	uint64_t discarded;	/* bytes thrown away before a -- COMMAND run */
+	int err;		/* errno of the failure that ended this thread, or 0 */
+	bool err_relay;		/* err came from the relay file, not the output */
+	char out_path[PATH_MAX + 32];
+	char relay_path[PATH_MAX + 32];
+};
+
+/*
+ * Opens the CPU's relay file and creates its output file with the header
+ * run describes. *cp is set as soon as the CPU's struct exists, even when
+ * a later step fails: its owner frees it (and removes its file) then.
+ */
+int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned int cpu,
+		   struct kmtd_cpu **cp);
+int kmtd_cpu_discard(struct kmtd_cpu *c);
+int kmtd_cpu_start(struct kmtd_cpu *c);
+void kmtd_cpu_join(struct kmtd_cpu *c);
+int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed);
+void kmtd_cpu_free(struct kmtd_cpu *c);
+
+#endif /* KMTD_DRAIN_H */

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 22-kmemtraced-layers.t - kmemtraced's files call each other one way only (kmemtraced.h):
+# scripts/check-layers passes on the built objects, and fails, naming the culprit, on copies of
+# them with a call sideways between leaves, a call up from the bottom layer, a leaf including the
+# top's header, or an object the layer list does not place.
+set -u
+
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
+OBJ=$BIN/obj
+CHECK=scripts/check-layers
+
+if [ ! -f "$OBJ/kmemtraced/kmemtraced.o" ] || ! command -v nm >/dev/null ||
+	! command -v "${CC:-cc}" >/dev/null; then
+	echo "1..0 # SKIP $OBJ/kmemtraced not built (make SAN=1 tools), or no nm or cc"
+	exit 0
+fi
+scratch_dir layers
+
+run "$CHECK" -o "$OBJ" kmemtraced
+ok "$rc" "the built objects of kmemtraced keep to their layers"
+is "$err" "" "and nothing is said"
+
+# bad NAME: a copy of the objects in $T/NAME, to be spoilt.
+bad() {
+	mkdir -p "$T/$1/kmemtraced"
+	cp "$OBJ"/kmemtraced/*.o "$OBJ"/kmemtraced/*.d "$T/$1/kmemtraced/"
+}
+# object NAME OBJECT C: OBJECT of the copy NAME replaced by one compiled from C.
+object() {
+	printf '%s\n' "$3" >"$T/$1.c"
+	"${CC:-cc}" -c "$T/$1.c" -o "$T/$1/kmemtraced/$2.o"
+}
+
+bad sideways
+object sideways env 'void kmtd_cpu_start(void); int kmtd_check_root(void) { kmtd_cpu_start(); return 0; }'
+run "$CHECK" -o "$T/sideways" kmemtraced
+is "$rc" 1 "a leaf calling another leaf fails"
+like "$err" "kmemtraced/env.o (layer 1) uses kmtd_cpu_start of drain.o (layer 1)" "and says who calls what"
+
+bad up
+object up kmtd_util 'void kmtd_write_meta(void); void kmtd_err(void) { kmtd_write_meta(); }'
+run "$CHECK" -o "$T/up" kmemtraced
+is "$rc" 1 "the bottom layer calling up fails"
+like "$err" "kmemtraced/kmtd_util.o (layer 0) uses kmtd_write_meta of meta.o (layer 1)" "and says who calls what"
+
+bad include
+sed -i 's|kmemtraced/meta\.h|& kmemtraced/kmemtraced.h|' "$T/include/kmemtraced/meta.d"
+run "$CHECK" -o "$T/include" kmemtraced
+is "$rc" 1 "a leaf including the top's header (struct kmtd) fails"
+like "$err" "kmemtraced/meta.c (layer 1) includes kmemtraced/kmemtraced.h of kmemtraced.o (layer 2)" \
+	"and says which header"
+
+bad unlisted
+object unlisted extra 'int kmtd_extra;'
+run "$CHECK" -o "$T/unlisted" kmemtraced
+is "$rc" 1 "an object the layers do not place fails"
+like "$err" "kmemtraced/extra.o: not in the layers of kmemtraced" "and is named"
+
+run "$CHECK" -o "$OBJ" nosuchdir
+is "$rc" 2 "a directory without layers is a usage error"
+
+done_testing
