@@ -16,7 +16,7 @@
  * Only kmemtraced.c includes this header: the leaves never see struct
  * kmtd, so none can reach into the state the main loop owns. Each leaf's
  * header (env.h, drain.h, meta.h) says what it offers. scripts/check-layers
- * checks the calls in the built objects (tests/host/22-kmemtraced-layers.t).
+ * checks the calls in the built objects (tests/host/22-layers.t).
  */
 #ifndef KMEMTRACED_H
 #define KMEMTRACED_H
