@@ -99,8 +99,10 @@ check: deps
 	prove -j2 --exec '' --timer build/tests/*.t build/san/tests/*.t tests/host/*.t tests/guest/*.t \
 		$$(cat $(BUILD)/matrix-tests.list)
 
-# Trace a small workload in the qemu guest and print the report.
-demo: deps
+# Trace a small workload in the qemu guest and print the report. It installs only what it needs
+# (install-deps --demo: no kernel matrix, no test tools); KVER= another kernel needs make deps.
+demo:
+	scripts/install-deps --demo
 	$(MAKE) all
 	scripts/kmemtrace-vm $(VM_KVER) -o out/demo -- sh -c 'find / -xdev >/dev/null; ls -lR /sys/kernel/slab >/dev/null 2>&1'
 	$(BUILD)/kmemtrace-report out/demo
