@@ -3,7 +3,8 @@
 # shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this
 #
 # Sourced by install-deps (which installs the matrix), kernel-version (which picks from it),
-# kbuild (which builds against it) and kmemtrace-vm (which boots it). No command runs when this
+# kbuild (which builds against it), kmemtrace-vm (which boots it) and check-fresh; debian_mirror
+# finds the Debian mirror they all fetch from. No command runs when this
 # file is sourced, so it costs nothing to the scripts that run on every make.
 
 # The matrix: one line per series, "SERIES SOURCE FLAVOUR...". SOURCE says where it comes from:
@@ -117,4 +118,52 @@ kmt_unshare() {
 	else
 		unshare -m --propagation unchanged "$@"
 	fi
+}
+
+# debian_mirror: the Debian archive URI that this machine's apt uses for its own release.
+debian_mirror() {
+	local codename f type rest uri suite
+	if [ -n "${KMT_DEBIAN_MIRROR:-}" ]; then
+		echo "$KMT_DEBIAN_MIRROR"
+		return 0
+	fi
+	# shellcheck disable=SC1091
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		# "deb [OPTIONS] URI SUITE COMPONENT..."
+		while read -r type rest; do
+			[ "$type" = deb ] || continue
+			[[ $rest == \[* ]] && rest=${rest#*]}
+			read -r uri suite _ <<<"$rest"
+			if [ "$suite" = "$codename" ] && [[ $uri =~ ^(https?|ftp|file): ]]; then
+				echo "${uri%/}"
+				return 0
+			fi
+		done <"$f"
+	done
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		# deb822 stanzas: the first URI of an enabled "deb" stanza whose Suites has the codename.
+		uri=$(awk -v want="$codename" '
+			function flush() {
+				if (types ~ / deb / && enabled !~ /no/ && (" " suites " ") ~ (" " want " ") &&
+				    split(uris, u, " ") > 0 && u[1] ~ /^(https?|ftp|file):/) { print u[1]; found = 1; exit }
+				types = " "; uris = ""; suites = ""; enabled = "yes"; key = ""
+			}
+			BEGIN { types = " "; enabled = "yes" }
+			/^[ \t]*$/ { flush(); next }
+			/^#/ { next }
+			/^[A-Za-z-]+:/ { key = tolower(substr($0, 1, index($0, ":") - 1)); $0 = substr($0, index($0, ":") + 1) }
+			key == "types" { types = types $0 " " }
+			key == "uris" { uris = uris " " $0 }
+			key == "suites" { suites = suites " " $0 }
+			key == "enabled" { enabled = tolower($0) }
+			END { if (!found) flush() }' "$f")
+		if [ -n "$uri" ]; then
+			echo "${uri%/}"
+			return 0
+		fi
+	done
+	return 1
 }
