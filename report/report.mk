@@ -17,7 +17,7 @@ REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(addprefix $(OBJDIR)/report/,writers/re
 	writers/out_html.o views/symtab.o views/view_main.o views/view_stacks.o views/view_life.o \
 	views/view_pages.o views/view_interval.o views/view_registry.o sym/sym_srcline.o \
 	sym/sym_dw.o)
-REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_VIEW_OBJS)
+REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o) $(REPORT_VIEW_OBJS)
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
 HAVE_LIBBFD := $(shell printf '\#define PACKAGE "x"\n\#include <bfd.h>\n' | \
@@ -26,7 +26,8 @@ REPORT_LIBS := -ldw -lelf
 ifeq ($(HAVE_LIBBFD),1)
 REPORT_VIEW_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
 REPORT_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
-$(REPORT_VIEW_OBJS) $(OBJDIR)/report/kmemtrace-report.o: KMT_CFLAGS += -DHAVE_LIBBFD
+$(REPORT_VIEW_OBJS) $(OBJDIR)/report/kmemtrace-report.o $(OBJDIR)/report/report_run.o: \
+	KMT_CFLAGS += -DHAVE_LIBBFD
 REPORT_LIBS += -lbfd
 endif
 
