@@ -451,7 +451,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		break;
 	case OPT_SHORT:
 	case OPT_LONG:
-		if (parse_time(arg, key == OPT_SHORT ? &a->job.life.short_ns : &a->job.life.long_ns))
+		if (parse_time(arg, key == OPT_SHORT ? &a->job.life.short_ns :
+				   &a->job.life.long_ns))
 			argp_error(st, "--%s: '%s' is not a duration like 1ms or 250us",
 				   key == OPT_SHORT ? "short-lived" : "long-lived", arg);
 		a->life_set = true;
@@ -475,7 +476,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			if (!a->view_set)
 				a->job.out.view = VIEW_CACHE;
 		} else if (a->sort_arg &&
-			   sort_parse(a->sort_arg, a->job.out.sort, &a->job.out.nsort, err, sizeof(err))) {
+			   sort_parse(a->sort_arg, a->job.out.sort, &a->job.out.nsort, err,
+				      sizeof(err))) {
 			argp_error(st, "%s", err);
 		}
 		if (a->json && a->csv)
@@ -485,12 +487,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (a->stacks && (a->job.raw || a->job.interval_ns || a->job.folded || a->view_set))
 			argp_error(st, "--stacks is a view of its own: not with --raw, --interval, "
 				   "--folded, --caller, --alloc or --cache");
-		if (a->job.folded && (a->job.raw || a->job.interval_ns || a->view_set || a->json || a->csv))
+		if (a->job.folded &&
+		    (a->job.raw || a->job.interval_ns || a->view_set || a->json || a->csv))
 			argp_error(st, "--folded writes folded stacks: not with --raw, --interval, "
 				   "a view, --json or --csv");
 		if ((a->job.lifetimes || a->pages) &&
-		    (a->job.raw || a->job.interval_ns || a->job.folded || a->view_set || a->stacks ||
-		     (a->job.lifetimes && a->pages)))
+		    (a->job.raw || a->job.interval_ns || a->job.folded || a->view_set ||
+		     a->stacks || (a->job.lifetimes && a->pages)))
 			argp_error(st, "--lifetimes and --pages are views of their own: one of them, "
 				   "not with --raw, --interval, --folded, --stacks or another view");
 		if (a->life_set && !a->job.lifetimes && !a->job.html)

@@ -4,7 +4,8 @@
  * sites) allocating most in each interval, from the running system's relay
  * buffers, from a trace directory kmemtraced is writing, or replayed from
  * a finished trace. Its tables are kmemtrace-report --interval's
- * (report/views/view_interval.c).
+ * (report/views/view_interval.c); growing traces are read by the trace
+ * library's kmt_follow, the module is driven by top_live.c.
  */
 #include <argp.h>
 #include <errno.h>
