@@ -2,28 +2,20 @@
 /*
  * kmemtrace-report - merges a kmemtrace trace's cpuN.out files in time
  * order and reports allocations per call site, per cache and per object,
- * errors in the traced kernel, outstanding objects and lost records.
+ * errors in the traced kernel, outstanding objects and lost records. This
+ * file is its command line; report_run.c runs what it asks for.
  */
 #include <argp.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "kmt_exit.h"
-#include "kmt_reader.h"
-#include "core/report_core.h"
-#include "core/report_meta.h"
-#include "writers/report_out.h"
-#include "sym/sym_kallsyms.h"
+#include "report_run.h"
 #include "sym/sym_srcline.h"
 #include "views/view_interval.h"
-#include "writers/out_html.h"
 #include "views/view_life.h"
 #include "views/view_pages.h"
 #include "views/view_stacks.h"
@@ -151,27 +143,14 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
+/* The job for report_run(), and what only the parsing needs. */
 struct args {
-	char **inputs;
-	size_t ninputs;
-	struct out_opts out;
-	bool view_set, raw, json, csv, allow_trunc, no_progress;
-	struct rpt_filter f;
-	uint8_t *cpus;
-	const char *vmlinux, *moddir;
-	char **kos;
-	size_t nkos;
-	enum srcline_resolver resolver;
-	char filters[512];
-	uint64_t interval_ns;
+	struct report_job job;
+	bool view_set, json, csv, stacks, pages, stack_filters, life_set;
 	const char *sort_arg;
-	enum ivl_key ivl_sort;
-	bool stacks, folded, stack_filters;
-	struct stacks_args stk;
-	char **excl;
-	bool lifetimes, pages, life_set;
-	struct life_args life;
-	const char *html;
+	uint8_t *cpus;		/* --cpu's set, which job.f.cpus points to */
+	char **excl;		/* --exclude's names, which job.stk.exclude points to */
+	char filters[512];	/* the filters in words, for the header */
 };
 
 /* Unsigned decimal with a range check. 0, or -1. */
@@ -271,8 +250,8 @@ static int parse_cpus(struct args *a, const char *s)
 		if (*p == ',' && !*++p)
 			return -1;
 	}
-	a->f.cpus = a->cpus;
-	a->f.ncpus = 65536;
+	a->job.f.cpus = a->cpus;
+	a->job.f.ncpus = 65536;
 	return 0;
 }
 
@@ -285,10 +264,10 @@ static void add_filter_text(struct args *a, const char *label, const char *val)
 
 static void set_view(struct argp_state *st, struct args *a, enum out_view v)
 {
-	if (a->view_set && a->out.view != v)
+	if (a->view_set && a->job.out.view != v)
 		argp_error(st, "--caller, --alloc and --cache are exclusive");
 	a->view_set = true;
-	a->out.view = v;
+	a->job.out.view = v;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *st)
@@ -308,7 +287,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		set_view(st, a, VIEW_CACHE);
 		break;
 	case OPT_RAW:
-		a->raw = true;
+		a->job.raw = true;
 		break;
 	case 's':
 		a->sort_arg = arg;
@@ -316,7 +295,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case 'l':
 		if (parse_u64(arg, 1000000000, &v))
 			argp_error(st, "--lines: '%s' is not a number from 0 to 1000000000", arg);
-		a->out.lines = (long)v;
+		a->job.out.lines = (long)v;
 		break;
 	case OPT_JSON:
 		a->json = true;
@@ -325,10 +304,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		a->csv = true;
 		break;
 	case 'w':
-		a->out.wide = true;
+		a->job.out.wide = true;
 		break;
 	case OPT_NO_PROGRESS:
-		a->no_progress = true;
+		a->job.no_progress = true;
 		break;
 	case OPT_CPU:
 		if (parse_cpus(a, arg))
@@ -338,21 +317,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_PID:
 		if (parse_u64(arg, UINT32_MAX, &v))
 			argp_error(st, "--pid: '%s' is not a pid", arg);
-		a->f.has_pid = true;
-		a->f.pid = (uint32_t)v;
+		a->job.f.has_pid = true;
+		a->job.f.pid = (uint32_t)v;
 		add_filter_text(a, "pid", arg);
 		break;
 	case OPT_CACHE_NAME:
 		/* Longer than a CACHE_DESC holds: an alias may be (sysfs has whole names). */
 		if (!*arg || strlen(arg) > 255)
 			argp_error(st, "--cache-name: '%s' is not a cache name", arg);
-		a->f.cache_name = arg;
+		a->job.f.cache_name = arg;
 		add_filter_text(a, "cache", arg);
 		break;
 	case OPT_MIN_SIZE:
 		if (parse_u64(arg, UINT32_MAX, &v))
 			argp_error(st, "--min-size: '%s' is not a byte count", arg);
-		a->f.min_size = v;
+		a->job.f.min_size = v;
 		add_filter_text(a, "size >=", arg);
 		break;
 	case OPT_TIME: {
@@ -368,75 +347,75 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--time: '%s' is not START,END (like 1.5s,2s or ,500ms)", arg);
 		}
 		*comma = ',';
-		a->f.has_time = true;
-		a->f.t_start = s;
-		a->f.t_end = e;
+		a->job.f.has_time = true;
+		a->job.f.t_start = s;
+		a->job.f.t_end = e;
 		add_filter_text(a, "time", arg);
 		break;
 	}
 	case OPT_RAW_IP:
-		a->out.raw_ip = true;
+		a->job.out.raw_ip = true;
 		break;
 	case OPT_VMLINUX:
-		a->vmlinux = arg;
+		a->job.vmlinux = arg;
 		break;
 	case OPT_KO: {
-		char **p = realloc(a->kos, (a->nkos + 1) * sizeof(*p));
+		char **p = realloc(a->job.kos, (a->job.nkos + 1) * sizeof(*p));
 
 		if (!p)
 			argp_failure(st, KMT_EXIT_INTERNAL, ENOMEM, "--ko");
-		a->kos = p;
-		a->kos[a->nkos++] = arg;
+		a->job.kos = p;
+		a->job.kos[a->job.nkos++] = arg;
 		break;
 	}
 	case OPT_MODDIR:
-		a->moddir = arg;
+		a->job.moddir = arg;
 		break;
 	case OPT_RESOLVER:
 		if (strcmp(arg, "dw") == 0)
-			a->resolver = SRCLINE_DW;
+			a->job.resolver = SRCLINE_DW;
 		else if (strcmp(arg, "bfd") == 0)
-			a->resolver = SRCLINE_BFD;
+			a->job.resolver = SRCLINE_BFD;
 		else
 			argp_error(st, "--resolver: '%s' is neither dw nor bfd", arg);
-		if (a->resolver == SRCLINE_BFD && !srcline_have_bfd())
+		if (a->job.resolver == SRCLINE_BFD && !srcline_have_bfd())
 			argp_error(st, "--resolver=bfd: this build has no libbfd (binutils-dev)");
 		break;
 	case OPT_ALLOW_TRUNC:
-		a->allow_trunc = true;
+		a->job.allow_trunc = true;
 		break;
 	case ARGP_KEY_ARG:
-		a->inputs = &st->argv[st->next - 1];
-		a->ninputs = (size_t)(st->argc - st->next + 1);
+		a->job.inputs = &st->argv[st->next - 1];
+		a->job.ninputs = (size_t)(st->argc - st->next + 1);
 		st->next = st->argc;
 		break;
 	case OPT_STACKS:
 		a->stacks = true;
 		break;
 	case OPT_FOLDED:
-		a->folded = true;
+		a->job.folded = true;
 		if (!arg || strcmp(arg, "hits") == 0)
-			a->stk.weight = FOLD_HITS;
+			a->job.stk.weight = FOLD_HITS;
 		else if (strcmp(arg, "bytes") == 0)
-			a->stk.weight = FOLD_BYTES;
+			a->job.stk.weight = FOLD_BYTES;
 		else if (strcmp(arg, "req") == 0)
-			a->stk.weight = FOLD_REQ;
+			a->job.stk.weight = FOLD_REQ;
 		else if (strcmp(arg, "frees") == 0)
-			a->stk.weight = FOLD_FREES;
+			a->job.stk.weight = FOLD_FREES;
 		else
 			argp_error(st, "--folded: '%s' is not hits, bytes, req or frees", arg);
 		break;
 	case OPT_MIN_COUNT:
 		if (parse_u64(arg, UINT64_MAX, &v))
 			argp_error(st, "--min-count: '%s' is not a count", arg);
-		a->stk.min_count = v;
+		a->job.stk.min_count = v;
 		a->stack_filters = true;
 		break;
 	case OPT_EXCLUDE: {
 		char *save = NULL, *tok;
 
 		for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			char **p = realloc(a->excl, (a->stk.nexclude + 1) * sizeof(*p));
+			char **p = realloc(a->excl, (a->job.stk.nexclude + 1) * sizeof(*p));
 			char *end;
 
 			/* An address is 0x and hexadecimal digits, within 64 bits. */
@@ -451,16 +430,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			if (!p)
 				argp_failure(st, KMT_EXIT_INTERNAL, ENOMEM, "--exclude");
 			a->excl = p;
-			a->excl[a->stk.nexclude++] = tok;
+			a->excl[a->job.stk.nexclude++] = tok;
 		}
-		if (!a->stk.nexclude)
+		if (!a->job.stk.nexclude)
 			argp_error(st, "--exclude: no function names in '%s'", arg);
-		a->stk.exclude = (const char *const *)a->excl;
+		a->job.stk.exclude = (const char *const *)a->excl;
 		a->stack_filters = true;
 		break;
 	}
 	case OPT_LIFETIMES:
-		a->lifetimes = true;
+		a->job.lifetimes = true;
 		break;
 	case OPT_PAGES:
 		a->pages = true;
@@ -468,59 +447,62 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_HTML:
 		if (!*arg)
 			argp_error(st, "--html: no file name");
-		a->html = arg;
+		a->job.html = arg;
 		break;
 	case OPT_SHORT:
 	case OPT_LONG:
-		if (parse_time(arg, key == OPT_SHORT ? &a->life.short_ns : &a->life.long_ns))
+		if (parse_time(arg, key == OPT_SHORT ? &a->job.life.short_ns :
+				   &a->job.life.long_ns))
 			argp_error(st, "--%s: '%s' is not a duration like 1ms or 250us",
 				   key == OPT_SHORT ? "short-lived" : "long-lived", arg);
 		a->life_set = true;
 		break;
 	case OPT_INTERVAL:
-		if (parse_time(arg, &a->interval_ns) || !a->interval_ns)
+		if (parse_time(arg, &a->job.interval_ns) || !a->job.interval_ns)
 			argp_error(st, "--interval: '%s' is not a duration like 1s or 250ms", arg);
 		break;
 	case ARGP_KEY_END:
-		if (a->interval_ns) {
+		if (a->job.interval_ns) {
 			char *c = a->sort_arg ? strchr(a->sort_arg, ',') : NULL;
 
 			if (c)
 				*c = '\0';
-			if (a->sort_arg && ivl_key_parse(a->sort_arg, &a->ivl_sort))
+			if (a->sort_arg && ivl_key_parse(a->sort_arg, &a->job.ivl_sort))
 				argp_error(st, "--sort: '%s' is not a key of --interval (%s)",
 					   a->sort_arg, ivl_keys_help);
-			if (a->raw || (a->view_set && a->out.view == VIEW_ALLOC))
+			if (a->job.raw || (a->view_set && a->job.out.view == VIEW_ALLOC))
 				argp_error(st, "--interval takes --cache or --caller, not --alloc "
 					   "or --raw");
 			if (!a->view_set)
-				a->out.view = VIEW_CACHE;
+				a->job.out.view = VIEW_CACHE;
 		} else if (a->sort_arg &&
-			   sort_parse(a->sort_arg, a->out.sort, &a->out.nsort, err, sizeof(err))) {
+			   sort_parse(a->sort_arg, a->job.out.sort, &a->job.out.nsort, err,
+				      sizeof(err))) {
 			argp_error(st, "%s", err);
 		}
 		if (a->json && a->csv)
 			argp_error(st, "--json and --csv are exclusive");
-		if (a->raw && (a->json || a->csv || a->view_set))
+		if (a->job.raw && (a->json || a->csv || a->view_set))
 			argp_error(st, "--raw prints records; it takes no view, --json or --csv");
-		if (a->stacks && (a->raw || a->interval_ns || a->folded || a->view_set))
+		if (a->stacks && (a->job.raw || a->job.interval_ns || a->job.folded || a->view_set))
 			argp_error(st, "--stacks is a view of its own: not with --raw, --interval, "
 				   "--folded, --caller, --alloc or --cache");
-		if (a->folded && (a->raw || a->interval_ns || a->view_set || a->json || a->csv))
+		if (a->job.folded &&
+		    (a->job.raw || a->job.interval_ns || a->view_set || a->json || a->csv))
 			argp_error(st, "--folded writes folded stacks: not with --raw, --interval, "
 				   "a view, --json or --csv");
-		if ((a->lifetimes || a->pages) &&
-		    (a->raw || a->interval_ns || a->folded || a->view_set || a->stacks ||
-		     (a->lifetimes && a->pages)))
+		if ((a->job.lifetimes || a->pages) &&
+		    (a->job.raw || a->job.interval_ns || a->job.folded || a->view_set ||
+		     a->stacks || (a->job.lifetimes && a->pages)))
 			argp_error(st, "--lifetimes and --pages are views of their own: one of them, "
 				   "not with --raw, --interval, --folded, --stacks or another view");
-		if (a->life_set && !a->lifetimes && !a->html)
+		if (a->life_set && !a->job.lifetimes && !a->job.html)
 			argp_error(st, "--short-lived and --long-lived set --lifetimes' thresholds: "
 				   "give --lifetimes or --html");
-		if (a->html && (a->raw || a->interval_ns || a->folded))
+		if (a->job.html && (a->job.raw || a->job.interval_ns || a->job.folded))
 			argp_error(st, "--html writes the summary's page: not with --raw, --interval "
 				   "or --folded");
-		if (a->stack_filters && !a->stacks && !a->folded && !a->html)
+		if (a->stack_filters && !a->stacks && !a->job.folded && !a->job.html)
 			argp_error(st, "--min-count and --exclude filter stacks: give --stacks, "
 				   "--folded or --html");
 		break;
@@ -532,430 +514,35 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 
 static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The trace's files: DIR's cpuN.out, or the FILEs. */
-static int input_paths(struct args *a, char ***paths, size_t *n, char **dir, bool *owned,
-		       struct kmt_error *err)
-{
-	struct stat st;
-	size_t i;
-
-	if (a->ninputs <= 1) {
-		const char *d = a->ninputs ? a->inputs[0] : ".";
-
-		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
-			*dir = strdup(d);
-			if (!*dir)
-				return -1;
-			*owned = true;
-			return kmt_find_cpu_files(d, paths, n, err);
-		}
-	}
-	for (i = 0; i < a->ninputs; i++) {
-		if (stat(a->inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			fprintf(stderr, PROG ": %s: a directory among files; give one directory "
-				"or files\n", a->inputs[i]);
-			return -2;
-		}
-	}
-	*paths = a->inputs;
-	*n = a->ninputs;
-	*owned = false;
-	{
-		char *tmp = strdup(a->inputs[0]);
-
-		if (!tmp)
-			return -1;
-		*dir = strdup(dirname(tmp));
-		free(tmp);
-		if (!*dir)
-			return -1;
-	}
-	return 0;
-}
-
-/* --interval: each table as it closes, in the chosen format. */
-struct ivl_emit {
-	FILE *fp;
-	enum out_fmt fmt;
-	struct ivl_out o;
-	bool first;
-};
-
-static int ivl_emit(const struct ivl_table *t, void *arg)
-{
-	struct ivl_emit *e = arg;
-
-	if (e->fmt == FMT_JSON)
-		ivl_json_table(e->fp, t, &e->o, e->first);
-	else if (e->fmt == FMT_CSV)
-		ivl_csv_table(e->fp, t, &e->o);
-	else
-		ivl_text_table(e->fp, t, &e->o);
-	e->first = false;
-	return 0;
-}
-
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
 int main(int argc, char **argv)
 {
-	struct args a;
-	struct kmt_error err = { 0 };
-	struct kmt_merge *m = NULL;
-	struct rpt *r = NULL;
-	struct rpt_meta *meta = NULL;
-	struct rpt_slab *slab = NULL;
-	struct ksyms *ks = NULL;
-	struct srcline *sl = NULL;
-	struct ivl *iv = NULL;
-	struct ivl_emit ie = { 0 };
-	char **paths = NULL, *dir = NULL, msg[1024];
-	bool owned = false, progress, shown = false;
-	size_t npaths = 0, i;
-	uint64_t total_bytes = 0, nrec = 0;
-	double t_start, t_next;
-	int ret = KMT_EXIT_INTERNAL, rc, missing;
 	static char outbuf[1 << 16];
+	struct args a;
+	int ret;
 
 	memset(&a, 0, sizeof(a));
-	a.out.lines = -1;
-	a.life.short_ns = LIFE_SHORT_NS;
-	a.life.long_ns = LIFE_LONG_NS;
+	a.job.out.lines = -1;
+	a.job.life.short_ns = LIFE_SHORT_NS;
+	a.job.life.long_ns = LIFE_LONG_NS;
 	argp_err_exit_status = KMT_EXIT_USAGE;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return KMT_EXIT_USAGE;
-	a.out.fmt = a.json ? FMT_JSON : a.csv ? FMT_CSV : FMT_TEXT;
+	a.job.out.fmt = a.json ? FMT_JSON : a.csv ? FMT_CSV : FMT_TEXT;
 	if (a.stacks) {
-		a.out.xview = &view_stacks;
-		a.out.view_args = &a.stk;
-	} else if (a.lifetimes) {
-		a.out.xview = &view_life;
-		a.out.view_args = &a.life;
+		a.job.out.xview = &view_stacks;
+		a.job.out.view_args = &a.job.stk;
+	} else if (a.job.lifetimes) {
+		a.job.out.xview = &view_life;
+		a.job.out.view_args = &a.job.life;
 	} else if (a.pages) {
-		a.out.xview = &view_pages;
+		a.job.out.xview = &view_pages;
 	}
+	a.job.out.filters = a.filters[0] ? a.filters : NULL;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
-	rc = input_paths(&a, &paths, &npaths, &dir, &owned, &err);
-	if (rc == -2) {
-		ret = KMT_EXIT_USAGE;
-		goto out;
-	}
-	if (rc == -1 && err.cls == KMT_ERR_NONE) {
-		fprintf(stderr, PROG ": out of memory\n");
-		goto out;
-	}
-	if (rc) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		ret = kmt_error_exit(&err);
-		goto out;
-	}
-	for (i = 0; i < npaths; i++) {
-		struct stat st;
-
-		if (stat(paths[i], &st) == 0)
-			total_bytes += (uint64_t)st.st_size;
-	}
-
-	/* Metadata: absent files are one note, never a failure. */
-	{
-		char *mp = join(dir, "kmemtrace.meta"), *kp = join(dir, "kallsyms");
-		char *mdp = join(dir, "modules"), absent[64] = "";
-		struct stat st;
-
-		if (!mp || !kp || !mdp) {
-			free(mp);
-			free(kp);
-			free(mdp);
-			goto nomem;
-		}
-		meta = meta_load(mp, msg, sizeof(msg), &missing);
-		if (!meta && !missing)
-			fprintf(stderr, PROG ": warning: %s\n", msg);
-		if (!meta && missing)
-			strcat(absent, ", kmemtrace.meta");
-		if (stat(kp, &st) != 0)
-			strcat(absent, ", kallsyms");
-		if (stat(mdp, &st) != 0)
-			strcat(absent, ", modules");
-		if (!a.out.raw_ip || a.raw || a.vmlinux || a.nkos || a.moddir) {
-			ks = ksyms_load(kp, stat(mdp, &st) == 0 ? mdp : NULL, msg, sizeof(msg),
-					&missing);
-			if (!ks && !missing)
-				fprintf(stderr, PROG ": warning: %s: call sites are shown as raw "
-					"addresses\n", msg);
-		}
-		if (absent[0])
-			fprintf(stderr, PROG ": note: %s has no %s%s\n", dir, absent + 2,
-				strstr(absent, "kallsyms") && !a.out.raw_ip ?
-				": call sites are shown as raw addresses" : "");
-		free(mp);
-		free(kp);
-		free(mdp);
-	}
-	if (a.vmlinux || a.nkos || a.moddir) {
-		const char *chk[2] = { a.vmlinux, a.moddir };
-
-		for (i = 0; i < 2; i++) {
-			if (chk[i] && access(chk[i], R_OK)) {
-				fprintf(stderr, PROG ": %s: %s\n", chk[i], strerror(errno));
-				ret = KMT_EXIT_IO;
-				goto out;
-			}
-		}
-		for (i = 0; i < a.nkos; i++) {
-			if (access(a.kos[i], R_OK)) {
-				fprintf(stderr, PROG ": %s: %s\n", a.kos[i], strerror(errno));
-				ret = KMT_EXIT_IO;
-				goto out;
-			}
-		}
-		sl = srcline_open(a.resolver, a.vmlinux, a.kos, a.nkos, a.moddir, ks, msg,
-				  sizeof(msg));
-		if (!sl) {
-			fprintf(stderr, PROG ": %s\n", msg);
-			ret = KMT_EXIT_DATA;
-			goto out;
-		}
-	}
-
-	m = kmt_merge_open(paths, npaths, a.allow_trunc ? KMT_OPEN_ALLOW_TRUNCATED : 0, &err);
-	if (!m) {
-		fprintf(stderr, PROG ": %s\n", err.msg);
-		ret = kmt_error_exit(&err);
-		goto out;
-	}
-	if (!a.raw) {
-		unsigned int flags = a.out.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0;
-
-		/* Coverage decides which double frees are certain; aliases name caches. */
-		slab = slab_info_new(meta);
-		if (!slab)
-			goto nomem;
-		if (slab_cache_allocs_seen(slab))
-			flags |= RPT_CACHE_ALLOCS_SEEN;
-		if (slab_kmalloc_allocs_missed(slab))
-			flags |= RPT_KMALLOC_ALLOCS_MISSED;
-		if (meta_kernel_at_least(meta, 6, 4) == 1)
-			flags |= RPT_KFREE_TAKES_CACHE_OBJS;
-		if (a.lifetimes || a.html)
-			flags |= RPT_LIFETIMES;
-		if (a.html)
-			flags |= RPT_TIMELINE;
-		a.f.slab = slab;
-		r = rpt_new(&a.f, flags);
-		if (!r)
-			goto nomem;
-		rpt_set_page_size(r, kmt_file_header(kmt_merge_file(m, 0))->page_size);
-		if (a.interval_ns) {
-			struct ivl_opts vo = { 0 };
-
-			vo.interval_ns = a.interval_ns;
-			vo.sites = a.out.view == VIEW_CALLER;
-			vo.sort = a.ivl_sort;
-			vo.rows = a.out.lines < 0 ? (a.out.fmt == FMT_TEXT ? 20 : 0) :
-						    (size_t)a.out.lines;
-			iv = ivl_new(r, &vo);
-			if (!iv)
-				goto nomem;
-			ie.fp = stdout;
-			ie.fmt = a.out.fmt;
-			ie.o.sites = vo.sites;
-			ie.o.ks = a.out.raw_ip ? NULL : ks;
-			ie.first = true;
-			if (ie.fmt == FMT_JSON)
-				ivl_json_begin(stdout, &vo, owned ? dir : paths[0]);
-			else if (ie.fmt == FMT_CSV)
-				ivl_csv_header(stdout, &ie.o);
-		}
-	} else {
-		raw_print_legend(stdout);
-	}
-
-	progress = !a.no_progress && isatty(STDERR_FILENO) && total_bytes > (64u << 20);
-	t_start = now_s();
-	t_next = t_start + 1.0;
-	{
-		const union kmt_rec *batch[256];
-		uint64_t t0 = 0;
-		bool first = true;
-		int n;
-
-		/* Batches of records read in place: no copy between reader and analysis. */
-		while ((n = kmt_merge_next_batch(m, batch, sizeof(batch) / sizeof(batch[0]))) > 0) {
-			if (a.raw) {
-				if (first)
-					t0 = batch[0]->c.timestamp;
-				first = false;
-				for (i = 0; i < (size_t)n; i++)
-					raw_print(stdout, batch[i], t0, a.out.raw_ip ? NULL : ks);
-			} else if (iv) {
-				if (ivl_feed(iv, batch, (size_t)n, ivl_emit, &ie))
-					goto nomem;
-			} else if (rpt_feed_refs(r, batch, (size_t)n)) {
-				goto nomem;
-			}
-			nrec += (uint64_t)n;
-			/* The clock is asked once per 2^20 records. */
-			if (progress && nrec >> 20 != (nrec - (uint64_t)n) >> 20 && now_s() >= t_next) {
-				t_next = now_s() + 0.5;
-				fprintf(stderr, "\r" PROG ": %" PRIu64 " records read, %3d%%", nrec,
-					(int)(100.0 * (double)(nrec * KMT_RECORD_SIZE) /
-					      (double)total_bytes));
-				shown = true;
-			}
-		}
-		rc = n;
-	}
-	if (shown)
-		fputs("\r\033[K", stderr);
-	if (rc < 0) {
-		const struct kmt_error *e = kmt_merge_error(m);
-
-		fflush(stdout);
-		fprintf(stderr, PROG ": %s\n", e->msg);
-		ret = kmt_error_exit(e);
-		goto out;
-	}
-
-	for (i = 0; i < kmt_merge_nfiles(m); i++) {
-		const struct kmt_file_stats *fs = kmt_file_stats(kmt_merge_file(m, i));
-
-		a.out.unknown_records += fs->unknown;
-		a.out.truncated_bytes += fs->truncated_bytes;
-		if (fs->truncated_bytes)
-			fprintf(stderr, PROG ": %s: ignored a partial record of %" PRIu64
-				" bytes at the end\n", kmt_file_path(kmt_merge_file(m, i)),
-				fs->truncated_bytes);
-	}
-	if (a.raw) {
-		ret = KMT_EXIT_OK;
-		goto flush;
-	}
-	if (iv) {
-		/* The last interval ends with the trace: it is as long as the others. */
-		if (ivl_flush(iv, ivl_emit, &ie))
-			goto nomem;
-		if (ie.fmt == FMT_JSON)
-			ivl_json_end(stdout);
-		if (rpt_totals(r)->lost)
-			fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every "
-				"number is a lower bound\n", rpt_totals(r)->lost);
-		ret = KMT_EXIT_OK;
-		goto flush;
-	}
-	if (rpt_finish(r))
-		goto nomem;
-
-	{
-		const struct kmt_file_header *h = kmt_file_header(kmt_merge_file(m, 0));
-		uint64_t o1, o2;
-
-		a.out.trace = owned ? dir : paths[0];
-		a.out.nfiles = npaths;
-		a.out.word_bits = h->word_bits;
-		a.out.big_endian = kmt_file_big_endian(kmt_merge_file(m, 0));
-		a.out.page_size = h->page_size;
-		/*
-		 * Drops after a CPU's last LOST record (tracing stopped while its
-		 * buffer was full) only show in the module's overrun counter.
-		 */
-		if (!a.f.cpus && !a.f.has_time && meta_get_u64(meta, "overruns_start", &o1) &&
-		    meta_get_u64(meta, "overruns_end", &o2) && o2 >= o1 &&
-		    o2 - o1 > rpt_totals(r)->lost)
-			a.out.lost_unmarked = o2 - o1 - rpt_totals(r)->lost;
-	}
-	a.out.filters = a.filters[0] ? a.filters : NULL;
-	a.out.meta = meta;
-	a.out.ks = ks;
-	a.out.sl = sl;
-	a.out.resolver = a.resolver == SRCLINE_BFD ? "bfd" : "dw";
-	if (a.out.fmt != FMT_TEXT && rpt_totals(r)->lost + a.out.lost_unmarked)
-		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every number is a "
-			"lower bound\n", rpt_totals(r)->lost + a.out.lost_unmarked);
-	/* CSV has no header to say it in (JSON has its "coverage"). */
-	if (a.out.fmt == FMT_CSV && slab_nmissed(slab)) {
-		fputs(PROG ": note: not seen by this trace:", stderr);
-		for (i = 0; i < slab_ncov(slab); i++)
-			if (slab_cov(slab, i)->missed)
-				fprintf(stderr, " %s", slab_cov(slab, i)->path);
-		fputs(" (see the text report)\n", stderr);
-	}
-	if (a.folded) {
-		const struct rpt_totals *t = rpt_totals(r);
-
-		if (!rpt_has_stacks(r))
-			fprintf(stderr, PROG ": note: the trace has no stacks (trace with the module "
-				"parameter stack_depth): nothing to fold\n");
-		else if (a.stk.weight == FOLD_FREES && !rpt_has_free_stacks(r))
-			fprintf(stderr, PROG ": note: the trace has no stacks of frees (trace with "
-				"the module parameter stack_frees=1): nothing to fold\n");
-		else if (a.stk.weight == FOLD_FREES && t->no_stack_frees + t->unknown_stack_frees)
-			fprintf(stderr, PROG ": note: %" PRIu64 " frees without a stack are not in the "
-				"folded stacks (%" PRIu64 " marked, %" PRIu64 " naming a stack not in "
-				"the trace)\n", t->no_stack_frees + t->unknown_stack_frees,
-				t->no_stack_frees, t->unknown_stack_frees);
-		else if (a.stk.weight != FOLD_FREES && t->allocs > t->stack_allocs)
-			fprintf(stderr, PROG ": note: %" PRIu64 " events without a stack are not in the "
-				"folded stacks (%" PRIu64 " marked, %" PRIu64 " naming a stack not in "
-				"the trace)\n", t->allocs - t->stack_allocs, t->no_stack_allocs,
-				t->unknown_stack_allocs);
-		if (stacks_folded(stdout, r, &a.out, &a.stk))
-			goto nomem;
-	} else if (report_print(stdout, r, &a.out)) {
-		goto nomem;
-	}
-	if (a.html) {
-		rc = html_write_file(a.html, r, &a.out, &a.life, &a.stk);
-		if (rc == -1)
-			goto nomem;
-		if (rc) {
-			fprintf(stderr, PROG ": %s: %s\n", a.html, strerror(rc));
-			ret = KMT_EXIT_IO;
-			goto flush;
-		}
-	}
-	if (sl && *srcline_warnings(sl))
-		fprintf(stderr, PROG ": warning: %s", srcline_warnings(sl));
-	ret = KMT_EXIT_OK;
-flush:
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, PROG ": writing the report: %s\n", strerror(errno));
-		ret = KMT_EXIT_IO;
-	}
-	goto out;
-nomem:
-	fprintf(stderr, PROG ": out of memory\n");
-	ret = KMT_EXIT_INTERNAL;
-out:
-	kmt_merge_close(m);
-	ivl_free(iv);
-	rpt_free(r);
-	slab_info_free(slab);
-	srcline_close(sl);
-	ksyms_free(ks);
-	meta_free(meta);
-	if (owned)
-		kmt_free_paths(paths, npaths);
-	free(dir);
+	ret = report_run(&a.job);
 	free(a.cpus);
-	free(a.kos);
+	free(a.job.kos);
 	free(a.excl);
 	return ret;
 }

@@ -4,38 +4,35 @@
  * sites) allocating most in each interval, from the running system's relay
  * buffers, from a trace directory kmemtraced is writing, or replayed from
  * a finished trace. Its tables are kmemtrace-report --interval's
- * (report/views/view_interval.c).
+ * (report/views/view_interval.c); growing traces are read by the trace
+ * library's kmt_follow, the module is driven by top_live.c.
  */
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kmt_exit.h"
+#include "kmt_follow.h"
 #include "kmt_reader.h"
-#include "kmt_writer.h"
 #include "core/report_core.h"
 #include "core/report_meta.h"
 #include "core/report_slab.h"
 #include "sym/sym_kallsyms.h"
 #include "views/view_interval.h"
+#include "top_live.h"
 
 #define PROG "kmemtrace-top"
-#define DEBUGFS_MAGIC 0x64626720
 
 const char *argp_program_version = PROG " " KMT_VERSION " (trace format 1.x)";
 
@@ -252,388 +249,6 @@ static int wait_until(uint64_t until, bool keys)
 	}
 }
 
-/* ---- record sources: the relay buffers or growing cpuN.out files ------- */
-
-struct src {
-	int fd;
-	int cpu;		/* a relay buffer's CPU, or -1 for a file */
-	char *path;
-	bool swap;		/* file of the other byte order */
-	uint64_t off;		/* bytes consumed */
-	uint8_t part[KMT_RECORD_SIZE];
-	size_t npart;
-};
-
-struct feed {
-	struct src *src;
-	size_t nsrc;
-	union kmt_rec *recs;	/* read, not yet fed */
-	size_t n, cap;
-	const union kmt_rec **refs;
-	size_t refs_cap;
-	char dir[PATH_MAX];	/* follow: where new cpuN.out files may appear */
-};
-
-static int rec_cmp(const void *pa, const void *pb)
-{
-	const union kmt_rec *a = *(const union kmt_rec *const *)pa;
-	const union kmt_rec *b = *(const union kmt_rec *const *)pb;
-
-	if (a->c.timestamp != b->c.timestamp)
-		return a->c.timestamp < b->c.timestamp ? -1 : 1;
-	if (a->c.cpu != b->c.cpu)
-		return a->c.cpu < b->c.cpu ? -1 : 1;
-	return (a->c.seq > b->c.seq) - (a->c.seq < b->c.seq);
-}
-
-/* One slot: decoded, checked lightly (the full checks are the reader's, in replay). */
-static int take_slot(struct feed *fd, struct src *s, const uint8_t *slot, struct kmt_error *err)
-{
-	union kmt_rec *r;
-
-	if (fd->n == fd->cap) {
-		size_t cap = fd->cap ? fd->cap * 2 : 4096;
-		union kmt_rec *p = realloc(fd->recs, cap * sizeof(*p));
-
-		if (!p) {
-			err->cls = KMT_ERR_NOMEM;
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-			return -1;
-		}
-		fd->recs = p;
-		fd->cap = cap;
-	}
-	r = &fd->recs[fd->n];
-	memcpy(r, slot, sizeof(*r));
-	if (s->swap)
-		kmt_rec_swap(r);
-	if (r->c.type == 0) {
-		err->cls = KMT_ERR_DATA;
-		snprintf(err->msg, sizeof(err->msg), "%s: offset %" PRIu64 ": record type 0 "
-			 "(a zeroed slot): the trace is corrupt", s->path,
-			 s->off - KMT_RECORD_SIZE);
-		return -1;
-	}
-	if (r->c.type > KMT_REC_TYPE_MAX)
-		return 0;	/* a newer minor's record: skipped, as the reader does */
-	if (r->c.type == KMT_REC_CACHE_DESC)
-		r->cache.name[KMT_CACHE_NAME_LEN - 1] = '\0';
-	fd->n++;
-	return 0;
-}
-
-/*
- * While tracing is on, kmemtrace.ko lets only a reader bound to a buffer's
- * CPU read it (elsewhere relay can hand out a stale sub-buffer): the
- * thread moves to each CPU in turn. Binding fails while the CPU is
- * offline, when any CPU may read.
- */
-static void src_bind(const struct src *s)
-{
-	cpu_set_t set;
-
-	if (s->cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(s->cpu, &set);
-	(void)sched_setaffinity(0, sizeof(set), &set);
-}
-
-/* Reads what the source has now. 0, or -1 with *err. */
-static int src_drain(struct feed *fd, struct src *s, struct kmt_error *err)
-{
-	static uint8_t buf[1 << 18];
-
-	src_bind(s);
-	for (;;) {
-		ssize_t got = read(s->fd, buf, sizeof(buf));
-		size_t i = 0;
-
-		if (got < 0 && (errno == EAGAIN || errno == EINTR))
-			return 0;
-		if (got < 0) {
-			err->cls = KMT_ERR_IO;
-			snprintf(err->msg, sizeof(err->msg), "%s: read: %s", s->path,
-				 strerror(errno));
-			return -1;
-		}
-		if (got == 0)
-			return 0;
-		while (i < (size_t)got) {
-			size_t take = KMT_RECORD_SIZE - s->npart;
-
-			if (take > (size_t)got - i)
-				take = (size_t)got - i;
-			memcpy(s->part + s->npart, buf + i, take);
-			s->npart += take;
-			i += take;
-			if (s->npart < KMT_RECORD_SIZE)
-				break;
-			s->npart = 0;
-			s->off += KMT_RECORD_SIZE;
-			if (take_slot(fd, s, s->part, err))
-				return -1;
-		}
-	}
-}
-
-static int src_add(struct feed *fd, const char *path, bool header, struct kmt_error *err)
-{
-	struct src *p = realloc(fd->src, (fd->nsrc + 1) * sizeof(*p));
-	struct src *s;
-
-	if (!p) {
-		err->cls = KMT_ERR_NOMEM;
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -1;
-	}
-	fd->src = p;
-	s = &p[fd->nsrc];
-	memset(s, 0, sizeof(*s));
-	s->cpu = -1;
-	s->path = strdup(path);
-	if (header) {
-		/* The reader checks the header; the records are read here as they come. */
-		struct stat st;
-		struct kmt_file *f;
-
-		if (stat(path, &st) == 0 && st.st_size < KMT_RECORD_SIZE) {
-			free(s->path);
-			return 0;	/* kmemtraced is writing it: next time */
-		}
-		f = kmt_file_open(path, KMT_OPEN_ALLOW_TRUNCATED, err);
-		if (!f) {
-			free(s->path);
-			return -1;
-		}
-		s->swap = kmt_file_big_endian(f) != kmt_host_big_endian();
-		kmt_file_close(f);
-		s->off = KMT_RECORD_SIZE;
-	}
-	s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (header && s->fd >= 0 && lseek(s->fd, KMT_RECORD_SIZE, SEEK_SET) < 0) {
-		close(s->fd);
-		s->fd = -1;
-	}
-	if (!s->path || s->fd < 0) {
-		int e = errno;
-
-		free(s->path);
-		if (s->fd >= 0)
-			close(s->fd);
-		err->cls = KMT_ERR_IO;
-		snprintf(err->msg, sizeof(err->msg), "%s: cannot open: %s%s", path, strerror(e),
-			 e == EACCES || e == EPERM ? " (run as root)" : "");
-		return -1;
-	}
-	fd->nsrc++;
-	return 0;
-}
-
-/* Follow: cpuN.out files that appeared since (kmemtraced adds CPUs that come online). */
-static int follow_scan(struct feed *fd, struct kmt_error *err)
-{
-	char **paths;
-	size_t n, i, j;
-	struct kmt_error e2;
-
-	if (kmt_find_cpu_files(fd->dir, &paths, &n, &e2))
-		return 0;	/* none yet: kmemtraced may not have started */
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < fd->nsrc; j++)
-			if (strcmp(fd->src[j].path, paths[i]) == 0)
-				break;
-		if (j == fd->nsrc && src_add(fd, paths[i], true, err)) {
-			kmt_free_paths(paths, n);
-			return -1;
-		}
-	}
-	kmt_free_paths(paths, n);
-	return 0;
-}
-
-/*
- * Everything the sources have, sorted; records at or after upto stay for
- * the next call. *out, *nout: the records to feed now.
- */
-static int feed_collect(struct feed *fd, uint64_t upto, const union kmt_rec ***out, size_t *nout,
-			struct kmt_error *err)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < fd->nsrc; i++)
-		if (src_drain(fd, &fd->src[i], err))
-			return -1;
-	if (fd->n > fd->refs_cap) {
-		const union kmt_rec **p = realloc(fd->refs, fd->n * sizeof(*p));
-
-		if (!p) {
-			err->cls = KMT_ERR_NOMEM;
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-			return -1;
-		}
-		fd->refs = p;
-		fd->refs_cap = fd->n;
-	}
-	for (i = 0; i < fd->n; i++)
-		fd->refs[i] = &fd->recs[i];
-	qsort(fd->refs, fd->n, sizeof(*fd->refs), rec_cmp);
-	while (k < fd->n && fd->refs[k]->c.timestamp < upto)
-		k++;
-	*out = fd->refs;
-	*nout = k;
-	return 0;
-}
-
-/* After feeding the first k sorted records: keep the rest, in order. */
-static int feed_keep_rest(struct feed *fd, size_t k)
-{
-	size_t rest = fd->n - k, i;
-	union kmt_rec *tmp;
-
-	if (!rest) {
-		fd->n = 0;
-		return 0;
-	}
-	tmp = malloc(rest * sizeof(*tmp));
-	if (!tmp)
-		return -1;
-	for (i = 0; i < rest; i++)
-		tmp[i] = *fd->refs[k + i];
-	memcpy(fd->recs, tmp, rest * sizeof(*tmp));
-	free(tmp);
-	fd->n = rest;
-	return 0;
-}
-
-/* ---- the live relay buffers --------------------------------------------- */
-
-struct live {
-	char kdir[PATH_MAX];
-	int lock_fd;
-	int was_enabled;	/* -1: not touched */
-};
-
-static int kfile_rw(const struct live *l, const char *name, char *buf, size_t len, bool wr)
-{
-	char p[PATH_MAX + 32];
-	int f;
-	ssize_t n;
-
-	snprintf(p, sizeof(p), "%s/%s", l->kdir, name);
-	f = open(p, (wr ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
-	if (f < 0)
-		return -1;
-	n = wr ? write(f, buf, len) : read(f, buf, len - 1);
-	close(f);
-	if (n < 0)
-		return -1;
-	if (!wr)
-		buf[n] = '\0';
-	return 0;
-}
-
-static void live_restore(struct live *l)
-{
-	if (l->was_enabled == 0)
-		kfile_rw(l, KMT_DEBUGFS_ENABLED, (char *)"0\n", 2, true);
-	l->was_enabled = -1;
-}
-
-/* Opens the relay buffers: one line and exit 3 when the system is not ready. */
-static int live_open(struct live *l, const char *debugfs, struct feed *fd, char *msg,
-		     size_t len)
-{
-	struct statfs sf;
-	struct stat st;
-	char buf[32], **paths = NULL;
-	unsigned int cpu;
-	int e;
-
-	l->lock_fd = -1;
-	l->was_enabled = -1;
-	if (statfs(debugfs, &sf) || sf.f_type != DEBUGFS_MAGIC) {
-		snprintf(msg, len, "debugfs is not mounted at %s (mount -t debugfs none %s, or "
-			 "-D PATH)", debugfs, debugfs);
-		return -1;
-	}
-	snprintf(l->kdir, sizeof(l->kdir), "%s/" KMT_DEBUGFS_DIR, debugfs);
-	if (stat(l->kdir, &st)) {
-		e = errno;
-		if (e == EACCES || e == EPERM)
-			snprintf(msg, len, "%s: %s: kmemtrace-top reads the relay buffers as root",
-				 l->kdir, strerror(e));
-		else
-			snprintf(msg, len, "kmemtrace.ko is not loaded (no %s): modprobe kmemtrace, "
-				 "or read a trace with -d DIR", l->kdir);
-		return -1;
-	}
-	l->lock_fd = open(l->kdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (l->lock_fd < 0) {
-		snprintf(msg, len, "%s: %s%s", l->kdir, strerror(errno),
-			 errno == EACCES ? ": kmemtrace-top reads the relay buffers as root" : "");
-		return -1;
-	}
-	/* kmemtraced's lock: a second reader would take records away from it. */
-	if (flock(l->lock_fd, LOCK_EX | LOCK_NB)) {
-		if (errno == EWOULDBLOCK)
-			snprintf(msg, len, "kmemtraced is draining %s: its buffers are its own; "
-				 "follow its trace instead: kmemtrace-top -d DIR (kmemtraced -o DIR)",
-				 l->kdir);
-		else
-			snprintf(msg, len, "%s: cannot lock: %s", l->kdir, strerror(errno));
-		return -1;
-	}
-	for (cpu = 0; cpu < 65536; cpu++) {
-		char p[PATH_MAX + 32];
-		struct kmt_error err;
-
-		snprintf(p, sizeof(p), "%s/" KMT_DEBUGFS_CPU_FMT, l->kdir, cpu);
-		if (access(p, F_OK)) {
-			if (cpu >= 1024)
-				break;
-			continue;
-		}
-		if (src_add(fd, p, false, &err)) {
-			snprintf(msg, len, "%s", err.msg);
-			return -1;
-		}
-		fd->src[fd->nsrc - 1].cpu = (int)cpu;
-	}
-	free(paths);
-	if (!fd->nsrc) {
-		snprintf(msg, len, "%s has no cpuN buffers", l->kdir);
-		return -1;
-	}
-	if (kfile_rw(l, KMT_DEBUGFS_ENABLED, buf, sizeof(buf), false)) {
-		snprintf(msg, len, "%s/" KMT_DEBUGFS_ENABLED ": %s", l->kdir, strerror(errno));
-		return -1;
-	}
-	l->was_enabled = buf[0] == '1';
-	/*
-	 * Switched (again) on: the module describes every cache anew in each
-	 * CPU's stream after that, so the screen has names.
-	 */
-	if (l->was_enabled)
-		kfile_rw(l, KMT_DEBUGFS_ENABLED, (char *)"0\n", 2, true);
-	{
-		struct kmt_error err;
-		size_t i;
-
-		/* What was buffered before is not this screen's: dropped. */
-		for (i = 0; i < fd->nsrc; i++)
-			if (src_drain(fd, &fd->src[i], &err))
-				break;
-		fd->n = 0;
-	}
-	if (kfile_rw(l, KMT_DEBUGFS_ENABLED, (char *)"1\n", 2, true)) {
-		snprintf(msg, len, "%s/" KMT_DEBUGFS_ENABLED ": cannot switch tracing on: %s",
-			 l->kdir, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- output ------------------------------------------------------------ */
 
 struct screen {
@@ -739,14 +354,13 @@ static int show(const struct ivl_table *t, void *arg)
 /* A finished kmemtraced trace: kmemtrace.meta says how tracing ended. */
 static bool trace_finished(const char *dir)
 {
-	char p[PATH_MAX + 32], msg[256];
+	char msg[256];
 	struct rpt_meta *m;
 	uint64_t v;
 	int missing;
 	bool fin;
 
-	snprintf(p, sizeof(p), "%s/kmemtrace.meta", dir);
-	m = meta_load(p, msg, sizeof(msg), &missing);
+	m = meta_load_dir(dir, msg, sizeof(msg), &missing);
 	if (!m)
 		return false;
 	fin = meta_get_u64(m, "overruns_end", &v);
@@ -756,16 +370,14 @@ static bool trace_finished(const char *dir)
 
 static struct ksyms *load_syms(const struct args *a)
 {
-	char kp[PATH_MAX + 32], mp[PATH_MAX + 32], msg[256];
+	char msg[256];
 	int missing;
 
 	if (!a->sites || a->raw_ip)
 		return NULL;
 	if (!a->dir)
 		return ksyms_load("/proc/kallsyms", NULL, msg, sizeof(msg), &missing);
-	snprintf(kp, sizeof(kp), "%s/kallsyms", a->dir);
-	snprintf(mp, sizeof(mp), "%s/modules", a->dir);
-	return ksyms_load(kp, access(mp, R_OK) ? NULL : mp, msg, sizeof(msg), &missing);
+	return ksyms_load_dir(a->dir, msg, sizeof(msg), &missing);
 }
 
 static int run_replay(const struct args *a, struct ivl *iv, struct screen *s)
@@ -815,8 +427,8 @@ static int run_replay(const struct args *a, struct ivl *iv, struct screen *s)
 /* How often live mode empties the relay buffers between refreshes. */
 #define LIVE_DRAIN_NS	25000000ull
 
-static int run_stream(const struct args *a, struct ivl *iv, struct screen *s, struct feed *fd,
-		      enum mode mode)
+static int run_stream(const struct args *a, struct ivl *iv, struct screen *s,
+		      struct kmt_follow *fd, enum mode mode)
 {
 	struct kmt_error err = { 0 };
 	uint64_t start = mono_ns(), next = start + a->interval_ns;
@@ -851,13 +463,13 @@ static int run_stream(const struct args *a, struct ivl *iv, struct screen *s, st
 			if (mono_ns() < next)
 				continue;
 		}
-		if (mode == M_FOLLOW && follow_scan(fd, &err))
+		if (mode == M_FOLLOW && kmt_follow_scan_dir(fd, a->dir, &err))
 			goto fail;
 		/* Live: the module writes synchronously, so everything before now is there. */
-		if (feed_collect(fd, mode == M_LIVE ? upto : UINT64_MAX, &recs, &n, &err))
+		if (kmt_follow_collect(fd, mode == M_LIVE ? upto : UINT64_MAX, &recs, &n, &err))
 			goto fail;
 		rc = ivl_feed(iv, recs, n, show, s);
-		if (rc < 0 || feed_keep_rest(fd, n))
+		if (rc < 0 || kmt_follow_keep_rest(fd, n))
 			goto nomem;
 		if (rc)
 			break;
@@ -884,8 +496,8 @@ int main(int argc, char **argv)
 {
 	struct args a;
 	struct screen s;
-	struct feed fd;
-	struct live l = { .lock_fd = -1, .was_enabled = -1 };
+	struct kmt_follow *fd = NULL;
+	struct live l = LIVE_INIT;
 	struct ivl_opts vo;
 	struct rpt *r = NULL;
 	struct ivl *iv = NULL;
@@ -893,11 +505,9 @@ int main(int argc, char **argv)
 	enum mode mode;
 	char msg[PATH_MAX + 256];
 	int ret = KMT_EXIT_INTERNAL;
-	size_t i;
 
 	memset(&a, 0, sizeof(a));
 	memset(&s, 0, sizeof(s));
-	memset(&fd, 0, sizeof(fd));
 	a.interval_ns = 1000000000;
 	a.maxrows = 20;
 	a.debugfs = "/sys/kernel/debug";
@@ -931,8 +541,13 @@ int main(int argc, char **argv)
 	 * switched tracing on.
 	 */
 	ks = load_syms(&a);
+	fd = kmt_follow_new();
+	if (!fd) {
+		fprintf(stderr, PROG ": out of memory\n");
+		goto out;
+	}
 	if (mode == M_LIVE) {
-		if (live_open(&l, a.debugfs, &fd, msg, sizeof(msg))) {
+		if (live_open(&l, a.debugfs, fd, msg, sizeof(msg))) {
 			fprintf(stderr, PROG ": %s\n", msg);
 			ret = KMT_EXIT_IO;
 			goto out;
@@ -946,7 +561,6 @@ int main(int argc, char **argv)
 			ret = KMT_EXIT_IO;
 			goto out;
 		}
-		snprintf(fd.dir, sizeof(fd.dir), "%s", a.dir);
 	}
 
 	r = rpt_new(NULL, 0);
@@ -980,20 +594,12 @@ int main(int argc, char **argv)
 	if (mode == M_REPLAY)
 		ret = run_replay(&a, iv, &s);
 	else
-		ret = run_stream(&a, iv, &s, &fd, mode);
+		ret = run_stream(&a, iv, &s, fd, mode);
 	if (s.tty && !a.noclear)
 		fputs("\n", stdout);
 out:
-	live_restore(&l);
-	if (l.lock_fd >= 0)
-		close(l.lock_fd);
-	for (i = 0; i < fd.nsrc; i++) {
-		close(fd.src[i].fd);
-		free(fd.src[i].path);
-	}
-	free(fd.src);
-	free(fd.recs);
-	free(fd.refs);
+	live_close(&l);
+	kmt_follow_free(fd);
 	ivl_free(iv);
 	rpt_free(r);
 	ksyms_free(ks);

@@ -124,14 +124,8 @@ static void print_details(const struct kmt_file_stats *st)
 	printf("  bytes: %" PRIu64 "\n", st->file_bytes);
 }
 
-/* What the events made of the file's stacks. */
-struct stack_use {
-	uint64_t unknown;	/* events naming an id no whole stack had before them */
-	uint64_t first_off;	/* offset of the first of them */
-};
-
 static void print_ok(const char *path, const struct kmt_file_stats *st,
-		     const struct stack_use *su)
+		     const struct kmt_stack_use *su)
 {
 	printf("%s: OK: %" PRIu64 " records (%" PRIu64 " events, %" PRIu64 " cache descs, %"
 	       PRIu64 " lost markers covering %" PRIu64 " records", path, st->records,
@@ -161,11 +155,9 @@ static void print_ok(const char *path, const struct kmt_file_stats *st,
 static int check_file(const char *path, const struct args *a)
 {
 	unsigned int flags = a->strict ? 0 : KMT_OPEN_ALLOW_TRUNCATED;
-	struct stack_use su = { 0 };
-	struct kmt_stacks *stk;
+	struct kmt_stack_use su;
 	struct kmt_error err;
 	struct kmt_file *f;
-	union kmt_rec rec;
 	int r, ret;
 
 	f = kmt_file_open(path, flags, &err);
@@ -173,26 +165,11 @@ static int check_file(const char *path, const struct args *a)
 		printf("%s: FAIL: %s\n", path, without_path(&err, path));
 		return kmt_error_exit(&err);
 	}
-	stk = kmt_stacks_new();
-	if (!stk) {
-		kmt_file_close(f);
+	r = kmt_stacks_verify_file(f, &su);
+	if (r == -2) {
 		printf("%s: FAIL: out of memory\n", path);
-		return KMT_EXIT_INTERNAL;
-	}
-	while ((r = kmt_file_next(f, &rec)) > 0) {
-		if (rec.c.type == KMT_REC_STACK) {
-			if (kmt_stacks_feed(stk, &rec.stack)) {
-				printf("%s: FAIL: out of memory\n", path);
-				ret = KMT_EXIT_INTERNAL;
-				goto out;
-			}
-		} else if (rec.c.type <= KMT_REC_PAGE_FREE && rec.ev.stack_id) {
-			if (kmt_stacks_lookup(stk, rec.c.cpu, rec.ev.stack_id) == KMT_STACK_NONE &&
-			    !su.unknown++)
-				su.first_off = kmt_file_offset(f);
-		}
-	}
-	if (r < 0) {
+		ret = KMT_EXIT_INTERNAL;
+	} else if (r < 0) {
 		const struct kmt_error *e = kmt_file_error(f);
 
 		printf("%s: FAIL: %s\n", path, without_path(e, path));
@@ -212,8 +189,6 @@ static int check_file(const char *path, const struct args *a)
 		}
 		ret = KMT_EXIT_OK;
 	}
-out:
-	kmt_stacks_free(stk);
 	kmt_file_close(f);
 	return ret;
 }

@@ -15,8 +15,9 @@ REPORT_CORE_OBJS := $(addprefix $(OBJDIR)/report/,core/report_core.o core/report
 # What kmemtrace-report and kmemtrace-top share beyond the core: views, writers, file:line.
 REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(addprefix $(OBJDIR)/report/,writers/report_out.o \
 	writers/out_html.o views/symtab.o views/view_main.o views/view_stacks.o views/view_life.o \
-	views/view_pages.o views/view_interval.o sym/sym_srcline.o sym/sym_dw.o)
-REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_VIEW_OBJS)
+	views/view_pages.o views/view_interval.o views/view_registry.o sym/sym_srcline.o \
+	sym/sym_dw.o)
+REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o) $(REPORT_VIEW_OBJS)
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
 HAVE_LIBBFD := $(shell printf '\#define PACKAGE "x"\n\#include <bfd.h>\n' | \
@@ -25,7 +26,8 @@ REPORT_LIBS := -ldw -lelf
 ifeq ($(HAVE_LIBBFD),1)
 REPORT_VIEW_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
 REPORT_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
-$(REPORT_VIEW_OBJS) $(OBJDIR)/report/kmemtrace-report.o: KMT_CFLAGS += -DHAVE_LIBBFD
+$(REPORT_VIEW_OBJS) $(OBJDIR)/report/kmemtrace-report.o $(OBJDIR)/report/report_run.o: \
+	KMT_CFLAGS += -DHAVE_LIBBFD
 REPORT_LIBS += -lbfd
 endif
 
@@ -36,7 +38,7 @@ $(KMT_REPORT): $(REPORT_OBJS) $(LIBKMT)
 # kmemtrace-top: the live screen over the same views.
 KMT_TOP := $(BUILD)/kmemtrace-top
 TOOLS += $(KMT_TOP)
-TOP_OBJS := $(OBJDIR)/report/kmemtrace-top.o $(REPORT_VIEW_OBJS)
+TOP_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-top.o top_live.o) $(REPORT_VIEW_OBJS)
 
 $(KMT_TOP): $(TOP_OBJS) $(LIBKMT)
 	@mkdir -p $(dir $@)

@@ -143,3 +143,20 @@ int meta_get_u64(const struct rpt_meta *m, const char *key, uint64_t *v)
 	*v = x;
 	return 1;
 }
+
+struct rpt_meta *meta_load_dir(const char *dir, char *err, size_t errlen, int *missing)
+{
+	size_t n = strlen(dir) + sizeof("/kmemtrace.meta");
+	struct rpt_meta *m;
+	char *p = malloc(n);
+
+	*missing = 0;
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(p, n, "%s/kmemtrace.meta", dir);
+	m = meta_load(p, err, errlen, missing);
+	free(p);
+	return m;
+}

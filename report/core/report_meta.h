@@ -16,6 +16,8 @@ struct rpt_meta;
  * does not exist (which is not an error for the report).
  */
 struct rpt_meta *meta_load(const char *path, char *err, size_t errlen, int *missing);
+/* The same for DIR/kmemtrace.meta, a trace directory's. */
+struct rpt_meta *meta_load_dir(const char *dir, char *err, size_t errlen, int *missing);
 void meta_free(struct rpt_meta *m);
 
 /* Value of the first line with this key, or NULL. */

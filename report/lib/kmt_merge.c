@@ -8,10 +8,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kmt_reader_int.h"
@@ -222,6 +224,67 @@ void kmt_free_paths(char **paths, size_t n)
 	for (i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);
+}
+
+static int inputs_nomem(struct kmt_error *err)
+{
+	err->cls = KMT_ERR_NOMEM;
+	snprintf(err->msg, sizeof(err->msg), "out of memory");
+	return -1;
+}
+
+int kmt_inputs_resolve(char *const *args, size_t n, struct kmt_inputs *in,
+		       struct kmt_error *err)
+{
+	struct stat st;
+	char *tmp;
+	size_t i;
+
+	memset(in, 0, sizeof(*in));
+	if (n <= 1) {
+		const char *d = n ? args[0] : ".";
+
+		if (stat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
+			in->dir = strdup(d);
+			if (!in->dir)
+				return inputs_nomem(err);
+			in->name = in->dir;
+			return kmt_find_cpu_files(d, &in->paths, &in->n, err);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			err->cls = KMT_ERR_USAGE;
+			snprintf(err->msg, sizeof(err->msg), "%s: a directory among files; give "
+				 "one directory or files", args[i]);
+			return -1;
+		}
+	}
+	in->paths = calloc(n, sizeof(*in->paths));
+	if (!in->paths)
+		return inputs_nomem(err);
+	for (i = 0; i < n; i++) {
+		in->paths[i] = strdup(args[i]);
+		if (!in->paths[i])
+			return inputs_nomem(err);
+		in->n++;
+	}
+	in->name = in->paths[0];
+	tmp = strdup(args[0]);
+	if (!tmp)
+		return inputs_nomem(err);
+	in->dir = strdup(dirname(tmp));
+	free(tmp);
+	if (!in->dir)
+		return inputs_nomem(err);
+	return 0;
+}
+
+void kmt_inputs_free(struct kmt_inputs *in)
+{
+	kmt_free_paths(in->paths, in->n);
+	free(in->dir);
+	memset(in, 0, sizeof(*in));
 }
 
 /*

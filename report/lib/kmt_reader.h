@@ -157,6 +157,29 @@ int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_err
 void kmt_free_paths(char **paths, size_t n);
 
 /*
+ * A trace as a command line names it: one directory (none: the current
+ * one), standing for its cpuN.out files, or the files themselves, whose
+ * metadata (kmemtrace.meta, kallsyms, modules) is in the first one's
+ * directory. A directory among several arguments is refused.
+ */
+struct kmt_inputs {
+	char **paths;		/* the cpuN.out files, malloc'ed */
+	size_t n;
+	char *dir;		/* where the metadata is */
+	const char *name;	/* the trace as named: the directory, or the first file */
+};
+
+/*
+ * Fills *in from the n arguments args. 0, or -1 with *err: the directory
+ * cannot be read or holds no cpuN.out (as kmt_find_cpu_files()), a
+ * directory among files (KMT_ERR_USAGE), out of memory. Free with
+ * kmt_inputs_free(), also after an error.
+ */
+int kmt_inputs_resolve(char *const *args, size_t n, struct kmt_inputs *in,
+		       struct kmt_error *err);
+void kmt_inputs_free(struct kmt_inputs *in);
+
+/*
  * Streaming k-way merge of several files (one per CPU) in order of
  * (timestamp, cpu, seq): memory is O(number of files), never of the
  * trace's length. Every file is opened with flags and validated as by

@@ -288,3 +288,28 @@ size_t kmt_stacks_memory(const struct kmt_stacks *s)
 	       (s->hbits ? ((size_t)1 << s->hbits) * sizeof(*s->byhash) : 0) +
 	       (s->ibits ? ((size_t)1 << s->ibits) * sizeof(*s->ids) : 0);
 }
+
+int kmt_stacks_verify_file(struct kmt_file *f, struct kmt_stack_use *su)
+{
+	struct kmt_stacks *stk = kmt_stacks_new();
+	union kmt_rec rec;
+	int r;
+
+	memset(su, 0, sizeof(*su));
+	if (!stk)
+		return -2;
+	while ((r = kmt_file_next(f, &rec)) > 0) {
+		if (rec.c.type == KMT_REC_STACK) {
+			if (kmt_stacks_feed(stk, &rec.stack)) {
+				r = -2;
+				break;
+			}
+		} else if (rec.c.type <= KMT_REC_PAGE_FREE && rec.ev.stack_id) {
+			if (kmt_stacks_lookup(stk, rec.c.cpu, rec.ev.stack_id) == KMT_STACK_NONE &&
+			    !su->unknown++)
+				su->first_off = kmt_file_offset(f);
+		}
+	}
+	kmt_stacks_free(stk);
+	return r;
+}

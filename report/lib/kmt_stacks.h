@@ -48,4 +48,19 @@ uint64_t kmt_stacks_joined(const struct kmt_stacks *s);
 /* Bytes held: grows with distinct stacks and (cpu, id) pairs, not with the trace. */
 size_t kmt_stacks_memory(const struct kmt_stacks *s);
 
+/* What a file's events made of its stacks (kmt_stacks_verify_file()). */
+struct kmt_stack_use {
+	uint64_t unknown;	/* events naming an id no whole stack of the file had before them */
+	uint64_t first_off;	/* the offset of the first of them */
+};
+
+/*
+ * Reads f to its end, as kmt_file_next() checks it, joining its stacks
+ * as the report does: an event naming a stack the file did not give
+ * before it is counted in *su, not a failure (a file begun by a restarted
+ * kmemtraced, or lost records, may hold it). 0 at the end, -1 on the
+ * file's error (kmt_file_error()), -2 out of memory.
+ */
+int kmt_stacks_verify_file(struct kmt_file *f, struct kmt_stack_use *su);
+
 #endif /* KMT_STACKS_H */

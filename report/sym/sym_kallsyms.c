@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sym/sym_kallsyms.h"
 
@@ -302,6 +303,27 @@ fail:
 	free(line);
 	ksyms_free(k);
 	return NULL;
+}
+
+struct ksyms *ksyms_load_dir(const char *dir, char *err, size_t errlen, int *missing)
+{
+	size_t n = strlen(dir) + sizeof("/kallsyms");
+	char *kp = malloc(n), *mp = malloc(n);
+	struct ksyms *k = NULL;
+	struct stat st;
+
+	*missing = 0;
+	if (!kp || !mp) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	snprintf(kp, n, "%s/kallsyms", dir);
+	snprintf(mp, n, "%s/modules", dir);
+	k = ksyms_load(kp, stat(mp, &st) == 0 ? mp : NULL, err, errlen, missing);
+out:
+	free(kp);
+	free(mp);
+	return k;
 }
 
 void ksyms_free(struct ksyms *k)

@@ -26,6 +26,11 @@ struct ksyms;
  */
 struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, char *err,
 			 size_t errlen, int *missing);
+/*
+ * The same for a trace directory: DIR/kallsyms, with DIR/modules when the
+ * directory has one (kmemtraced copies both when it starts).
+ */
+struct ksyms *ksyms_load_dir(const char *dir, char *err, size_t errlen, int *missing);
 void ksyms_free(struct ksyms *k);
 
 /* Number of text symbols with a nonzero address. */

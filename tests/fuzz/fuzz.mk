@@ -15,7 +15,8 @@ FUZZ_ALL_TARGETS := reader report syms check
 FUZZ_TARGETS ?= $(FUZZ_ALL_TARGETS)
 FUZZ_SECONDS ?= 60
 
-# The report's analysis, output and symbolizer objects (kmemtrace-report.c holds only its main).
+# The report's analysis, output and symbolizer objects (kmemtrace-report.c holds only its
+# command line; its pipeline, report_run.o, comes along unused).
 # The analysis is built again with tiny tables, so that inputs of a few hundred records
 # already grow and shrink the object tables and wrap the window of recent frees.
 FUZZ_SMALL_TABLES := -DOBJ_MIN_BITS=3 -DFREED_BITS=3

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report_run.c - kmemtrace-report's pipeline: the trace's files, metadata
+ * and symbolizers, the merged read into the analysis (or the --raw dump,
+ * or the --interval tables as they close), and the output.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kmt_exit.h"
+#include "kmt_reader.h"
+#include "core/report_meta.h"
+#include "core/report_slab.h"
+#include "report_run.h"
+#include "sym/sym_kallsyms.h"
+#include "writers/out_html.h"
+#include "writers/report_out.h"
+
+#define PROG "kmemtrace-report"
+
+/* A step's result besides the KMT_EXIT_* codes: out of memory, said once by report_run(). */
+#define RUN_NOMEM	(-1)
+
+/* --interval: each table as it closes, in the chosen format. */
+struct ivl_emit {
+	FILE *fp;
+	enum out_fmt fmt;
+	struct ivl_out o;
+	bool first;
+};
+
+/* What a run holds, released by report_run() whatever step it stopped at. */
+struct run {
+	struct report_job *j;
+	struct kmt_inputs in;
+	uint64_t total_bytes;
+	struct rpt_meta *meta;
+	struct ksyms *ks;
+	struct srcline *sl;
+	struct kmt_merge *m;
+	struct rpt_slab *slab;
+	struct rpt *r;
+	struct ivl *iv;
+	struct ivl_emit ie;
+	bool flush;		/* the output is complete: its write errors count */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int ivl_emit(const struct ivl_table *t, void *arg)
+{
+	struct ivl_emit *e = arg;
+
+	if (e->fmt == FMT_JSON)
+		ivl_json_table(e->fp, t, &e->o, e->first);
+	else if (e->fmt == FMT_CSV)
+		ivl_csv_table(e->fp, t, &e->o);
+	else
+		ivl_text_table(e->fp, t, &e->o);
+	e->first = false;
+	return 0;
+}
+
+static bool dir_has(const char *dir, const char *name)
+{
+	char p[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return stat(p, &st) == 0;
+}
+
+/* The trace's files, and how many bytes they hold for the progress indicator. */
+static int find_inputs(struct run *x)
+{
+	struct kmt_error err = { 0 };
+	struct stat st;
+	size_t i;
+
+	if (kmt_inputs_resolve(x->j->inputs, x->j->ninputs, &x->in, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return kmt_error_exit(&err);
+	}
+	for (i = 0; i < x->in.n; i++)
+		if (stat(x->in.paths[i], &st) == 0)
+			x->total_bytes += (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Metadata and kallsyms: absent files are one note, never a failure. */
+static void load_meta_syms(struct run *x)
+{
+	const struct report_job *j = x->j;
+	const char *dir = x->in.dir;
+	char msg[1024], absent[64] = "";
+	int missing;
+
+	x->meta = meta_load_dir(dir, msg, sizeof(msg), &missing);
+	if (!x->meta && !missing)
+		fprintf(stderr, PROG ": warning: %s\n", msg);
+	if (!x->meta && missing)
+		strcat(absent, ", kmemtrace.meta");
+	if (!dir_has(dir, "kallsyms"))
+		strcat(absent, ", kallsyms");
+	if (!dir_has(dir, "modules"))
+		strcat(absent, ", modules");
+	if (!j->out.raw_ip || j->raw || j->vmlinux || j->nkos || j->moddir) {
+		x->ks = ksyms_load_dir(dir, msg, sizeof(msg), &missing);
+		if (!x->ks && !missing)
+			fprintf(stderr, PROG ": warning: %s: call sites are shown as raw "
+				"addresses\n", msg);
+	}
+	if (absent[0])
+		fprintf(stderr, PROG ": note: %s has no %s%s\n", dir, absent + 2,
+			strstr(absent, "kallsyms") && !j->out.raw_ip ?
+			": call sites are shown as raw addresses" : "");
+}
+
+/* file:line from --vmlinux, --ko and --module-dir, each checked readable first. */
+static int open_srcline(struct run *x)
+{
+	const struct report_job *j = x->j;
+	const char *chk[2] = { j->vmlinux, j->moddir };
+	char msg[1024];
+	size_t i;
+
+	if (!j->vmlinux && !j->nkos && !j->moddir)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		if (chk[i] && access(chk[i], R_OK)) {
+			fprintf(stderr, PROG ": %s: %s\n", chk[i], strerror(errno));
+			return KMT_EXIT_IO;
+		}
+	}
+	for (i = 0; i < j->nkos; i++) {
+		if (access(j->kos[i], R_OK)) {
+			fprintf(stderr, PROG ": %s: %s\n", j->kos[i], strerror(errno));
+			return KMT_EXIT_IO;
+		}
+	}
+	x->sl = srcline_open(j->resolver, j->vmlinux, j->kos, j->nkos, j->moddir, x->ks, msg,
+			     sizeof(msg));
+	if (!x->sl) {
+		fprintf(stderr, PROG ": %s\n", msg);
+		return KMT_EXIT_DATA;
+	}
+	return 0;
+}
+
+/* The analysis the records will be fed to, and --interval's first lines. */
+static int start_analysis(struct run *x)
+{
+	struct report_job *j = x->j;
+	unsigned int flags = j->out.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0;
+	struct ivl_opts vo = { 0 };
+
+	/* Coverage decides which double frees are certain; aliases name caches. */
+	x->slab = slab_info_new(x->meta);
+	if (!x->slab)
+		return RUN_NOMEM;
+	if (slab_cache_allocs_seen(x->slab))
+		flags |= RPT_CACHE_ALLOCS_SEEN;
+	if (slab_kmalloc_allocs_missed(x->slab))
+		flags |= RPT_KMALLOC_ALLOCS_MISSED;
+	if (meta_kernel_at_least(x->meta, 6, 4) == 1)
+		flags |= RPT_KFREE_TAKES_CACHE_OBJS;
+	if (j->lifetimes || j->html)
+		flags |= RPT_LIFETIMES;
+	if (j->html)
+		flags |= RPT_TIMELINE;
+	j->f.slab = x->slab;
+	x->r = rpt_new(&j->f, flags);
+	if (!x->r)
+		return RUN_NOMEM;
+	rpt_set_page_size(x->r, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
+	if (!j->interval_ns)
+		return 0;
+	vo.interval_ns = j->interval_ns;
+	vo.sites = j->out.view == VIEW_CALLER;
+	vo.sort = j->ivl_sort;
+	vo.rows = j->out.lines < 0 ? (j->out.fmt == FMT_TEXT ? 20 : 0) : (size_t)j->out.lines;
+	x->iv = ivl_new(x->r, &vo);
+	if (!x->iv)
+		return RUN_NOMEM;
+	x->ie.fp = stdout;
+	x->ie.fmt = j->out.fmt;
+	x->ie.o.sites = vo.sites;
+	x->ie.o.ks = j->out.raw_ip ? NULL : x->ks;
+	x->ie.first = true;
+	if (x->ie.fmt == FMT_JSON)
+		ivl_json_begin(stdout, &vo, x->in.name);
+	else if (x->ie.fmt == FMT_CSV)
+		ivl_csv_header(stdout, &x->ie.o);
+	return 0;
+}
+
+/* Every record in merged order to the dump, the interval tables or the analysis. */
+static int read_trace(struct run *x)
+{
+	const struct report_job *j = x->j;
+	const union kmt_rec *batch[256];
+	bool progress, shown = false, first = true;
+	uint64_t nrec = 0, t0 = 0;
+	double t_next;
+	size_t i;
+	int n;
+
+	progress = !j->no_progress && isatty(STDERR_FILENO) && x->total_bytes > (64u << 20);
+	t_next = now_s() + 1.0;
+	/* Batches of records read in place: no copy between reader and analysis. */
+	while ((n = kmt_merge_next_batch(x->m, batch, sizeof(batch) / sizeof(batch[0]))) > 0) {
+		if (j->raw) {
+			if (first)
+				t0 = batch[0]->c.timestamp;
+			first = false;
+			for (i = 0; i < (size_t)n; i++)
+				raw_print(stdout, batch[i], t0, j->out.raw_ip ? NULL : x->ks);
+		} else if (x->iv) {
+			if (ivl_feed(x->iv, batch, (size_t)n, ivl_emit, &x->ie))
+				return RUN_NOMEM;
+		} else if (rpt_feed_refs(x->r, batch, (size_t)n)) {
+			return RUN_NOMEM;
+		}
+		nrec += (uint64_t)n;
+		/* The clock is asked once per 2^20 records. */
+		if (progress && nrec >> 20 != (nrec - (uint64_t)n) >> 20 && now_s() >= t_next) {
+			t_next = now_s() + 0.5;
+			fprintf(stderr, "\r" PROG ": %" PRIu64 " records read, %3d%%", nrec,
+				(int)(100.0 * (double)(nrec * KMT_RECORD_SIZE) /
+				      (double)x->total_bytes));
+			shown = true;
+		}
+	}
+	if (shown)
+		fputs("\r\033[K", stderr);
+	if (n < 0) {
+		const struct kmt_error *e = kmt_merge_error(x->m);
+
+		fflush(stdout);
+		fprintf(stderr, PROG ": %s\n", e->msg);
+		return kmt_error_exit(e);
+	}
+	for (i = 0; i < kmt_merge_nfiles(x->m); i++) {
+		const struct kmt_file_stats *fs = kmt_file_stats(kmt_merge_file(x->m, i));
+
+		x->j->out.unknown_records += fs->unknown;
+		x->j->out.truncated_bytes += fs->truncated_bytes;
+		if (fs->truncated_bytes)
+			fprintf(stderr, PROG ": %s: ignored a partial record of %" PRIu64
+				" bytes at the end\n", kmt_file_path(kmt_merge_file(x->m, i)),
+				fs->truncated_bytes);
+	}
+	return 0;
+}
+
+/* --interval: the last table, which ends with the trace. */
+static int finish_intervals(struct run *x)
+{
+	/* The last interval ends with the trace: it is as long as the others. */
+	if (ivl_flush(x->iv, ivl_emit, &x->ie))
+		return RUN_NOMEM;
+	if (x->ie.fmt == FMT_JSON)
+		ivl_json_end(stdout);
+	if (rpt_totals(x->r)->lost)
+		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every "
+			"number is a lower bound\n", rpt_totals(x->r)->lost);
+	x->flush = true;
+	return KMT_EXIT_OK;
+}
+
+/* What the header says about the trace. */
+static void describe_trace(struct run *x)
+{
+	struct out_opts *o = &x->j->out;
+	const struct kmt_file_header *h = kmt_file_header(kmt_merge_file(x->m, 0));
+	uint64_t o1, o2;
+
+	o->trace = x->in.name;
+	o->nfiles = x->in.n;
+	o->word_bits = h->word_bits;
+	o->big_endian = kmt_file_big_endian(kmt_merge_file(x->m, 0));
+	o->page_size = h->page_size;
+	/*
+	 * Drops after a CPU's last LOST record (tracing stopped while its
+	 * buffer was full) only show in the module's overrun counter.
+	 */
+	if (!x->j->f.cpus && !x->j->f.has_time && meta_get_u64(x->meta, "overruns_start", &o1) &&
+	    meta_get_u64(x->meta, "overruns_end", &o2) && o2 >= o1 &&
+	    o2 - o1 > rpt_totals(x->r)->lost)
+		o->lost_unmarked = o2 - o1 - rpt_totals(x->r)->lost;
+	o->meta = x->meta;
+	o->ks = x->ks;
+	o->sl = x->sl;
+	o->resolver = x->j->resolver == SRCLINE_BFD ? "bfd" : "dw";
+}
+
+/* --folded: what the folded stacks leave out. */
+static void folded_notes(const struct rpt *r, const struct stacks_args *stk)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+
+	if (!rpt_has_stacks(r))
+		fprintf(stderr, PROG ": note: the trace has no stacks (trace with the module "
+			"parameter stack_depth): nothing to fold\n");
+	else if (stk->weight == FOLD_FREES && !rpt_has_free_stacks(r))
+		fprintf(stderr, PROG ": note: the trace has no stacks of frees (trace with "
+			"the module parameter stack_frees=1): nothing to fold\n");
+	else if (stk->weight == FOLD_FREES && t->no_stack_frees + t->unknown_stack_frees)
+		fprintf(stderr, PROG ": note: %" PRIu64 " frees without a stack are not in the "
+			"folded stacks (%" PRIu64 " marked, %" PRIu64 " naming a stack not in "
+			"the trace)\n", t->no_stack_frees + t->unknown_stack_frees,
+			t->no_stack_frees, t->unknown_stack_frees);
+	else if (stk->weight != FOLD_FREES && t->allocs > t->stack_allocs)
+		fprintf(stderr, PROG ": note: %" PRIu64 " events without a stack are not in the "
+			"folded stacks (%" PRIu64 " marked, %" PRIu64 " naming a stack not in "
+			"the trace)\n", t->allocs - t->stack_allocs, t->no_stack_allocs,
+			t->unknown_stack_allocs);
+}
+
+/* The summary (or folded stacks) on stdout, and the --html page. */
+static int write_report(struct run *x)
+{
+	struct report_job *j = x->j;
+	struct out_opts *o = &j->out;
+	size_t i;
+	int rc;
+
+	if (rpt_finish(x->r))
+		return RUN_NOMEM;
+	describe_trace(x);
+	if (o->fmt != FMT_TEXT && rpt_totals(x->r)->lost + o->lost_unmarked)
+		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every number is a "
+			"lower bound\n", rpt_totals(x->r)->lost + o->lost_unmarked);
+	/* CSV has no header to say it in (JSON has its "coverage"). */
+	if (o->fmt == FMT_CSV && slab_nmissed(x->slab)) {
+		fputs(PROG ": note: not seen by this trace:", stderr);
+		for (i = 0; i < slab_ncov(x->slab); i++)
+			if (slab_cov(x->slab, i)->missed)
+				fprintf(stderr, " %s", slab_cov(x->slab, i)->path);
+		fputs(" (see the text report)\n", stderr);
+	}
+	if (j->folded) {
+		folded_notes(x->r, &j->stk);
+		if (stacks_folded(stdout, x->r, o, &j->stk))
+			return RUN_NOMEM;
+	} else if (report_print(stdout, x->r, o)) {
+		return RUN_NOMEM;
+	}
+	x->flush = true;
+	if (j->html) {
+		rc = html_write_file(j->html, x->r, o, &j->life, &j->stk);
+		if (rc == -1)
+			return RUN_NOMEM;
+		if (rc) {
+			fprintf(stderr, PROG ": %s: %s\n", j->html, strerror(rc));
+			return KMT_EXIT_IO;
+		}
+	}
+	if (x->sl && *srcline_warnings(x->sl))
+		fprintf(stderr, PROG ": warning: %s", srcline_warnings(x->sl));
+	return KMT_EXIT_OK;
+}
+
+static int run_steps(struct run *x)
+{
+	struct kmt_error err = { 0 };
+	int ret;
+
+	ret = find_inputs(x);
+	if (ret)
+		return ret;
+	load_meta_syms(x);
+	ret = open_srcline(x);
+	if (ret)
+		return ret;
+	x->m = kmt_merge_open(x->in.paths, x->in.n,
+			      x->j->allow_trunc ? KMT_OPEN_ALLOW_TRUNCATED : 0, &err);
+	if (!x->m) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return kmt_error_exit(&err);
+	}
+	if (x->j->raw)
+		raw_print_legend(stdout);
+	else if ((ret = start_analysis(x)))
+		return ret;
+	ret = read_trace(x);
+	if (ret)
+		return ret;
+	if (x->j->raw) {
+		x->flush = true;
+		return KMT_EXIT_OK;
+	}
+	if (x->iv)
+		return finish_intervals(x);
+	return write_report(x);
+}
+
+int report_run(struct report_job *j)
+{
+	struct run x = { .j = j };
+	int ret = run_steps(&x);
+
+	if (ret == RUN_NOMEM) {
+		fprintf(stderr, PROG ": out of memory\n");
+		ret = KMT_EXIT_INTERNAL;
+	} else if (x.flush && (fflush(stdout) || ferror(stdout))) {
+		fprintf(stderr, PROG ": writing the report: %s\n", strerror(errno));
+		ret = KMT_EXIT_IO;
+	}
+	kmt_merge_close(x.m);
+	ivl_free(x.iv);
+	rpt_free(x.r);
+	slab_info_free(x.slab);
+	srcline_close(x.sl);
+	ksyms_free(x.ks);
+	meta_free(x.meta);
+	kmt_inputs_free(&x.in);
+	return ret;
+}

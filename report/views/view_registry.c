@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * view_registry.c - the registry of kmemtrace-report's views beyond the
+ * main tables, one line per view; apart from view.c so that the objects
+ * the unit tests link (sort keys, labels) need none of the views.
+ */
+#include <string.h>
+
+#include "views/view.h"
+#include "views/view_life.h"
+#include "views/view_pages.h"
+#include "views/view_stacks.h"
+
+const struct report_view *const report_views[] = {
+	&view_stacks,
+	&view_life,
+	&view_pages,
+	NULL
+};
+
+const struct report_view *report_view_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; report_views[i]; i++)
+		if (!strcmp(report_views[i]->name, name))
+			return report_views[i];
+	return NULL;
+}
