@@ -22,10 +22,7 @@ static uint64_t rnd_state;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 0x2545f4914f6cdd1dULL;
+	return gen_xorshift(&rnd_state);
 }
 
 static unsigned int rndn(unsigned int n)
