@@ -254,10 +254,7 @@ like "$err" "-o $T/afile: not a directory" "-o naming a file: says so"
 # SIGINT stops a trace like -t does, and exits 0.
 "$D" -q -r "$FAKE" -o "$T/sig" >/dev/null 2>"$T/err" &
 pid=$!
-for _ in $(seq 50); do
-	[ -e "$T/sig/kmemtrace.meta" ] && break
-	sleep 0.1
-done
+wait_for 50 test -e "$T/sig/kmemtrace.meta"
 sleep 0.3
 kill -INT "$pid"
 rc=0
@@ -269,10 +266,7 @@ is "$(stat -c %s "$T/sig/cpu1.out")" "$((bytes1 + 64))" "SIGINT: every record dr
 # One reader at a time; a second signal while draining only gets a note.
 "$D" -q -r "$FAKE" -o "$T/sig2" >/dev/null 2>"$T/stderr2" &
 pid=$!
-for _ in $(seq 50); do
-	[ -e "$T/sig2/kmemtrace.meta" ] && break
-	sleep 0.1
-done
+wait_for 50 test -e "$T/sig2/kmemtrace.meta"
 run "$D" -r "$FAKE" -o "$T/second"
 is "$rc" 3 "a second kmemtraced on the same module: exit 3"
 like "$err" "another kmemtraced is already draining $K" "a second kmemtraced: says why"
@@ -321,10 +315,7 @@ fi
 rm -f "$K/cpu1"
 "$D" -q -r "$FAKE" -o "$T/hot" >/dev/null 2>"$T/err" &
 pid=$!
-for _ in $(seq 50); do
-	[ -e "$T/hot/kmemtrace.meta" ] && break
-	sleep 0.1
-done
+wait_for 50 test -e "$T/hot/kmemtrace.meta"
 ok_cmd "hotplug: no cpu1.out before cpu1 exists" test ! -e "$T/hot/cpu1.out"
 tail -c +65 "$T/gen/cpu1.out" >"$T/cpu1.tmp"
 mv "$T/cpu1.tmp" "$K/cpu1"

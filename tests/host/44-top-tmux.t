@@ -110,7 +110,7 @@ done
 is "$(awk 'length > 60' <<<"$screen" | wc -l)" 0 "resized to 60 columns: the screen follows"
 like "$(tr -s ' ' <<<"$screen")" "ALLOCS BYTES FREES NET FRAG%" "resized: the columns are still there"
 tmux send-keys -t "$S" q
-for _ in $(seq 100); do [ -s "$T/rc" ] && break; sleep 0.1; done
+wait_for 100 test -s "$T/rc"
 is "$(cat "$T/rc" 2>/dev/null)" 0 "q quits, exit 0"
 tmux kill-session -t "$S" 2>/dev/null
 

@@ -21,6 +21,8 @@
 #   scratch_dir TAG [PARENT] set T to a new directory kmt-TAG.XXXXXX in PARENT (default
 #                            ${TMPDIR:-/tmp}), removed when the test exits (kept if KEEP is set)
 #   at_exit CMD              run the shell command CMD when the test exits, before T goes
+#   wait_for TENTHS CMD...   run CMD every 0.1 s until it succeeds, at most TENTHS times;
+#                            fails if it never did
 #
 # Sets BIN (the tool directory), n (tests run) and failed (tests failed).
 
@@ -119,6 +121,15 @@ require_cmds() {
 require_tools() {
 	require_built "$@"
 	require_cmds python3
+}
+
+wait_for() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		"${@:2}" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 _at_exit=
