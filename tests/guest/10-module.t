@@ -13,7 +13,7 @@ py=$KMT_TEST_DIR/records.py
 guest=$KMT_TEST_DIR/module-check.sh
 runas=$KMT_TEST_DIR/runas
 
-command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+require_cmds python3
 
 # A static helper that drops to an unprivileged uid (tests/guest/runas.c).
 build_runas "$runas"

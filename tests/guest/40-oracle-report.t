@@ -11,11 +11,10 @@ KMT_TEST_TIMEOUT=240
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+require_cmds python3
 [ -f "$KMT_TOP/tests/kmod/kmemtrace_oracle.c" ] || skip_all "the oracle module is not written yet"
 
-REPORT=$KMT_TOP/build/kmemtrace-report
-[ -x "$KMT_TOP/build/san/kmemtrace-report" ] && REPORT=$KMT_TOP/build/san/kmemtrace-report
+REPORT=$(host_tool kmemtrace-report)
 
 mkdir -p "$KMT_TEST_DIR"
 guest=$KMT_TEST_DIR/oracle-report.sh

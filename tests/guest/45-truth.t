@@ -23,7 +23,7 @@ KMT_TEST_TIMEOUT=150
 
 [ -f "$KMT_TOP/kmod/Kbuild" ] || skip_all "kmod/ not written yet"
 [ -f "$KMT_TOP/tests/kmod/kmemtrace_oracle.c" ] || skip_all "the oracle module is not written yet"
-command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+require_cmds python3
 
 mkdir -p "$KMT_TEST_DIR"
 TRUTH=$KMT_TOP/tests/guest/truth.py

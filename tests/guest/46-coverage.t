@@ -10,7 +10,7 @@ KMT_TEST_TIMEOUT=300
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$KMT_TOP/tests/kmod/Kbuild" ] || skip_all "the oracle module (tests/kmod) not written yet"
-command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+require_cmds python3
 mkdir -p "$KMT_TEST_DIR"
 REPORT=$KMT_TOP/build/kmemtrace-report
 script=$KMT_TEST_DIR/coverage.sh

@@ -47,11 +47,10 @@ export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
 
 [ -f "$KMT_TOP/kmod/Kbuild" ] || skip_all "kmod/ not written yet"
 [ -f "$KMT_TOP/tests/kmod/Kbuild" ] || skip_all "the oracle module (tests/kmod) not written yet"
-command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+require_cmds python3
 
 JUDGE=$KMT_TOP/tests/guest/stacks.py
-REPORT=$KMT_TOP/build/kmemtrace-report
-[ -x "$KMT_TOP/build/san/kmemtrace-report" ] && REPORT=$KMT_TOP/build/san/kmemtrace-report
+REPORT=$(host_tool kmemtrace-report)
 TINY=8
 TOGGLES=20
 mkdir -p "$KMT_TEST_DIR"

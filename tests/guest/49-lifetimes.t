@@ -15,10 +15,9 @@ KMT_TEST_TIMEOUT=200
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+require_cmds python3
 
-REPORT=$KMT_TOP/build/kmemtrace-report
-[ -x "$KMT_TOP/build/san/kmemtrace-report" ] && REPORT=$KMT_TOP/build/san/kmemtrace-report
+REPORT=$(host_tool kmemtrace-report)
 
 mkdir -p "$KMT_TEST_DIR"
 guest=$KMT_TEST_DIR/oracle-life.sh

@@ -19,7 +19,7 @@ export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
 
 [ -f "$KMT_TOP/kmod/Kbuild" ] || skip_all "kmod/ not written yet"
 [ -f "$KMT_TOP/tests/kmod/Kbuild" ] || skip_all "the oracle module (tests/kmod) not written yet"
-command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+require_cmds python3
 
 mkdir -p "$KMT_TEST_DIR"
 CHECK=$KMT_TOP/build/kmemtrace_check

@@ -16,7 +16,7 @@ export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
 FLAVOUR=rt-amd64
 [ -f "$KMT_TOP/kmod/Kbuild" ] || skip_all "kmod/ not written yet"
 [ -f "$KMT_TOP/tests/kmod/Kbuild" ] || skip_all "the oracle module (tests/kmod) not written yet"
-command -v python3 >/dev/null || skip_all "python3 not installed (scripts/install-deps)"
+require_cmds python3
 "$KMT_VM" --flavour "$FLAVOUR" --print-kernel >/dev/null 2>&1 ||
 	skip_all "no $FLAVOUR kernel with headers: KMT_FLAVOUR=$FLAVOUR scripts/install-deps"
 

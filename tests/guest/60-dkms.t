@@ -18,9 +18,7 @@ KMT_TEST_TIMEOUT=500
 . "$KMT_TOP/scripts/kernels.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (dkms, unshare, dpkg -i)"
-for c in dpkg-buildpackage dh dh_dkms dkms depmod; do
-	command -v "$c" >/dev/null || skip_all "$c not installed (scripts/install-deps)"
-done
+require_cmds dpkg-buildpackage dh dh_dkms dkms depmod
 
 V=$(cat "$KMT_TOP/VERSION")
 # contains TEXT FIXED DESC: like(), for a fixed string (a version or a release may hold a "+").

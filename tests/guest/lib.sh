@@ -11,6 +11,9 @@
 #   like GOT ERE DESC          pass when GOT matches the extended regex ERE
 #   diag MSG... / note_file F  comments on stderr / a file's last lines as comments
 #   skip_all REASON            plan nothing and exit (prove counts a skip)
+#   require_cmds CMD...        skip_all unless each CMD is installed (on $PATH)
+#   host_tool NAME             the host build of tool NAME: build/san/NAME (the sanitizer build)
+#                              when it is built, else build/NAME
 #   bail REASON                Bail out! (stops prove)
 #   vm NAME [kmemtrace-vm OPTION]... -- CMD...
 #                              run the guest into a fresh $VM_OUT (build/guest-tests/TEST/NAME),
@@ -125,6 +128,21 @@ like() {
 skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0
+}
+
+require_cmds() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || skip_all "$c not installed (scripts/install-deps)"
+	done
+}
+
+host_tool() {
+	if [ -x "$KMT_TOP/build/san/$1" ]; then
+		echo "$KMT_TOP/build/san/$1"
+	else
+		echo "$KMT_TOP/build/$1"
+	fi
 }
 
 bail() {

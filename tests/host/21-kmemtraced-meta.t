@@ -15,12 +15,8 @@ D=$BIN/kmemtraced
 GEN=$BIN/kmemtrace-gen
 REPORT=$BIN/kmemtrace-report
 
-if [ ! -x "$D" ] || [ ! -x "$GEN" ] || [ ! -x "$REPORT" ]; then
-	echo "1..0 # SKIP $D, $GEN or $REPORT not built (make SAN=1 tools unit-tests)"
-	exit 0
-fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-meta.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+require_tools kmemtraced kmemtrace-gen kmemtrace-report
+scratch_dir meta
 
 # A fake module of trace format 1.1 with one CPU whose buffer holds a generated trace.
 export KMEMTRACED_TEST_FAKE_DEBUGFS=1

@@ -9,13 +9,8 @@ set -u
 CHECK=$BIN/kmemtrace_check
 GEN=$BIN/kmemtrace-gen
 
-if [ ! -x "$CHECK" ] || [ ! -x "$GEN" ]; then
-	echo "1..0 # SKIP $CHECK or $GEN not built (make SAN=1 tools unit-tests)"
-	exit 0
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-check.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+require_built kmemtrace_check kmemtrace-gen
+scratch_dir check
 
 # run CMD...: sets out (stdout+stderr) and rc.
 run_merged() {	# run_merged CMD...: out = stdout and stderr together, rc

@@ -4,30 +4,21 @@
 # run ends in a verdict and exit 0 or 2, never a crash, a sanitizer report or a hang.
 set -u
 
-BIN=${KMT_BIN:-build/san}
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
 CHECK=$BIN/kmemtrace_check
 GEN=$BIN/kmemtrace-gen
 ROUNDS=${KMT_MUTATE_ROUNDS:-150}
 
-if [ ! -x "$CHECK" ] || [ ! -x "$GEN" ]; then
-	echo "1..0 # SKIP $CHECK or $GEN not built (make SAN=1 tools unit-tests)"
-	exit 0
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-mutate.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+require_built kmemtrace_check kmemtrace-gen
+scratch_dir mutate
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:exitcode=99}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:exitcode=99}
 
-n=0
-failed=0
 "$GEN" -o "$T/le" --cpus 1 --events 300 --lost-every 40 --pages >/dev/null &&
 	"$GEN" -o "$T/be" --cpus 1 --events 300 --lost-every 40 --big-endian --word-bits 32 \
 		--first-seq 4294967200 >/dev/null
-rc=$?
-n=$((n + 1))
-if [ $rc -eq 0 ]; then echo "ok $n - seed traces written"; else
-	echo "not ok $n - seed traces written"; failed=1; fi
+ok $? "seed traces written"
 
 RANDOM=4242	# the same damage every run
 bad=0
@@ -70,19 +61,15 @@ for ((i = 0; i < ROUNDS; i++)); do
 	fi
 	[ $copied -eq 1 ] && [ $rc -eq 2 ] && copy_fails=$((copy_fails + 1))
 done
-n=$((n + 1))
-if [ $bad -eq 0 ]; then echo "ok $n - $ROUNDS damaged files: exit 0 or 2 every time"; else
-	echo "not ok $n - $bad of $ROUNDS damaged files crashed, hung or exited otherwise"
-	failed=1; fi
-n=$((n + 1))
-if [ $verdicts -eq "$ROUNDS" ]; then echo "ok $n - a verdict line every time"; else
-	echo "not ok $n - verdict lines in $verdicts of $ROUNDS runs"; failed=1; fi
+[ $bad -eq 0 ]
+ok $? "$ROUNDS damaged files: exit 0 or 2 every time" \
+	"$bad of $ROUNDS damaged files crashed, hung or exited otherwise"
+[ $verdicts -eq "$ROUNDS" ]
+ok $? "a verdict line every time" "verdict lines in $verdicts of $ROUNDS runs"
 
-n=$((n + 1))
 # Damaged payload bytes cannot be told from real values, but a misplaced slot always can.
-if [ $copies -gt 0 ] && [ $copy_fails -eq $copies ]; then
-	echo "ok $n - all $copies misplaced record slots detected"
-else echo "not ok $n - $copy_fails of $copies misplaced record slots detected"; failed=1; fi
+[ $copies -gt 0 ] && [ $copy_fails -eq $copies ]
+ok $? "all $copies misplaced record slots detected" \
+	"$copy_fails of $copies misplaced record slots detected"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+done_testing

@@ -14,16 +14,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 REPORT=$BIN/kmemtrace-report
 
-if [ ! -x "$REPORT" ]; then
-	echo "1..0 # SKIP $REPORT not built (make SAN=1 tools)"
-	exit 0
-fi
-for t in cc objdump nm python3; do
-	command -v $t >/dev/null || { echo "1..0 # SKIP no $t"; exit 0; }
-done
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-dwarf.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+require_built kmemtrace-report
+require_cmds cc objdump nm python3
+scratch_dir dwarf
 mkdir -p "$T/src" "$T/trace" "$T/mods/sub"
 
 # An inline allocator wrapper in a header, as kmalloc() is in slab.h: the call site's

@@ -15,15 +15,8 @@ GEN=$BIN/kmemtrace-gen
 CHECK=$BIN/kmemtrace_check
 DOC=$(dirname "$0")/../../Documentation/report-json.md
 
-if [ ! -x "$REPORT" ] || [ ! -x "$GEN" ] || [ ! -x "$CHECK" ]; then
-	echo "1..0 # SKIP $REPORT, $GEN or $CHECK not built (make SAN=1 tools unit-tests)"
-	exit 0
-fi
-command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-coverage.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-
+require_tools kmemtrace-report kmemtrace-gen kmemtrace_check
+scratch_dir coverage
 
 flat() {	# the text with its lines joined: the header wraps at 78 columns
 	printf '%s' "$1" | tr '\n' ' ' | tr -s ' '

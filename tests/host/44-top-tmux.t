@@ -13,14 +13,11 @@ TOP=$BIN/kmemtrace-top
 REPORT=$BIN/kmemtrace-report
 GEN=$BIN/kmemtrace-gen
 
-if [ ! -x "$TOP" ] || [ ! -x "$GEN" ] || [ ! -x "$REPORT" ]; then
-	echo "1..0 # SKIP $TOP, $REPORT or $GEN not built (make SAN=1 tools unit-tests)"
-	exit 0
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-top.XXXXXX")
+require_tools kmemtrace-top kmemtrace-gen kmemtrace-report
+scratch_dir top
 S=kmt-top-$$
-trap 'tmux kill-session -t "$S" 2>/dev/null; rm -rf "$T"' EXIT
+# shellcheck disable=SC2016 # expanded when the test exits
+at_exit 'tmux kill-session -t "$S" 2>/dev/null'
 
 "$GEN" -o "$T/full" --cpus 2 --events 20000 >"$T/full.sum"
 ok $? "kmemtrace-gen wrote the trace"
@@ -113,7 +110,7 @@ done
 is "$(awk 'length > 60' <<<"$screen" | wc -l)" 0 "resized to 60 columns: the screen follows"
 like "$(tr -s ' ' <<<"$screen")" "ALLOCS BYTES FREES NET FRAG%" "resized: the columns are still there"
 tmux send-keys -t "$S" q
-for _ in $(seq 100); do [ -s "$T/rc" ] && break; sleep 0.1; done
+wait_for 100 test -s "$T/rc"
 is "$(cat "$T/rc" 2>/dev/null)" 0 "q quits, exit 0"
 tmux kill-session -t "$S" 2>/dev/null
 

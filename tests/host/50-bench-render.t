@@ -13,10 +13,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 RENDER=$TOP/scripts/bench-render
-command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-bench-render.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+require_cmds python3
+scratch_dir bench-render
 
 K=6.1.0-56-amd64
 R=$T/res

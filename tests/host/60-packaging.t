@@ -12,12 +12,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 
-for c in dpkg-buildpackage dh dh_dkms lintian; do
-	if ! command -v "$c" >/dev/null; then
-		echo "1..0 # SKIP $c not installed (scripts/install-deps)"
-		exit 0
-	fi
-done
+require_cmds dpkg-buildpackage dh dh_dkms lintian
 
 V=$(cat VERSION)
 W=$top/build/packaging-test

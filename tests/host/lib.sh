@@ -1,18 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
-# lib.sh - TAP helpers shared by the host CLI tests (tests/host/30-check.t, 40-report-cli.t,
-# 41-report-dwarf.t), which run the tools of ${KMT_BIN:-build/san} (the sanitizer build).
+# lib.sh - TAP helpers and the shared preamble of every host test (tests/host/*.t), which run
+# the tools of ${KMT_BIN:-build/san} (the sanitizer build). Source it first:
+#   . "$(dirname "$0")/lib.sh"
 #
-#   ok STATUS DESC           pass when STATUS (usually $?) is 0
+#   ok STATUS DESC [OUTPUT]  pass when STATUS (usually $?) is 0; OUTPUT, if given, is shown as
+#                            comments when it fails
+#   ok_cmd DESC CMD [ARG]... pass when CMD succeeds
 #   is GOT WANT DESC         pass when the strings are equal
 #   like TEXT FIXED DESC     pass when TEXT contains the fixed string FIXED
+#   skip REASON              one skipped test
 #   summary KEY FILE         a tally from a kmemtrace-gen summary file
 #   run CMD...               run CMD: out (stdout), err (stderr), rc; needs the test's $T
+#                            (CMD's output stays in $T/out and $T/err)
 #   jget EXPR FILE           a value of a JSON document (a Python expression on d)
 #   done_testing             print the plan (1..n); return non-zero if any test failed
-#   require_tools TOOL...    skip the whole test (plan 1..0) unless each TOOL is built in
-#                            $BIN and python3 is installed
-#   scratch_dir TAG          set T to a new temporary directory, removed when the test exits
+#   require_built TOOL...    skip the whole test (plan 1..0) unless each TOOL is built in $BIN
+#   require_cmds CMD...      skip the whole test unless each CMD is installed (on $PATH)
+#   require_tools TOOL...    require_built TOOL... and require_cmds python3
+#   scratch_dir TAG [PARENT] set T to a new directory kmt-TAG.XXXXXX in PARENT (default
+#                            ${TMPDIR:-/tmp}), removed when the test exits (kept if KEEP is set)
+#   at_exit CMD              run the shell command CMD when the test exits, before T goes
+#   wait_for TENTHS CMD...   run CMD every 0.1 s until it succeeds, at most TENTHS times;
+#                            fails if it never did
 #
 # Sets BIN (the tool directory), n (tests run) and failed (tests failed).
 
@@ -27,8 +37,21 @@ ok() {
 		echo "ok $n - $2"
 	else
 		echo "not ok $n - $2"
+		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/#   /'
 		failed=$((failed + 1))
 	fi
+}
+
+ok_cmd() {
+	local desc=$1
+	shift
+	"$@"
+	ok $? "$desc"
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n # SKIP $1"
 }
 
 is() {
@@ -75,7 +98,7 @@ jget() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$2"
 }
 
-require_tools() {
+require_built() {
 	local tool
 	for tool in "$@"; do
 		if [ ! -x "$BIN/$tool" ]; then
@@ -83,11 +106,43 @@ require_tools() {
 			exit 0
 		fi
 	done
-	command -v python3 >/dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
+}
+
+require_cmds() {
+	local c
+	for c in "$@"; do
+		if ! command -v "$c" >/dev/null; then
+			echo "1..0 # SKIP $c not installed (scripts/install-deps)"
+			exit 0
+		fi
+	done
+}
+
+require_tools() {
+	require_built "$@"
+	require_cmds python3
+}
+
+wait_for() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		"${@:2}" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+_at_exit=
+at_exit() {
+	_at_exit+="$1"$'\n'
 }
 
 scratch_dir() {
-	T=$(mktemp -d "${TMPDIR:-/tmp}/kmt-$1.XXXXXX")
-	# shellcheck disable=SC2064 # T is set now, and stays
-	trap "rm -rf '$T'" EXIT
+	T=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/kmt-$1.XXXXXX")
+	trap _scratch_exit EXIT
+}
+
+_scratch_exit() {
+	eval "$_at_exit"
+	[ -n "${KEEP:-}" ] || rm -rf "$T"
 }

@@ -702,6 +702,14 @@ int gen_patch_file(const char *path, uint64_t offset, const void *buf, size_t le
 	return 0;
 }
 
+uint64_t gen_xorshift(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
 char *gen_mkdtemp(const char *tag)
 {
 	const char *tmp = getenv("TMPDIR");

@@ -158,6 +158,12 @@ int gen_write_file(const char *path, const void *buf, size_t len);
 int gen_patch_file(const char *path, uint64_t offset, const void *buf, size_t len);
 
 /*
+ * xorshift64*: the next number of the sequence *state (not 0) seeds, the
+ * same on every machine.
+ */
+uint64_t gen_xorshift(uint64_t *state);
+
+/*
  * A fresh directory for a test's files under $TMPDIR (or /tmp), malloc'ed;
  * NULL on error. gen_rm_rf() removes it and everything in it.
  */

@@ -244,10 +244,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return gen_xorshift(&rng_state);
 }
 
 static uint64_t below(uint64_t n)

@@ -2,9 +2,12 @@
 # tests/unit/lib.mk - the trace generator (library and CLI) and the format's unit tests.
 
 GEN_OBJS := $(OBJDIR)/tests/unit/gen.o
+# What the tests share besides the generator (tests/unit/testlib.h).
+TESTLIB_OBJS := $(OBJDIR)/tests/unit/testlib.o
 KMT_GEN := $(BUILD)/kmemtrace-gen
 
-# Test binaries: tests/unit/test_NAME.c -> $(BUILD)/tests/test_NAME.t, linked with the generator.
+# Test binaries: tests/unit/test_NAME.c -> $(BUILD)/tests/test_NAME.t, linked with the generator
+# and the test library.
 KMT_UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 KMT_UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(KMT_UNIT_SRCS))
 UNIT_TESTS += $(KMT_UNIT_TESTS) $(KMT_GEN)
@@ -16,6 +19,7 @@ $(KMT_GEN): $(OBJDIR)/tests/unit/kmemtrace-gen.o $(GEN_OBJS) $(LIBKMT)
 	$(CC) $(KMT_LDFLAGS) -o $@ $^
 
 # The library again at the end: report/*.o added to some tests' prerequisites use it too.
-$(KMT_UNIT_TESTS): $(BUILD)/tests/%.t: $(OBJDIR)/tests/unit/%.o $(GEN_OBJS) $(LIBKMT)
+$(KMT_UNIT_TESTS): $(BUILD)/tests/%.t: $(OBJDIR)/tests/unit/%.o $(TESTLIB_OBJS) $(GEN_OBJS) \
+		$(LIBKMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_LDFLAGS) -o $@ $^ $(LIBKMT)

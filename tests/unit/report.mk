@@ -7,14 +7,16 @@ REPORT_UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(REPORT_UNIT_
 
 $(OBJDIR)/tests/unit/test_report%.o: KMT_CFLAGS += -Itests -Itests/unit
 
-# tests/unit/lib.mk links every test_*.c with the generator and the reader library;
-# these also need the analysis objects. Should lib.mk stop listing them, link them here.
+# tests/unit/lib.mk links every test_*.c with the generator, the test library and the reader
+# library; these also need the analysis objects and test_analyse() (tests/unit/testlib_report.c).
+# Should lib.mk stop listing them, link them here.
+TESTLIB_REPORT_OBJS := $(OBJDIR)/tests/unit/testlib_report.o
 ifeq ($(filter $(REPORT_UNIT_TESTS),$(KMT_UNIT_TESTS)),)
 UNIT_TESTS += $(REPORT_UNIT_TESTS)
 $(REPORT_UNIT_TESTS): $(BUILD)/tests/%.t: $(OBJDIR)/tests/unit/%.o $(REPORT_CORE_OBJS) \
-		$(OBJDIR)/tests/unit/gen.o $(LIBKMT)
+		$(TESTLIB_REPORT_OBJS) $(TESTLIB_OBJS) $(OBJDIR)/tests/unit/gen.o $(LIBKMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_LDFLAGS) -o $@ $^
 else
-$(REPORT_UNIT_TESTS): $(REPORT_CORE_OBJS)
+$(REPORT_UNIT_TESTS): $(REPORT_CORE_OBJS) $(TESTLIB_REPORT_OBJS)
 endif

@@ -16,41 +16,9 @@
 #include "kmt_reader.h"
 #include "kmt_writer.h"
 #include "tap.h"
-
-static char *top;
+#include "testlib.h"
 
 /* DIR/NAME under the test's directory, in a static buffer per slot. */
-static const char *tpath(const char *name)
-{
-	static char buf[4][4096];
-	static int slot;
-	char *p = buf[slot++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", top, name);
-	return p;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0) {
-		rewind(fp);
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)n;
-	}
-	fclose(fp);
-	return buf;
-}
-
 static uint64_t be_u64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -190,7 +158,7 @@ static void test_round_trip(int big_endian, unsigned int word_bits)
 	snprintf(label, sizeof(label), "%s-endian %u-bit", big_endian ? "big" : "little",
 		 word_bits);
 	n = build_all_types(want, 1, word_bits);
-	g = gen_open(tpath(sub), 2, &o);
+	g = gen_open(test_path(sub), 2, &o);
 	if (!ok(g, "%s: generator opened", label))
 		return;
 	for (i = 0; i < n; i++)
@@ -198,7 +166,7 @@ static void test_round_trip(int big_endian, unsigned int word_bits)
 	ok(gen_close(g) == 0, "%s: written", label);
 
 	snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "/cpu1.out");
-	raw = (uint8_t *)slurp(tpath(sub), &len);
+	raw = (uint8_t *)test_read_file(test_path(sub), &len);
 	if (!ok(raw, "%s: file read back raw", label))
 		return;
 	is_u64(len, KMT_RECORD_SIZE * (n + 1), "%s: file size is header + %zu slots", label, n);
@@ -217,7 +185,7 @@ static void test_round_trip(int big_endian, unsigned int word_bits)
 	   "%s: cache name bytes not swapped", label);
 	free(raw);
 
-	f = kmt_file_open(tpath(sub), 0, &err);
+	f = kmt_file_open(test_path(sub), 0, &err);
 	if (!ok(f, "%s: opened", label)) {
 		diag("%s", err.msg);
 		return;
@@ -312,7 +280,7 @@ static void test_unknown_types(void)
 	uint64_t bad_off;
 	int n = 0, rc;
 
-	g = gen_open(tpath("unknown"), 1, &o);
+	g = gen_open(test_path("unknown"), 1, &o);
 	if (!ok(g, "unknown: generator opened"))
 		return;
 	gen_kmalloc(g, 0, 100, 0x1000, 0x2000, 8, 8, -1, 1);		/* seq 10 */
@@ -332,7 +300,7 @@ static void test_unknown_types(void)
 	gen_kfree(g, 0, 102, 0x1004, 0x2000, 1);			/* seq 15 */
 	gen_close(g);
 
-	f = kmt_file_open(tpath("unknown/cpu0.out"), 0, &err);
+	f = kmt_file_open(test_path("unknown/cpu0.out"), 0, &err);
 	if (!ok(f, "unknown: opened"))
 		return;
 	while ((rc = kmt_file_next(f, &got)) > 0)
@@ -359,7 +327,7 @@ static void test_lost_and_wrap(void)
 	struct gen *g;
 	int rc;
 
-	g = gen_open(tpath("wrap"), 1, &o);
+	g = gen_open(test_path("wrap"), 1, &o);
 	if (!ok(g, "wrap: generator opened"))
 		return;
 	gen_lost(g, 0, 10, 2);		/* first record: a marker, fixes expected */
@@ -377,7 +345,7 @@ static void test_lost_and_wrap(void)
 	is_u64(seqs[0], 0, "wrap: first event seq wrapped to 0 after 2 lost");
 	is_u64(seqs[2], 7, "wrap: 5 lost advance seq to 7");
 
-	f = kmt_file_open(tpath("wrap/cpu0.out"), 0, &err);
+	f = kmt_file_open(test_path("wrap/cpu0.out"), 0, &err);
 	if (!ok(f, "wrap: opened"))
 		return;
 	i = 0;
@@ -405,7 +373,7 @@ static const char *write_header(const char *name, int big_endian, size_t off, co
 	struct kmt_file_header h;
 	uint8_t raw[2 * KMT_RECORD_SIZE];
 	union kmt_rec r;
-	const char *p = tpath(name);
+	const char *p = test_path(name);
 
 	kmt_header_init(&h, cpu, 64, 4096, 1, 2);
 	kmt_header_encode(raw, &h, big_endian);
@@ -464,7 +432,7 @@ static void test_header_rejects(void)
 	uint32_t u32;
 	const char *p;
 
-	p = tpath("empty.out");
+	p = test_path("empty.out");
 	gen_write_file(p, "", 0);
 	expect_reject(p, 0, KMT_ERR_DATA, 0, "empty file, not a kmemtrace file", "empty file");
 
@@ -474,13 +442,13 @@ static void test_header_rejects(void)
 	expect_reject(p, 0, KMT_ERR_DATA, 0,
 		      "file too short for a kmemtrace header (10 bytes, need 64)", "short file");
 
-	p = tpath("text.out");
+	p = test_path("text.out");
 	gen_write_file(p, "hello\n", 6);
 	expect_reject(p, 0, KMT_ERR_DATA, 0,
 		      "not a kmemtrace file (magic bytes 68 65 6c 6c, expected 4b 4d 54 52 or 52 54 4d 4b)",
 		      "short text file");
 	memset(junk, 'x', sizeof(junk));
-	p = tpath("junk.out");
+	p = test_path("junk.out");
 	gen_write_file(p, junk, sizeof(junk));
 	expect_reject(p, 0, KMT_ERR_DATA, 0,
 		      "not a kmemtrace file (magic bytes 78 78 78 78, expected 4b 4d 54 52 or 52 54 4d 4b)",
@@ -555,10 +523,10 @@ static void test_header_rejects(void)
 	p = write_header("trace-of-cpu3.bin", 0, 0, NULL, 0, 0);
 	expect_accept(p, 0, "other file names are not checked");
 
-	p = tpath("missing.out");
+	p = test_path("missing.out");
 	expect_reject(p, 0, KMT_ERR_IO, UINT64_MAX, "cannot open: No such file or directory",
 		      "missing file");
-	p = tpath("adir.out");
+	p = test_path("adir.out");
 	mkdir(p, 0755);
 	expect_reject(p, 0, KMT_ERR_IO, UINT64_MAX, "is a directory, not a trace file",
 		      "a directory");
@@ -686,7 +654,7 @@ static void test_record_rejects(void)
 		int n = 0, rc;
 
 		snprintf(sub, sizeof(sub), "bad%zu", i);
-		g = gen_open(tpath(sub), 1, &o);
+		g = gen_open(test_path(sub), 1, &o);
 		if (!ok(g, "%s: generator opened", c->label))
 			continue;
 		gen_cache_desc(g, 0, 100, 0xc2000000, 8, 8, "c");
@@ -700,14 +668,14 @@ static void test_record_rejects(void)
 		gen_close(g);
 
 		snprintf(sub, sizeof(sub), "bad%zu/cpu0.out", i);
-		f = kmt_file_open(tpath(sub), 0, &err);
+		f = kmt_file_open(test_path(sub), 0, &err);
 		if (!ok(f, "%s: header accepted", c->label)) {
 			diag("%s", err.msg);
 			continue;
 		}
 		while ((rc = kmt_file_next(f, &r)) > 0)
 			n++;
-		snprintf(want, sizeof(want), "%s: offset %llu: %s", tpath(sub),
+		snprintf(want, sizeof(want), "%s: offset %llu: %s", test_path(sub),
 			 (unsigned long long)bad_off, c->msg);
 		is_u64((uint64_t)n, 3, "%s: the 3 good records come first", c->label);
 		ok(rc < 0, "%s: then an error", c->label);
@@ -734,7 +702,7 @@ static void test_truncated_tail(void)
 	struct gen *g;
 	int n = 0, rc;
 
-	g = gen_open(tpath("trunc"), 1, NULL);
+	g = gen_open(test_path("trunc"), 1, NULL);
 	if (!ok(g, "truncated: generator opened"))
 		return;
 	gen_kmalloc(g, 0, 100, 0x1000, 0x2000, 8, 8, -1, 1);
@@ -745,7 +713,7 @@ static void test_truncated_tail(void)
 	gen_raw_bytes(g, 0, part, sizeof(part));
 	gen_close(g);
 
-	f = kmt_file_open(tpath("trunc/cpu0.out"), KMT_OPEN_ALLOW_TRUNCATED, &err);
+	f = kmt_file_open(test_path("trunc/cpu0.out"), KMT_OPEN_ALLOW_TRUNCATED, &err);
 	if (!ok(f, "truncated: opened with ALLOW_TRUNCATED"))
 		return;
 	while ((rc = kmt_file_next(f, &r)) > 0)
@@ -757,7 +725,7 @@ static void test_truncated_tail(void)
 	       "truncated: file bytes include the tail");
 	kmt_file_close(f);
 
-	f = kmt_file_open(tpath("trunc/cpu0.out"), 0, &err);
+	f = kmt_file_open(test_path("trunc/cpu0.out"), 0, &err);
 	if (!ok(f, "truncated: opened without the flag"))
 		return;
 	n = 0;
@@ -781,7 +749,7 @@ static void test_big_file(void)
 	struct gen *g;
 	int rc;
 
-	g = gen_open(tpath("big"), 1, &o);
+	g = gen_open(test_path("big"), 1, &o);
 	if (!ok(g, "big: generator opened"))
 		return;
 	/* An odd-sized first write shifts later slots off the buffer boundary... */
@@ -789,7 +757,7 @@ static void test_big_file(void)
 		gen_kmalloc(g, 0, 1000 + i, 0xffffffff81000000ULL + i, 0xffff888000000000ULL + 64 * i,
 			    (uint32_t)i, (uint32_t)i + 8, -1, (uint32_t)i);
 	gen_close(g);
-	f = kmt_file_open(tpath("big/cpu0.out"), 0, &err);
+	f = kmt_file_open(test_path("big/cpu0.out"), 0, &err);
 	if (!ok(f, "big: opened"))
 		return;
 	while ((rc = kmt_file_next(f, &r)) > 0) {
@@ -821,8 +789,7 @@ static void test_exit_codes(void)
 
 int main(void)
 {
-	top = gen_mkdtemp("format");
-	if (!ok(top, "temporary directory"))
+	if (!ok(test_dir_make("format"), "temporary directory"))
 		return done_testing();
 	test_encode_bytes();
 	test_round_trip(0, 64);
@@ -836,7 +803,6 @@ int main(void)
 	test_truncated_tail();
 	test_big_file();
 	test_exit_codes();
-	ok(gen_rm_rf(top) == 0, "temporary directory removed");
-	free(top);
+	ok(test_dir_remove() == 0, "temporary directory removed");
 	return done_testing();
 }

@@ -12,6 +12,7 @@
 #include "gen.h"
 #include "kmt_reader.h"
 #include "tap.h"
+#include "testlib.h"
 
 #define S1	0xffffffff81001000ULL
 #define S2	0xffffffff81002000ULL
@@ -29,7 +30,7 @@ int main(void)
 {
 	const struct gen_totals *t;
 	const struct gen_callsite *s;
-	char *top = gen_mkdtemp("gen");
+	char *top = test_dir_make("gen");
 	struct gen_opts o = { .page_size = 4096 };
 	uint64_t by_type[KMT_REC_TYPE_MAX + 1] = { 0 }, records = 0;
 	struct kmt_error err;
@@ -122,7 +123,6 @@ int main(void)
 		       kmt_rec_type_name(cpu));
 
 	ok(gen_close(g) == 0, "closed");
-	ok(gen_rm_rf(top) == 0, "temporary directory removed");
-	free(top);
+	ok(test_dir_remove() == 0, "temporary directory removed");
 	return done_testing();
 }

@@ -16,18 +16,7 @@
 #include "kmt_reader.h"
 #include "kmt_writer.h"
 #include "tap.h"
-
-static char *top;
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][4096];
-	static int slot;
-	char *p = buf[slot++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", top, name);
-	return p;
-}
+#include "testlib.h"
 
 /* Equal timestamps across CPUs: CPU breaks the tie, then seq within a CPU. */
 static void test_equal_timestamps(void)
@@ -46,7 +35,7 @@ static void test_equal_timestamps(void)
 		{ 100, 2, 1 }, { 200, 0, 2 }, { 200, 1, 2 }, { 200, 2, 2 },
 	};
 
-	g = gen_open(tpath("equal"), 3, NULL);
+	g = gen_open(test_path("equal"), 3, NULL);
 	if (!ok(g, "equal: generator opened"))
 		return;
 	for (cpu = 0; cpu < 3; cpu++) {
@@ -57,9 +46,9 @@ static void test_equal_timestamps(void)
 	gen_close(g);
 
 	/* Given in reverse, so path order cannot pass for merge order. */
-	paths[0] = strdup(tpath("equal/cpu2.out"));
-	paths[1] = strdup(tpath("equal/cpu1.out"));
-	paths[2] = strdup(tpath("equal/cpu0.out"));
+	paths[0] = strdup(test_path("equal/cpu2.out"));
+	paths[1] = strdup(test_path("equal/cpu1.out"));
+	paths[2] = strdup(test_path("equal/cpu0.out"));
 	m = kmt_merge_open(paths, 3, 0, &err);
 	if (!ok(m, "equal: merge opened")) {
 		diag("%s", err.msg);
@@ -105,7 +94,7 @@ static void test_random_merge(void)
 	uint64_t rng = 12345;
 	int rc;
 
-	g = gen_open(tpath("random"), ncpus, NULL);
+	g = gen_open(test_path("random"), ncpus, NULL);
 	if (!ok(g, "random: generator opened"))
 		return;
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -121,7 +110,7 @@ static void test_random_merge(void)
 	}
 	gen_close(g);
 
-	m = kmt_merge_open_dir(tpath("random"), 0, &err);
+	m = kmt_merge_open_dir(test_path("random"), 0, &err);
 	if (!ok(m, "random: merge of the directory opened")) {
 		diag("%s", err.msg);
 		return;
@@ -161,36 +150,37 @@ static void test_find_files(void)
 	char sub[64];
 	size_t n, i;
 
-	mkdir(tpath("find"), 0755);
+	mkdir(test_path("find"), 0755);
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(sub, sizeof(sub), "find/%s", names[i]);
-		touch(tpath(sub));
+		touch(test_path(sub));
 	}
-	if (!ok(kmt_find_cpu_files(tpath("find"), &paths, &n, &err) == 0, "find: listed")) {
+	if (!ok(kmt_find_cpu_files(test_path("find"), &paths, &n, &err) == 0, "find: listed")) {
 		diag("%s", err.msg);
 		return;
 	}
 	if (is_u64(n, 4, "find: only the 4 cpuN.out files")) {
-		is_str(paths[0], tpath("find/cpu0.out"), "find: cpu0 first");
-		is_str(paths[1], tpath("find/cpu1.out"), "find: cpu1 second");
-		is_str(paths[2], tpath("find/cpu2.out"), "find: cpu2 third");
-		is_str(paths[3], tpath("find/cpu10.out"), "find: cpu10 last (numeric order)");
+		is_str(paths[0], test_path("find/cpu0.out"), "find: cpu0 first");
+		is_str(paths[1], test_path("find/cpu1.out"), "find: cpu1 second");
+		is_str(paths[2], test_path("find/cpu2.out"), "find: cpu2 third");
+		is_str(paths[3], test_path("find/cpu10.out"), "find: cpu10 last (numeric order)");
 	}
 	kmt_free_paths(paths, n);
 
-	mkdir(tpath("emptydir"), 0755);
-	touch(tpath("emptydir/kmemtrace.meta"));
-	ok(kmt_find_cpu_files(tpath("emptydir"), &paths, &n, &err) < 0, "find: empty dir fails");
+	mkdir(test_path("emptydir"), 0755);
+	touch(test_path("emptydir/kmemtrace.meta"));
+	ok(kmt_find_cpu_files(test_path("emptydir"), &paths, &n, &err) < 0,
+	   "find: empty dir fails");
 	is_u64(err.cls, KMT_ERR_DATA, "find: empty dir is bad data");
 	snprintf(sub, sizeof(sub), "%s", "no cpu*.out files");
 	{
 		char want[4200];
 
-		snprintf(want, sizeof(want), "%s: %s", tpath("emptydir"), sub);
+		snprintf(want, sizeof(want), "%s: %s", test_path("emptydir"), sub);
 		is_str(err.msg, want, "find: empty dir message names the directory");
 	}
-	ok(kmt_merge_open_dir(tpath("emptydir"), 0, &err) == NULL, "merge: empty dir fails");
-	ok(kmt_find_cpu_files(tpath("nodir"), &paths, &n, &err) < 0, "find: missing dir fails");
+	ok(kmt_merge_open_dir(test_path("emptydir"), 0, &err) == NULL, "merge: empty dir fails");
+	ok(kmt_find_cpu_files(test_path("nodir"), &paths, &n, &err) < 0, "find: missing dir fails");
 	is_u64(err.cls, KMT_ERR_IO, "find: missing dir is an I/O error");
 	is_u64((uint64_t)kmt_error_exit(&err), KMT_EXIT_IO, "find: exit code 3");
 }
@@ -216,33 +206,33 @@ static void test_unmergeable(void)
 	const uint8_t major_le[2] = { 2, 0 };	/* the generator writes little-endian */
 	struct gen *g;
 
-	g = gen_open(tpath("a"), 2, NULL);
+	g = gen_open(test_path("a"), 2, NULL);
 	gen_kmalloc(g, 0, 1, 0x1000, 0x2000, 8, 8, -1, 1);
 	gen_kmalloc(g, 1, 1, 0x1000, 0x3000, 8, 8, -1, 1);
 	gen_close(g);
-	g = gen_open(tpath("b"), 1, NULL);
+	g = gen_open(test_path("b"), 1, NULL);
 	gen_kmalloc(g, 0, 1, 0x1000, 0x4000, 8, 8, -1, 1);
 	gen_close(g);
-	g = gen_open(tpath("c32"), 2, &o32);
+	g = gen_open(test_path("c32"), 2, &o32);
 	gen_close(g);
 
-	paths[0] = strdup(tpath("a/cpu0.out"));
-	paths[1] = strdup(tpath("b/cpu0.out"));
+	paths[0] = strdup(test_path("a/cpu0.out"));
+	paths[1] = strdup(test_path("b/cpu0.out"));
 	snprintf(want, sizeof(want), "%s: offset 12: CPU 0 again (also in %s)", paths[1],
 		 paths[0]);
 	expect_merge_reject(paths, 2, want, "same CPU twice");
 	free(paths[1]);
 
-	paths[1] = strdup(tpath("c32/cpu1.out"));
+	paths[1] = strdup(test_path("c32/cpu1.out"));
 	snprintf(want, sizeof(want),
 		 "%s: offset 15: not from the same trace as %s (byte order 1/1, word bits 32/64, page size 4096/4096)",
 		 paths[1], paths[0]);
 	expect_merge_reject(paths, 2, want, "32-bit and 64-bit files");
 	free(paths[1]);
 
-	if (gen_patch_file(tpath("a/cpu1.out"), 4, major_le, 2) < 0)
+	if (gen_patch_file(test_path("a/cpu1.out"), 4, major_le, 2) < 0)
 		diag("patch: %s", strerror(errno));
-	paths[1] = strdup(tpath("a/cpu1.out"));
+	paths[1] = strdup(test_path("a/cpu1.out"));
 	snprintf(want, sizeof(want), "%s: offset 4: mixed ABI versions: 2.%u here, 1.%u in %s",
 		 paths[1], KMT_ABI_MINOR, KMT_ABI_MINOR, paths[0]);
 	expect_merge_reject(paths, 2, want, "mixed ABI majors");
@@ -264,7 +254,7 @@ static void test_error_mid_merge(void)
 	char want[4200];
 	int rc, i;
 
-	g = gen_open(tpath("mid"), 2, NULL);
+	g = gen_open(test_path("mid"), 2, NULL);
 	if (!ok(g, "mid: generator opened"))
 		return;
 	for (i = 0; i < 10; i++)
@@ -276,7 +266,7 @@ static void test_error_mid_merge(void)
 	gen_kmalloc(g, 1, 55, 0x1000, 0x9400, 8, 8, -1, 1);
 	gen_close(g);
 
-	m = kmt_merge_open_dir(tpath("mid"), 0, &err);
+	m = kmt_merge_open_dir(test_path("mid"), 0, &err);
 	if (!ok(m, "mid: opened")) {
 		diag("%s", err.msg);
 		return;
@@ -291,7 +281,7 @@ static void test_error_mid_merge(void)
 	is_u64(n, 5 + 5, "mid: the records in time order up to the last good one");
 	snprintf(want, sizeof(want),
 		 "%s: offset %llu: seq 100 where 5 expected and no lost-records marker",
-		 tpath("mid/cpu1.out"), (unsigned long long)bad_off);
+		 test_path("mid/cpu1.out"), (unsigned long long)bad_off);
 	is_str(kmt_merge_error(m)->msg, want, "mid: the failing file's message");
 	ok(kmt_merge_next(m, &r, NULL) < 0, "mid: the error sticks");
 	kmt_merge_close(m);
@@ -308,14 +298,14 @@ static void test_merge_truncated(void)
 	uint64_t n = 0;
 	int rc;
 
-	g = gen_open(tpath("mtrunc"), 2, NULL);
+	g = gen_open(test_path("mtrunc"), 2, NULL);
 	if (!ok(g, "merge truncated: generator opened"))
 		return;
 	gen_kmalloc(g, 0, 1, 0x1000, 0x2000, 8, 8, -1, 1);
 	gen_kmalloc(g, 1, 2, 0x1000, 0x3000, 8, 8, -1, 1);
 	gen_raw_bytes(g, 1, part, sizeof(part));
 	gen_close(g);
-	m = kmt_merge_open_dir(tpath("mtrunc"), KMT_OPEN_ALLOW_TRUNCATED, &err);
+	m = kmt_merge_open_dir(test_path("mtrunc"), KMT_OPEN_ALLOW_TRUNCATED, &err);
 	if (!ok(m, "merge truncated: opened")) {
 		diag("%s", err.msg);
 		return;
@@ -327,7 +317,7 @@ static void test_merge_truncated(void)
 	is_u64(kmt_file_stats(kmt_merge_file(m, 1))->truncated_bytes, sizeof(part),
 	       "merge truncated: tail reported on cpu1");
 	kmt_merge_close(m);
-	m = kmt_merge_open_dir(tpath("mtrunc"), 0, &err);
+	m = kmt_merge_open_dir(test_path("mtrunc"), 0, &err);
 	if (!ok(m, "merge truncated strict: opened")) {
 		diag("%s", err.msg);
 		return;
@@ -718,14 +708,14 @@ static void test_batches(void)
 
 	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		snprintf(dir, sizeof(dir), "batch%zu", c);
-		if (!ok(gen_mix(tpath(dir), &cases[c].x, 7 + c, &tot) == 0, "%s: generated",
+		if (!ok(gen_mix(test_path(dir), &cases[c].x, 7 + c, &tot) == 0, "%s: generated",
 			cases[c].label))
 			continue;
 		/* Most records of a clean trace, a good part of a corrupt one. */
 		min = cases[c].x.ncpus * (uint64_t)cases[c].x.per_cpu * 9 / 10;
 		if (cases[c].want_rc)
 			min = 1000;
-		check_batches(cases[c].label, tpath(dir), 0, min, cases[c].want_rc, &tot);
+		check_batches(cases[c].label, test_path(dir), 0, min, cases[c].want_rc, &tot);
 	}
 }
 
@@ -737,17 +727,17 @@ static void test_batch_truncated(void)
 	uint8_t part[40];
 	FILE *fp;
 
-	if (!ok(gen_mix(tpath("btrunc"), &x, 99, &tot) == 0, "batch truncated: generated"))
+	if (!ok(gen_mix(test_path("btrunc"), &x, 99, &tot) == 0, "batch truncated: generated"))
 		return;
 	memset(part, 0x5a, sizeof(part));
 	part[0] = KMT_REC_KMALLOC;
-	fp = fopen(tpath("btrunc/cpu1.out"), "ab");
+	fp = fopen(test_path("btrunc/cpu1.out"), "ab");
 	ok(fp && fwrite(part, sizeof(part), 1, fp) == 1, "batch truncated: tail appended");
 	if (fp)
 		fclose(fp);
-	check_batches("truncated, allowed", tpath("btrunc"), KMT_OPEN_ALLOW_TRUNCATED, 20000, 0,
+	check_batches("truncated, allowed", test_path("btrunc"), KMT_OPEN_ALLOW_TRUNCATED, 20000, 0,
 		      &tot);
-	check_batches("truncated, strict", tpath("btrunc"), 0, 20000, -1, NULL);
+	check_batches("truncated, strict", test_path("btrunc"), 0, 20000, -1, NULL);
 }
 
 /* max 0 is a caller's error that does not stop the merge. */
@@ -755,7 +745,7 @@ static void test_batch_zero(void)
 {
 	const union kmt_rec *recs[4];
 	struct kmt_error err;
-	struct kmt_merge *m = kmt_merge_open_dir(tpath("batch0"), 0, &err);
+	struct kmt_merge *m = kmt_merge_open_dir(test_path("batch0"), 0, &err);
 
 	if (!ok(m, "batch of 0: opened")) {
 		diag("%s", err.msg);
@@ -770,8 +760,7 @@ static void test_batch_zero(void)
 
 int main(void)
 {
-	top = gen_mkdtemp("merge");
-	if (!ok(top, "temporary directory"))
+	if (!ok(test_dir_make("merge"), "temporary directory"))
 		return done_testing();
 	test_equal_timestamps();
 	test_random_merge();
@@ -782,7 +771,6 @@ int main(void)
 	test_batches();
 	test_batch_truncated();
 	test_batch_zero();
-	ok(gen_rm_rf(top) == 0, "temporary directory removed");
-	free(top);
+	ok(test_dir_remove() == 0, "temporary directory removed");
 	return done_testing();
 }

@@ -15,63 +15,14 @@
 #include "kmt_reader.h"
 #include "core/report_core.h"
 #include "tap.h"
-
-static char *top;
-
-static const char *tdir(const char *name)
-{
-	static char buf[4][4096];
-	static int slot;
-	char *p = buf[slot++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", top, name);
-	return p;
-}
-
-/* Reads a trace directory through the merge into a finished analysis. */
-static struct rpt *analyse(const char *dir, const struct rpt_filter *f, unsigned int flags)
-{
-	struct kmt_error err;
-	struct kmt_merge *m = kmt_merge_open_dir(dir, 0, &err);
-	struct rpt *r;
-	union kmt_rec rec;
-	int rc;
-
-	if (!m) {
-		diag("%s", err.msg);
-		return NULL;
-	}
-	r = rpt_new(f, flags);
-	if (!r) {
-		kmt_merge_close(m);
-		return NULL;
-	}
-	while ((rc = kmt_merge_next(m, &rec, NULL)) == 1) {
-		if (rpt_feed(r, &rec)) {
-			diag("rpt_feed: out of memory");
-			rc = -2;
-			break;
-		}
-	}
-	if (rc == -1)
-		diag("%s", kmt_merge_error(m)->msg);
-	kmt_merge_close(m);
-	if (rc != 0 || rpt_finish(r)) {
-		rpt_free(r);
-		return NULL;
-	}
-	return r;
-}
+#include "testlib.h"
 
 /* xorshift64*: the same sequence on every machine. */
 static uint64_t rnd_state;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 0x2545f4914f6cdd1dULL;
+	return gen_xorshift(&rnd_state);
 }
 
 static unsigned int rndn(unsigned int n)
@@ -238,10 +189,10 @@ static void test_workload_all_formats(void)
 		struct gen *g = NULL;
 		struct rpt *r;
 
-		if (!ok(workload(tdir(fmts[i].name), &o, 20000, 42, &g) == 0 && gen_flush(g) == 0,
-			"%s: workload written", fmts[i].name))
+		if (!ok(workload(test_path(fmts[i].name), &o, 20000, 42, &g) == 0 &&
+			gen_flush(g) == 0, "%s: workload written", fmts[i].name))
 			continue;
-		r = analyse(tdir(fmts[i].name), NULL, 0);
+		r = test_analyse(test_path(fmts[i].name), NULL, 0);
 		if (ok(r != NULL, "%s: analysed", fmts[i].name)) {
 			const struct rpt_totals *t = rpt_totals(r);
 
@@ -296,7 +247,7 @@ static const struct rpt_error *find_error(const struct rpt *r, enum rpt_err_kind
 static void test_errors(void)
 {
 	const unsigned int n_kfree_cache = 3, n_cfree_kmalloc = 2;
-	struct gen *g = gen_open(tdir("errors"), 2, NULL);
+	struct gen *g = gen_open(test_path("errors"), 2, NULL);
 	const struct rpt_error *e;
 	uint64_t t = 100;
 	struct rpt *r;
@@ -328,7 +279,7 @@ static void test_errors(void)
 	w |= gen_cache_free(g, 0, t++, S_K, P(50), CX, 1);
 	if (!ok(w == 0 && gen_flush(g) == 0, "errors: trace written"))
 		return;
-	r = analyse(tdir("errors"), NULL, 0);
+	r = test_analyse(test_path("errors"), NULL, 0);
 	if (!ok(r != NULL, "errors: analysed")) {
 		gen_close(g);
 		return;
@@ -367,7 +318,7 @@ static void test_errors(void)
 	rpt_free(r);
 
 	/* A kernel whose kfree() takes kmem_cache objects (6.4+): counted, no error. */
-	r = analyse(tdir("errors"), NULL, RPT_KFREE_TAKES_CACHE_OBJS);
+	r = test_analyse(test_path("errors"), NULL, RPT_KFREE_TAKES_CACHE_OBJS);
 	if (ok(r != NULL, "errors, kfree() taking cache objects: analysed")) {
 		ok(!find_error(r, RPT_ERR_KFREE_OF_CACHE_OBJ),
 		   "errors, kfree() taking cache objects: no kfree_of_cache_object");
@@ -385,7 +336,7 @@ static void test_errors(void)
 
 static void test_outstanding_age_frag(void)
 {
-	struct gen *g = gen_open(tdir("age"), 1, NULL);
+	struct gen *g = gen_open(test_path("age"), 1, NULL);
 	const struct rpt_site *s;
 	struct rpt *r;
 	int w = 0;
@@ -402,7 +353,7 @@ static void test_outstanding_age_frag(void)
 	w |= gen_kfree(g, 0, 10000, S2, P(99), 1);
 	if (!ok(w == 0 && gen_flush(g) == 0, "age: trace written"))
 		return;
-	r = analyse(tdir("age"), NULL, 0);
+	r = test_analyse(test_path("age"), NULL, 0);
 	if (!ok(r != NULL, "age: analysed")) {
 		gen_close(g);
 		return;
@@ -432,7 +383,7 @@ static void test_outstanding_age_frag(void)
 
 static void test_pages_apart(void)
 {
-	struct gen *g = gen_open(tdir("pages"), 1, NULL);
+	struct gen *g = gen_open(test_path("pages"), 1, NULL);
 	const struct rpt_totals *t;
 	struct rpt *r;
 	int w = 0;
@@ -448,7 +399,7 @@ static void test_pages_apart(void)
 	w |= gen_page_free(g, 0, 600, S1, 0x77770, 0, 1);
 	if (!ok(w == 0 && gen_flush(g) == 0, "pages: trace written"))
 		return;
-	r = analyse(tdir("pages"), NULL, 0);
+	r = test_analyse(test_path("pages"), NULL, 0);
 	if (!ok(r != NULL, "pages: analysed")) {
 		gen_close(g);
 		return;
@@ -469,7 +420,7 @@ static void test_pages_apart(void)
 
 static void test_lost_and_cross_node(void)
 {
-	struct gen *g = gen_open(tdir("lost"), 2, NULL);
+	struct gen *g = gen_open(test_path("lost"), 2, NULL);
 	struct rpt *r;
 	int w = 0;
 
@@ -489,7 +440,7 @@ static void test_lost_and_cross_node(void)
 	gen_set_flags(g, 1, 0);
 	if (!ok(w == 0 && gen_flush(g) == 0, "lost: trace written"))
 		return;
-	r = analyse(tdir("lost"), NULL, 0);
+	r = test_analyse(test_path("lost"), NULL, 0);
 	if (!ok(r != NULL, "lost: analysed")) {
 		gen_close(g);
 		return;
@@ -509,7 +460,7 @@ static void test_lost_and_cross_node(void)
 
 static void test_caches(void)
 {
-	struct gen *g = gen_open(tdir("caches"), 1, NULL);
+	struct gen *g = gen_open(test_path("caches"), 1, NULL);
 	const struct rpt_cache *c;
 	struct rpt *r;
 	int w = 0;
@@ -532,7 +483,7 @@ static void test_caches(void)
 	w |= gen_kmalloc(g, 0, 120, S3, P(7), 1500, 2048, KMT_NODE_ANY, 1);
 	if (!ok(w == 0 && gen_flush(g) == 0, "caches: trace written"))
 		return;
-	r = analyse(tdir("caches"), NULL, 0);
+	r = test_analyse(test_path("caches"), NULL, 0);
 	if (!ok(r != NULL, "caches: analysed")) {
 		gen_close(g);
 		return;
@@ -560,7 +511,7 @@ static void test_caches(void)
 
 static void test_filters(void)
 {
-	struct gen *g = gen_open(tdir("filters"), 2, NULL);
+	struct gen *g = gen_open(test_path("filters"), 2, NULL);
 	struct rpt_filter f;
 	uint8_t cpus[2] = { 1, 0 };
 	struct rpt *r;
@@ -585,7 +536,7 @@ static void test_filters(void)
 	memset(&f, 0, sizeof(f));
 	f.cpus = cpus;
 	f.ncpus = 2;
-	r = analyse(tdir("filters"), &f, 0);
+	r = test_analyse(test_path("filters"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == n0 && rpt_totals(r)->frees == n0 &&
 	   rpt_totals(r)->cross_cpu_frees == n0 && rpt_totals(r)->outstanding == 0,
 	   "--cpu 0: CPU 0's allocations, and their frees on CPU 1");
@@ -594,7 +545,7 @@ static void test_filters(void)
 	memset(&f, 0, sizeof(f));
 	f.has_pid = true;
 	f.pid = 20;
-	r = analyse(tdir("filters"), &f, 0);
+	r = test_analyse(test_path("filters"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == n1 && rpt_totals(r)->frees == 0 &&
 	   rpt_totals(r)->outstanding == n1,
 	   "--pid 20: pid 20's allocations (its frees are of pid 10's objects)");
@@ -602,20 +553,20 @@ static void test_filters(void)
 
 	memset(&f, 0, sizeof(f));
 	f.min_size = 100;
-	r = analyse(tdir("filters"), &f, 0);
+	r = test_analyse(test_path("filters"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == n0 && rpt_totals(r)->bytes_req == 100 * n0,
 	   "--min-size 100: the 100-byte requests only");
 	rpt_free(r);
 
 	memset(&f, 0, sizeof(f));
 	f.cache_name = "foo_cache";
-	r = analyse(tdir("filters"), &f, 0);
+	r = test_analyse(test_path("filters"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == n1 && rpt_totals(r)->untracked_frees == 0,
 	   "--cache-name foo_cache: its allocations only");
 	rpt_free(r);
 
 	f.cache_name = "kmalloc-128";
-	r = analyse(tdir("filters"), &f, 0);
+	r = test_analyse(test_path("filters"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == n0 && rpt_totals(r)->frees == n0,
 	   "--cache-name kmalloc-128: kmalloc()s of that size class");
 	rpt_free(r);
@@ -629,7 +580,7 @@ static void test_filters(void)
 	f.has_time = true;
 	f.t_start = 25;
 	f.t_end = 10 * (n0 + n1);
-	r = analyse(tdir("filters"), &f, 0);
+	r = test_analyse(test_path("filters"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == n0 + n1 - 2 && rpt_totals(r)->frees == 0 &&
 	   rpt_totals(r)->last_ts == 1000 + 10 * (n0 + n1),
 	   "--time: only the window's records, the end is its last record");
@@ -638,7 +589,7 @@ static void test_filters(void)
 	/* From the frees on: objects from before the window are untracked. */
 	f.t_start = 10 * (n0 + n1) + 1;
 	f.t_end = UINT64_MAX;
-	r = analyse(tdir("filters"), &f, 0);
+	r = test_analyse(test_path("filters"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == 0 && rpt_totals(r)->untracked_frees == n0,
 	   "--time: frees of objects allocated before the window are untracked");
 	rpt_free(r);
@@ -1012,8 +963,7 @@ out:
 
 int main(void)
 {
-	top = gen_mkdtemp("report");
-	if (!top) {
+	if (!test_dir_make("report")) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -1029,8 +979,6 @@ int main(void)
 	test_filtered_double_free();
 	test_stacks();
 	test_free_stacks();
-	if (gen_rm_rf(top) != 0)
-		diag("could not remove %s", top);
-	free(top);
+	test_dir_remove();
 	return done_testing();
 }

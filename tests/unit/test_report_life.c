@@ -14,37 +14,7 @@
 #include "kmt_reader.h"
 #include "core/report_core.h"
 #include "tap.h"
-
-static char *top;
-
-static struct rpt *analyse(const char *dir, unsigned int flags, uint32_t page_size)
-{
-	struct kmt_error err;
-	struct kmt_merge *m = kmt_merge_open_dir(dir, 0, &err);
-	struct rpt *r;
-	union kmt_rec rec;
-	int rc;
-
-	if (!m) {
-		diag("%s", err.msg);
-		return NULL;
-	}
-	r = rpt_new(NULL, flags);
-	if (!r) {
-		kmt_merge_close(m);
-		return NULL;
-	}
-	rpt_set_page_size(r, page_size);
-	while ((rc = kmt_merge_next(m, &rec, NULL)) == 1)
-		if (rpt_feed(r, &rec))
-			rc = -2;
-	kmt_merge_close(m);
-	if (rc != 0 || rpt_finish(r)) {
-		rpt_free(r);
-		return NULL;
-	}
-	return r;
-}
+#include "testlib.h"
 
 static size_t site_index(const struct rpt *r, uint64_t addr)
 {
@@ -109,7 +79,7 @@ static void test_lifetimes(void)
 	struct rpt *r;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/%s", top, dir);
+	snprintf(path, sizeof(path), "%s/%s", test_dir, dir);
 	g = gen_open(path, 2, NULL);
 	if (!g) {
 		ok(0, "gen_open");
@@ -164,7 +134,7 @@ static void test_lifetimes(void)
 		ok(0, "gen_close");
 		return;
 	}
-	r = analyse(path, RPT_LIFETIMES, 4096);
+	r = test_analyse(path, NULL, RPT_LIFETIMES);
 	if (!r) {
 		ok(0, "analysis");
 		return;
@@ -235,7 +205,7 @@ static void test_bounded(void)
 		struct gen *g;
 		struct rpt *r;
 
-		snprintf(path, sizeof(path), "%s/b%u", top, k);
+		snprintf(path, sizeof(path), "%s/b%u", test_dir, k);
 		g = gen_open(path, 2, NULL);
 		if (!g) {
 			ok(0, "gen_open");
@@ -254,7 +224,7 @@ static void test_bounded(void)
 			ok(0, "gen_close");
 			return;
 		}
-		r = analyse(path, RPT_LIFETIMES | RPT_TIMELINE, 4096);
+		r = test_analyse(path, NULL, RPT_LIFETIMES | RPT_TIMELINE);
 		if (!r) {
 			ok(0, "analysis");
 			return;
@@ -284,7 +254,7 @@ static void test_pages(void)
 	size_t n;
 	const struct rpt_page_tally *pt;
 
-	snprintf(path, sizeof(path), "%s/pages", top);
+	snprintf(path, sizeof(path), "%s/pages", test_dir);
 	g = gen_open(path, 2, NULL);
 	if (!g) {
 		ok(0, "gen_open");
@@ -340,7 +310,7 @@ static void test_pages(void)
 		ok(0, "gen_close");
 		return;
 	}
-	r = analyse(path, 0, 4096);
+	r = test_analyse(path, NULL, 0);
 	if (!r) {
 		ok(0, "analysis");
 		return;
@@ -412,7 +382,7 @@ static void test_dup_without_pages(void)
 	struct gen *g;
 	struct rpt *r;
 
-	snprintf(path, sizeof(path), "%s/dup", top);
+	snprintf(path, sizeof(path), "%s/dup", test_dir);
 	g = gen_open(path, 2, NULL);
 	if (!g) {
 		ok(0, "gen_open");
@@ -432,7 +402,7 @@ static void test_dup_without_pages(void)
 		ok(0, "gen_close");
 		return;
 	}
-	r = analyse(path, 0, 4096);
+	r = test_analyse(path, NULL, 0);
 	if (!r) {
 		ok(0, "analysis");
 		return;
@@ -504,7 +474,7 @@ static void test_dup_with_stacks(void)
 	const struct rpt_stack *sin = NULL, *sout = NULL;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/dupstk", top);
+	snprintf(path, sizeof(path), "%s/dupstk", test_dir);
 	g = gen_open(path, 2, NULL);
 	if (!g) {
 		ok(0, "gen_open");
@@ -531,7 +501,7 @@ static void test_dup_with_stacks(void)
 		ok(0, "gen_close");
 		return;
 	}
-	r = analyse(path, RPT_TIMELINE | RPT_PTR_VIEW, 4096);
+	r = test_analyse(path, NULL, RPT_TIMELINE | RPT_PTR_VIEW);
 	if (!r) {
 		ok(0, "analysis");
 		return;
@@ -637,7 +607,7 @@ static void test_dup_failed(void)
 	struct rpt *r;
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/dupfail", top);
+	snprintf(path, sizeof(path), "%s/dupfail", test_dir);
 	g = gen_open(path, 2, NULL);
 	if (!g) {
 		ok(0, "gen_open");
@@ -658,7 +628,7 @@ static void test_dup_failed(void)
 		ok(0, "gen_close");
 		return;
 	}
-	r = analyse(path, RPT_TIMELINE, 4096);
+	r = test_analyse(path, NULL, RPT_TIMELINE);
 	if (!r) {
 		ok(0, "analysis");
 		return;
@@ -704,7 +674,7 @@ static void test_page_stacks(void)
 	const struct rpt_page_tally *pt;
 	size_t n, i;
 
-	snprintf(path, sizeof(path), "%s/pstk", top);
+	snprintf(path, sizeof(path), "%s/pstk", test_dir);
 	g = gen_open(path, 2, NULL);
 	if (!g) {
 		ok(0, "gen_open");
@@ -740,7 +710,7 @@ static void test_page_stacks(void)
 		ok(0, "gen_close");
 		return;
 	}
-	r = analyse(path, 0, 4096);
+	r = test_analyse(path, NULL, 0);
 	if (!r) {
 		ok(0, "analysis");
 		return;
@@ -763,8 +733,7 @@ static void test_page_stacks(void)
 
 int main(void)
 {
-	top = gen_mkdtemp("report-life");
-	if (!top) {
+	if (!test_dir_make("report-life")) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -776,8 +745,6 @@ int main(void)
 	test_dup_failed();
 	test_page_stacks();
 	test_bounded();
-	if (gen_rm_rf(top) != 0)
-		diag("could not remove %s", top);
-	free(top);
+	test_dir_remove();
 	return done_testing();
 }

@@ -16,32 +16,17 @@
 #include "core/report_meta.h"
 #include "core/report_slab.h"
 #include "tap.h"
-
-static char *top;
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][4096];
-	static int slot;
-	char *p = buf[slot++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", top, name);
-	return p;
-}
+#include "testlib.h"
 
 /* The slab information of a kmemtrace.meta holding text. */
 static struct rpt_slab *slab_of(const char *text, struct rpt_meta **meta)
 {
-	const char *path = tpath("kmemtrace.meta");
-	FILE *fp = fopen(path, "w");
+	const char *path = test_path("kmemtrace.meta");
 	char err[256];
 	int missing;
 
 	*meta = NULL;
-	if (!fp)
-		return NULL;
-	fputs(text, fp);
-	if (fclose(fp))
+	if (test_write_text(path, text))
 		return NULL;
 	*meta = meta_load(path, err, sizeof(err), &missing);
 	if (!*meta) {
@@ -218,31 +203,6 @@ static int double_free_trace(const char *dir, struct gen **out)
 	return 0;
 }
 
-static struct rpt *analyse(const char *dir, const struct rpt_filter *f, unsigned int flags)
-{
-	struct kmt_error err;
-	struct kmt_merge *m = kmt_merge_open_dir(dir, 0, &err);
-	struct rpt *r;
-	union kmt_rec rec;
-
-	if (!m) {
-		diag("%s", err.msg);
-		return NULL;
-	}
-	r = rpt_new(f, flags);
-	while (r && kmt_merge_next(m, &rec, NULL) == 1)
-		if (rpt_feed(r, &rec)) {
-			rpt_free(r);
-			r = NULL;
-		}
-	kmt_merge_close(m);
-	if (r && rpt_finish(r)) {
-		rpt_free(r);
-		r = NULL;
-	}
-	return r;
-}
-
 /* The uncertain flag of the double free freed at site (-1: none found). */
 static int uncertain_at(const struct rpt *r, uint64_t free_site)
 {
@@ -273,10 +233,10 @@ static void test_double_free_certainty(void)
 	struct gen *g;
 	size_t i;
 
-	if (!ok(double_free_trace(tpath("df"), &g) == 0, "double frees: trace written"))
+	if (!ok(double_free_trace(test_path("df"), &g) == 0, "double frees: trace written"))
 		return;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct rpt *r = analyse(tpath("df"), NULL, cases[i].flags);
+		struct rpt *r = test_analyse(test_path("df"), NULL, cases[i].flags);
 
 		if (!ok(r != NULL, "%s: analysed", cases[i].what))
 			continue;
@@ -286,7 +246,7 @@ static void test_double_free_certainty(void)
 		rpt_free(r);
 	}
 	{
-		struct rpt *r = analyse(tpath("df"), NULL, 0);
+		struct rpt *r = test_analyse(test_path("df"), NULL, 0);
 
 		is_u64(r ? rpt_totals(r)->probed_allocs : 99, gen_totals(g)->probed_allocs,
 		       "probed allocations as the generator wrote them");
@@ -304,7 +264,7 @@ static void test_double_free_certainty(void)
  */
 static void test_probed_frees(void)
 {
-	struct gen *g = gen_open(tpath("pf"), 1, NULL);
+	struct gen *g = gen_open(test_path("pf"), 1, NULL);
 	uint64_t t = 100;
 	struct rpt *r;
 	int w = 0, probed;
@@ -326,7 +286,7 @@ static void test_probed_frees(void)
 		gen_close(g);
 		return;
 	}
-	r = analyse(tpath("pf"), NULL, 0);
+	r = test_analyse(test_path("pf"), NULL, 0);
 	ok(r && rpt_error_count(r, RPT_ERR_KFREE_OF_CACHE_OBJ) == 1 &&
 	   rpt_error_count(r, RPT_ERR_CACHE_FREE_OF_KMALLOC) == 1,
 	   "probed frees: only the tracepoints' kfree() and kmem_cache_free() are errors");
@@ -346,22 +306,22 @@ static void test_select_by_alias(void)
 	struct rpt *r;
 
 	s = slab_of("slab_alias kmalloc-96 :0000096\nslab_alias kmt_oracle_merged :0000096\n", &m);
-	if (!ok(s && double_free_trace(tpath("sel"), &g) == 0, "select: trace and aliases"))
+	if (!ok(s && double_free_trace(test_path("sel"), &g) == 0, "select: trace and aliases"))
 		goto out;
-	r = analyse(tpath("sel"), &f, 0);
+	r = test_analyse(test_path("sel"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == 0, "select: without aliases, no cache of that name");
 	rpt_free(r);
 	f.slab = s;
-	r = analyse(tpath("sel"), &f, 0);
+	r = test_analyse(test_path("sel"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == 1,
 	   "select: with them, the cache's one allocation (not the kmalloc-96 kmalloc)");
 	rpt_free(r);
 	f.cache_name = ":0000096";
-	r = analyse(tpath("sel"), &f, 0);
+	r = test_analyse(test_path("sel"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == 1, "select: by SLUB's own name of the cache");
 	rpt_free(r);
 	f.cache_name = "kmalloc-96";
-	r = analyse(tpath("sel"), &f, 0);
+	r = test_analyse(test_path("sel"), &f, 0);
 	ok(r && rpt_totals(r)->allocs == 2, "select: kmalloc-96 is the cache and the size class");
 	rpt_free(r);
 	gen_close(g);
@@ -372,8 +332,7 @@ out:
 
 int main(void)
 {
-	top = gen_mkdtemp("report-slab");
-	if (!top) {
+	if (!test_dir_make("report-slab")) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -382,7 +341,6 @@ int main(void)
 	test_double_free_certainty();
 	test_probed_frees();
 	test_select_by_alias();
-	gen_rm_rf(top);
-	free(top);
+	test_dir_remove();
 	return done_testing();
 }

@@ -14,28 +14,7 @@
 #include "sym/sym_kallsyms.h"
 #include "sym/sym_srcline.h"
 #include "tap.h"
-
-static char *top;
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][4096];
-	static int slot;
-	char *p = buf[slot++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", top, name);
-	return p;
-}
-
-static int write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	if (!fp)
-		return -1;
-	fputs(text, fp);
-	return fclose(fp);
-}
+#include "testlib.h"
 
 /* Unsorted on purpose, with data symbols, aliases and a module, as /proc/kallsyms is. */
 static const char kallsyms_text[] =
@@ -79,10 +58,11 @@ static void test_kallsyms(void)
 	int missing;
 	const struct ksym_mod *m;
 
-	if (!ok(write_file(tpath("kallsyms"), kallsyms_text) == 0 &&
-		write_file(tpath("modules"), modules_text) == 0, "kallsyms: files written"))
+	if (!ok(test_write_text(test_path("kallsyms"), kallsyms_text) == 0 &&
+		test_write_text(test_path("modules"), modules_text) == 0,
+		"kallsyms: files written"))
 		return;
-	k = ksyms_load(tpath("kallsyms"), tpath("modules"), err, sizeof(err), &missing);
+	k = ksyms_load(test_path("kallsyms"), test_path("modules"), err, sizeof(err), &missing);
 	if (!ok(k != NULL, "kallsyms: loaded")) {
 		diag("%s", err);
 		return;
@@ -138,7 +118,7 @@ static void test_kallsyms(void)
 	ksyms_free(k);
 
 	/* Without the modules file, module symbols still resolve. */
-	k = ksyms_load(tpath("kallsyms"), NULL, err, sizeof(err), &missing);
+	k = ksyms_load(test_path("kallsyms"), NULL, err, sizeof(err), &missing);
 	ok(k != NULL, "kallsyms without modules: loaded");
 	is_str(fmt(k, 0xffffffffc0001024ULL), "oracle_kmalloc+0x24 [kmemtrace_oracle]",
 	       "without modules: module symbol");
@@ -151,18 +131,18 @@ static void test_kallsyms_bad(void)
 	char err[512];
 	int missing;
 
-	k = ksyms_load(tpath("nonexistent"), NULL, err, sizeof(err), &missing);
+	k = ksyms_load(test_path("nonexistent"), NULL, err, sizeof(err), &missing);
 	ok(!k && missing, "missing kallsyms: NULL, flagged missing");
-	write_file(tpath("ks_zero"), "0000000000000000 T a\n0000000000000000 t b\n");
-	k = ksyms_load(tpath("ks_zero"), NULL, err, sizeof(err), &missing);
+	test_write_text(test_path("ks_zero"), "0000000000000000 T a\n0000000000000000 t b\n");
+	k = ksyms_load(test_path("ks_zero"), NULL, err, sizeof(err), &missing);
 	ok(!k && !missing && strstr(err, "no text symbol"),
 	   "all-zero kallsyms (read without root): refused: %s", err);
-	write_file(tpath("ks_bad"), "ffffffff81000000 T a\nnot a line at all\n");
-	k = ksyms_load(tpath("ks_bad"), NULL, err, sizeof(err), &missing);
+	test_write_text(test_path("ks_bad"), "ffffffff81000000 T a\nnot a line at all\n");
+	k = ksyms_load(test_path("ks_bad"), NULL, err, sizeof(err), &missing);
 	ok(!k && strstr(err, "line 2"), "malformed kallsyms: error names the line: %s", err);
-	write_file(tpath("ks_good"), "ffffffff81000000 T a\n");
-	write_file(tpath("mod_bad"), "name ffff\n");
-	k = ksyms_load(tpath("ks_good"), tpath("mod_bad"), err, sizeof(err), &missing);
+	test_write_text(test_path("ks_good"), "ffffffff81000000 T a\n");
+	test_write_text(test_path("mod_bad"), "name ffff\n");
+	k = ksyms_load(test_path("ks_good"), test_path("mod_bad"), err, sizeof(err), &missing);
 	ok(!k && strstr(err, "line 1"), "malformed modules: error names the line: %s", err);
 }
 
@@ -173,7 +153,7 @@ static void test_kallsyms_bad(void)
 static void test_many_modules(void)
 {
 	const unsigned int nmod = 3000;
-	FILE *ks = fopen(tpath("ks_many"), "w"), *mods = fopen(tpath("mod_many"), "w");
+	FILE *ks = fopen(test_path("ks_many"), "w"), *mods = fopen(test_path("mod_many"), "w");
 	struct ksyms *k;
 	char err[512], name[64], want[96], buf[128];
 	unsigned int i, bad_names = 0, bad_ranges = 0;
@@ -192,7 +172,7 @@ static void test_many_modules(void)
 			0xffffffffc0000000ULL + 0x10000ULL * i, 0x1000);
 	fclose(ks);
 	fclose(mods);
-	k = ksyms_load(tpath("ks_many"), tpath("mod_many"), err, sizeof(err), &missing);
+	k = ksyms_load(test_path("ks_many"), test_path("mod_many"), err, sizeof(err), &missing);
 	if (!ok(k != NULL, "many modules: loaded (%s)", k ? "" : err))
 		return;
 	is_u64(ksyms_nmodules(k), nmod, "many modules: %u modules, each once", nmod);
@@ -240,7 +220,7 @@ static void test_meta(void)
 	int missing;
 	uint64_t v;
 
-	write_file(tpath("kmemtrace.meta"),
+	test_write_text(test_path("kmemtrace.meta"),
 		   "# kmemtrace metadata\n"
 		   "meta_version 1\n"
 		   "kernel_release 6.1.0-56-amd64\n"
@@ -249,7 +229,7 @@ static void test_meta(void)
 		   "overruns_end 25\n"
 		   "future_key whatever\n"
 		   "bad_number 12x\n");
-	m = meta_load(tpath("kmemtrace.meta"), err, sizeof(err), &missing);
+	m = meta_load(test_path("kmemtrace.meta"), err, sizeof(err), &missing);
 	if (!ok(m != NULL, "meta: loaded"))
 		return;
 	is_str(meta_get(m, "kernel_release"), "6.1.0-56-amd64", "meta: a value");
@@ -259,14 +239,13 @@ static void test_meta(void)
 	ok(!meta_get_u64(m, "bad_number", &v), "meta: not a number");
 	ok(!meta_get(m, "hostname"), "meta: absent key");
 	meta_free(m);
-	m = meta_load(tpath("no.meta"), err, sizeof(err), &missing);
+	m = meta_load(test_path("no.meta"), err, sizeof(err), &missing);
 	ok(!m && missing, "meta: missing file flagged");
 }
 
 int main(void)
 {
-	top = gen_mkdtemp("report-sym");
-	if (!top) {
+	if (!test_dir_make("report-sym")) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -275,8 +254,6 @@ int main(void)
 	test_many_modules();
 	test_clean_path();
 	test_meta();
-	if (gen_rm_rf(top) != 0)
-		diag("could not remove %s", top);
-	free(top);
+	test_dir_remove();
 	return done_testing();
 }

@@ -14,18 +14,7 @@
 #include "kmt_reader.h"
 #include "kmt_stacks.h"
 #include "tap.h"
-
-static char *top;
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][4096];
-	static int slot;
-	char *p = buf[slot++ & 3];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", top, name);
-	return p;
-}
+#include "testlib.h"
 
 /* Frames of a stack of depth d numbered n, innermost first, within 32 bits. */
 static void frames_of(uint64_t *f, unsigned int d, unsigned int n)
@@ -80,7 +69,7 @@ static void test_round_trip(int be, unsigned int bits)
 	long n;
 
 	snprintf(sub, sizeof(sub), "rt-%d-%u", be, bits);
-	g = gen_open(tpath(sub), 1, &o);
+	g = gen_open(test_path(sub), 1, &o);
 	if (!ok(g, "%s: generator", sub))
 		return;
 	for (i = 0; i < 5; i++) {
@@ -97,7 +86,7 @@ static void test_round_trip(int be, unsigned int bits)
 	ok(gen_close(g) == 0, "%s: written", sub);
 	s = kmt_stacks_new();
 	snprintf(sub + strlen(sub), sizeof(sub) - strlen(sub), "/cpu0.out");
-	n = read_stacks(tpath(sub), s, &err, &st, ids, found, &nev);
+	n = read_stacks(test_path(sub), s, &err, &st, ids, found, &nev);
 	if (!ok(n >= 0, "%s: read without error", sub))
 		diag("%s", err.msg);
 	is_u64(st.stack_slots, slots, "%s: stack slots counted", sub);
@@ -298,7 +287,7 @@ static void test_rejects(void)
 		long n;
 
 		snprintf(sub, sizeof(sub), "bad%zu", i);
-		g = gen_open(tpath(sub), 1, &o);
+		g = gen_open(test_path(sub), 1, &o);
 		if (!ok(g, "%s: generator", c->label))
 			continue;
 		gen_kmalloc(g, 0, 100, 0xc1000000, 0xc8000000, 8, 8, -1, 1);
@@ -307,8 +296,8 @@ static void test_rejects(void)
 		gen_close(g);
 		snprintf(sub, sizeof(sub), "bad%zu/cpu0.out", i);
 		memset(&err, 0, sizeof(err));
-		n = read_stacks(tpath(sub), NULL, &err, &st, NULL, NULL, NULL);
-		snprintf(want, sizeof(want), "%s: offset %llu: %s", tpath(sub),
+		n = read_stacks(test_path(sub), NULL, &err, &st, NULL, NULL, NULL);
+		snprintf(want, sizeof(want), "%s: offset %llu: %s", test_path(sub),
 			 (unsigned long long)off, c->msg);
 		ok(n < 0, "%s: refused", c->label);
 		is_str(err.msg, want, "%s: message names file and offset", c->label);
@@ -331,7 +320,7 @@ static void test_incomplete(void)
 	struct gen *g;
 	long n;
 
-	g = gen_open(tpath("cut"), 1, NULL);
+	g = gen_open(test_path("cut"), 1, NULL);
 	if (!ok(g, "cut: generator"))
 		return;
 	put_slot(g, slot(3, 8, 5, 3));		/* begun before the file */
@@ -342,7 +331,7 @@ static void test_incomplete(void)
 	put_slot(g, slot(6, 12, 10, 2));	/* its beginning was dropped */
 	put_slot(g, slot(9, 12, 0, 5));		/* cut by the end */
 	gen_close(g);
-	n = read_stacks(tpath("cut/cpu0.out"), s, &err, &st, ids, found, &nev);
+	n = read_stacks(test_path("cut/cpu0.out"), s, &err, &st, ids, found, &nev);
 	if (!ok(n == 7, "cut: all 7 records read"))
 		diag("%s", err.msg);
 	is_u64(st.stacks, 1, "cut: one whole stack");
@@ -423,8 +412,7 @@ static void test_intern(void)
 
 int main(void)
 {
-	top = gen_mkdtemp("stacks");
-	if (!ok(top, "temporary directory"))
+	if (!ok(test_dir_make("stacks"), "temporary directory"))
 		return done_testing();
 	test_round_trip(0, 64);
 	test_round_trip(1, 64);
@@ -433,7 +421,6 @@ int main(void)
 	test_rejects();
 	test_incomplete();
 	test_intern();
-	ok(gen_rm_rf(top) == 0, "temporary directory removed");
-	free(top);
+	ok(test_dir_remove() == 0, "temporary directory removed");
 	return done_testing();
 }
