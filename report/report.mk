@@ -20,8 +20,10 @@ REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(addprefix $(OBJDIR)/report/,writers/re
 REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o) $(REPORT_VIEW_OBJS)
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
-HAVE_LIBBFD := $(shell printf '\#define PACKAGE "x"\n\#include <bfd.h>\n' | \
-	$(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+# (-include, not a '#include' line: make 4.3 keeps the backslash of '\#' in $(shell), which
+# made the probe a line the preprocessor ignores, so that it passed without <bfd.h>.)
+HAVE_LIBBFD := $(shell $(CC) -E -DPACKAGE='"x"' -include bfd.h -x c /dev/null >/dev/null 2>&1 && \
+	echo 1)
 REPORT_LIBS := -ldw -lelf
 ifeq ($(HAVE_LIBBFD),1)
 REPORT_VIEW_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
