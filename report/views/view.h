@@ -5,7 +5,7 @@
  * by row and column), and the registry of views. Views build tables from
  * the analysis (core/) with names from the symbolizers (sym/); the writers
  * (writers/) walk any view's tables. A new view is one views/view_*.c file
- * and a line in report_views[] (views/view.c).
+ * and a line in report_views[] (views/view_registry.c).
  */
 #ifndef VIEW_H
 #define VIEW_H
@@ -59,7 +59,7 @@ struct out_opts {
 	const struct rpt_meta *meta;
 
 	/*
-	 * A registered view (out_table.h) selected in place of the main
+	 * A registered view (below) selected in place of the main
 	 * table, or NULL; view_args are its options, of the type its
 	 * header declares.
 	 */
@@ -163,7 +163,7 @@ struct report_view {
 	int (*tables)(const struct view_ctx *v, table_emit_fn emit, void *arg);
 };
 
-/* The registered views, NULL-terminated (report_views.c). */
+/* The registered views, NULL-terminated (views/view_registry.c). */
 extern const struct report_view *const report_views[];
 /* By name, or NULL. */
 const struct report_view *report_view_find(const char *name);
