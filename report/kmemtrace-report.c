@@ -24,6 +24,7 @@
 #include "sym/sym_srcline.h"
 #include "views/view_interval.h"
 #include "writers/out_html.h"
+#include "writers/out_interval.h"
 #include "views/view_life.h"
 #include "views/view_pages.h"
 #include "views/view_stacks.h"
@@ -593,12 +594,8 @@ static int ivl_emit(const struct ivl_table *t, void *arg)
 {
 	struct ivl_emit *e = arg;
 
-	if (e->fmt == FMT_JSON)
-		ivl_json_table(e->fp, t, &e->o, e->first);
-	else if (e->fmt == FMT_CSV)
-		ivl_csv_table(e->fp, t, &e->o);
-	else
-		ivl_text_table(e->fp, t, &e->o);
+	if (ivl_doc_table(e->fp, e->fmt, t, &e->o, e->first))
+		return -1;
 	e->first = false;
 	return 0;
 }
@@ -779,10 +776,7 @@ int main(int argc, char **argv)
 			ie.o.sites = vo.sites;
 			ie.o.ks = a.out.raw_ip ? NULL : ks;
 			ie.first = true;
-			if (ie.fmt == FMT_JSON)
-				ivl_json_begin(stdout, &vo, owned ? dir : paths[0]);
-			else if (ie.fmt == FMT_CSV)
-				ivl_csv_header(stdout, &ie.o);
+			ivl_doc_begin(stdout, ie.fmt, &vo, &ie.o, owned ? dir : paths[0]);
 		}
 	} else {
 		raw_print_legend(stdout);
@@ -852,8 +846,7 @@ int main(int argc, char **argv)
 		/* The last interval ends with the trace: it is as long as the others. */
 		if (ivl_flush(iv, ivl_emit, &ie))
 			goto nomem;
-		if (ie.fmt == FMT_JSON)
-			ivl_json_end(stdout);
+		ivl_doc_end(stdout, ie.fmt);
 		if (rpt_totals(r)->lost)
 			fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every "
 				"number is a lower bound\n", rpt_totals(r)->lost);

@@ -16,8 +16,8 @@ REPORT_CORE_OBJS := $(addprefix $(OBJDIR)/report/,core/report_core.o core/report
 # What kmemtrace-report and kmemtrace-top share beyond the core: views, writers, file:line.
 REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(addprefix $(OBJDIR)/report/,writers/report_out.o \
 	writers/out_html.o views/symtab.o views/view_main.o views/view_stacks.o views/view_life.o \
-	views/view_pages.o views/view_interval.o views/view_registry.o sym/sym_srcline.o \
-	sym/sym_dw.o)
+	views/view_pages.o views/view_interval.o views/view_registry.o writers/out_interval.o \
+	sym/sym_srcline.o sym/sym_dw.o)
 REPORT_OBJS := $(OBJDIR)/report/kmemtrace-report.o $(REPORT_VIEW_OBJS)
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.

@@ -87,6 +87,7 @@ enum col_kind {
 	COL_ADDR,	/* u, an address: "0x..." (a JSON string: 64-bit safe) */
 	COL_STRV,	/* sv[n]: text, one per line under the row; CSV, joined by ';' */
 	COL_U64V,	/* uv[n]: text, on a line under the row; CSV, joined by ' ' */
+	COL_FIX3,	/* u, thousandths: "12.345" in every format (the view rounds, once) */
 };
 
 /* out_col.flags */
@@ -94,6 +95,8 @@ enum col_kind {
 #define OC_NO_TEXT	0x2u	/* machine formats only (CSV, JSON) */
 #define OC_NO_CSV	0x4u	/* not in CSV (a list CSV cannot hold usefully) */
 #define OC_NO_JSON	0x8u	/* text only (a rendering of figures JSON holds otherwise) */
+#define OC_SIGN		0x10u	/* text: a positive number has its '+' (a change, not a count) */
+#define OC_CUT		0x20u	/* text: cut to the column's width, never on a line of its own */
 
 struct out_col {
 	const char *key;	/* CSV header and JSON key: lower_snake_case */
@@ -117,6 +120,23 @@ struct out_cell {
 };
 
 /*
+ * How the text writer lays a table out, where it is not the usual
+ * heading "Title (N):", two spaces between columns, a rule under the
+ * header and "  none" for no rows: tables whose text layout predates the
+ * model (the interval screen that kmemtrace-top and --interval share)
+ * keep their bytes. All zero: the usual layout.
+ */
+struct out_text_layout {
+	int gap;		/* spaces between columns; 0: 2 */
+	int rule;		/* dashes under the header: 0 as wide as it, -1 none, N that many */
+	unsigned int flags;	/* OT_* */
+	const char *none;	/* written instead of the whole table when it has no rows */
+	const char *more;	/* after "  ... N more"; NULL: " (-l 0 shows all)" */
+};
+
+#define OT_TITLE_LINE	0x1u	/* the heading is the title as it is, without "(N):" */
+
+/*
  * A table: its rows are answered by cell(), which fills *out (zeroed
  * before each call) for row < nrows. Pointers it returns stay valid until
  * the writer is done with the table.
@@ -131,6 +151,7 @@ struct out_table {
 	size_t total;		/* rows before the --lines limit (text: "N more") */
 	void (*cell)(const void *ctx, size_t row, size_t col, struct out_cell *out);
 	const void *ctx;
+	const struct out_text_layout *text;	/* NULL: the usual layout */
 };
 
 /* A duration for people: 950ns, 12.5us, 3.25ms, 1.500s (COL_NS in text). */

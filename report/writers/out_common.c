@@ -164,7 +164,11 @@ const char *out_fmt_scalar(char *buf, size_t len, const struct out_col *col,
 		snprintf(buf, len, "%" PRIu64, c->u);
 		break;
 	case COL_I64:
-		snprintf(buf, len, "%" PRId64, c->i);
+		snprintf(buf, len, text_mode && (col->flags & OC_SIGN) && c->i > 0 ?
+			 "+%" PRId64 : "%" PRId64, c->i);
+		break;
+	case COL_FIX3:
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, c->u / 1000, c->u % 1000);
 		break;
 	case COL_PCT:
 		snprintf(buf, len, text_mode ? "%.1f%%" : "%.3f", c->d);

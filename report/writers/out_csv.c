@@ -38,11 +38,10 @@ static void csv_list(FILE *fp, const struct out_col *col, const struct out_cell 
 	free(joined);
 }
 
-void out_csv_table(FILE *fp, const struct out_table *t)
+void out_csv_header(FILE *fp, const struct out_table *t)
 {
-	char buf[CELL_LEN];
 	bool started = false;
-	size_t i, row;
+	size_t i;
 
 	for (i = 0; i < t->ncols; i++) {
 		if (!csv_shown(&t->cols[i]))
@@ -51,8 +50,16 @@ void out_csv_table(FILE *fp, const struct out_table *t)
 		started = true;
 	}
 	fputc('\n', fp);
+}
+
+void out_csv_rows(FILE *fp, const struct out_table *t)
+{
+	char buf[CELL_LEN];
+	size_t i, row;
+
 	for (row = 0; row < t->nrows; row++) {
-		started = false;
+		bool started = false;
+
 		for (i = 0; i < t->ncols; i++) {
 			const struct out_col *col = &t->cols[i];
 			struct out_cell c;
@@ -72,4 +79,10 @@ void out_csv_table(FILE *fp, const struct out_table *t)
 		}
 		fputc('\n', fp);
 	}
+}
+
+void out_csv_table(FILE *fp, const struct out_table *t)
+{
+	out_csv_header(fp, t);
+	out_csv_rows(fp, t);
 }

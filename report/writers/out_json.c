@@ -49,27 +49,35 @@ static void json_value(FILE *fp, const struct out_col *col, const struct out_cel
 	}
 }
 
+void out_json_row(FILE *fp, const struct out_table *t, size_t row)
+{
+	bool sep = false;
+	size_t i;
+
+	fputc('{', fp);
+	for (i = 0; i < t->ncols; i++) {
+		struct out_cell c;
+
+		if (t->cols[i].flags & OC_NO_JSON)
+			continue;
+		c = out_get_cell(t, row, i);
+		fprintf(fp, "%s\"%s\":", sep ? "," : "", t->cols[i].key);
+		json_value(fp, &t->cols[i], &c);
+		sep = true;
+	}
+	fputc('}', fp);
+}
+
 void out_json_table(FILE *fp, const struct out_table *t, bool *first)
 {
-	size_t i, row;
+	size_t row;
 
 	fprintf(fp, "%s\"%s\":[", *first ? "" : ",", t->key);
 	*first = false;
 	for (row = 0; row < t->nrows; row++) {
-		bool sep = false;
-
-		fputs(row ? ",{" : "{", fp);
-		for (i = 0; i < t->ncols; i++) {
-			struct out_cell c;
-
-			if (t->cols[i].flags & OC_NO_JSON)
-				continue;
-			c = out_get_cell(t, row, i);
-			fprintf(fp, "%s\"%s\":", sep ? "," : "", t->cols[i].key);
-			json_value(fp, &t->cols[i], &c);
-			sep = true;
-		}
-		fputc('}', fp);
+		if (row)
+			fputc(',', fp);
+		out_json_row(fp, t, row);
 	}
 	fputc(']', fp);
 }

@@ -16,13 +16,29 @@
 
 /* Text: heading, note, column header and rows, 80 columns unless wide. */
 void out_text_table(FILE *fp, const struct out_table *t, bool wide);
+/*
+ * The same in pieces, for a screen that sets them apart (kmemtrace-top
+ * shows the header in reverse video and as many rows as fit): the
+ * heading (with the note), the column widths (malloc'ed, one per column;
+ * NULL out of memory, and the pieces take NULL: unaligned), the column
+ * header with its rule, and one row.
+ */
+void out_text_heading(FILE *fp, const struct out_table *t);
+int *out_text_widths(const struct out_table *t, bool wide);
+void out_text_header(FILE *fp, const struct out_table *t, const int *w);
+void out_text_row(FILE *fp, const struct out_table *t, size_t row, const int *w, bool wide);
 /* CSV: a header row of keys, then the rows (RFC 4180 quoting). */
 void out_csv_table(FILE *fp, const struct out_table *t);
+/* The two apart: a document of several tables under one header (--interval). */
+void out_csv_header(FILE *fp, const struct out_table *t);
+void out_csv_rows(FILE *fp, const struct out_table *t);
 /*
  * JSON: "key":[{...},...] as a member of the object being written; a
  * comma first unless *first, which is then cleared.
  */
 void out_json_table(FILE *fp, const struct out_table *t, bool *first);
+/* One row as an object {...}: a table nested in a document's own objects. */
+void out_json_row(FILE *fp, const struct out_table *t, size_t row);
 
 /* ---- strings every writer needs -------------------------------------------- */
 

@@ -9,8 +9,6 @@
 
 #include "writers/out_table.h"
 
-/* ---- text ---------------------------------------------------------------------- */
-
 #define TEXT_WIDTH	78
 #define NAME_MIN	24
 
@@ -24,22 +22,28 @@ static bool left_aligned(const struct out_col *c)
 	return c->kind == COL_STR || (c->flags & OC_LEFT);
 }
 
+static int gap_of(const struct out_table *t)
+{
+	return t->text && t->text->gap ? t->text->gap : 2;
+}
+
 /*
  * Column widths: a fixed width as given, others as wide as their widest
  * cell. Unless wide, one left-aligned column sized by its cells (the
  * name) gives way so the line fits; longer names then take a line of
  * their own.
  */
-static void text_widths(const struct out_table *t, int *w, bool wide)
+int *out_text_widths(const struct out_table *t, bool wide)
 {
 	char buf[CELL_LEN];
-	int total = 0, flex = -1;
+	int total = 0, flex = -1, *w = calloc(t->ncols ? t->ncols : 1, sizeof(*w));
 	size_t i, row;
 
+	if (!w)
+		return NULL;
 	for (i = 0; i < t->ncols; i++) {
 		const struct out_col *col = &t->cols[i];
 
-		w[i] = 0;
 		if (!text_shown(col))
 			continue;
 		w[i] = (int)strlen(col->head ? col->head : col->key);
@@ -57,13 +61,14 @@ static void text_widths(const struct out_table *t, int *w, bool wide)
 			if (flex < 0 && left_aligned(col))
 				flex = (int)i;
 		}
-		total += w[i] + (total ? 2 : 0);
+		total += w[i] + (total ? gap_of(t) : 0);
 	}
 	if (!wide && flex >= 0 && total > TEXT_WIDTH) {
 		int room = w[flex] - (total - TEXT_WIDTH);
 
 		w[flex] = room < NAME_MIN ? NAME_MIN : room;
 	}
+	return w;
 }
 
 static void text_list(FILE *fp, const struct out_col *col, const struct out_cell *c)
@@ -83,27 +88,22 @@ static void text_list(FILE *fp, const struct out_col *col, const struct out_cell
 	fputc('\n', fp);
 }
 
-void out_text_table(FILE *fp, const struct out_table *t, bool wide)
+void out_text_heading(FILE *fp, const struct out_table *t)
 {
-	char buf[CELL_LEN];
-	int *w = calloc(t->ncols ? t->ncols : 1, sizeof(*w));
-	int line = 0;
-	size_t i, row;
-
-	fprintf(fp, "%s (%zu):\n", t->title, t->total);
+	if (t->text && (t->text->flags & OT_TITLE_LINE))
+		fprintf(fp, "%s\n", t->title);
+	else
+		fprintf(fp, "%s (%zu):\n", t->title, t->total);
 	if (t->note)
 		out_text_para(fp, t->note);
-	if (!t->nrows) {
-		fputs("  none\n\n", fp);
-		free(w);
-		return;
-	}
-	if (!w) {
-		/* No memory for widths: still every number, unaligned. */
-		wide = true;
-	} else {
-		text_widths(t, w, wide);
-	}
+}
+
+void out_text_header(FILE *fp, const struct out_table *t, const int *w)
+{
+	int line = 0, rule = t->text ? t->text->rule : 0;
+	bool started = false;
+	size_t i;
+
 	for (i = 0; i < t->ncols; i++) {
 		const struct out_col *col = &t->cols[i];
 		const char *h = col->head ? col->head : col->key;
@@ -111,46 +111,81 @@ void out_text_table(FILE *fp, const struct out_table *t, bool wide)
 
 		if (!text_shown(col))
 			continue;
-		line += fprintf(fp, "%s%*s", line ? "  " : "", left_aligned(col) ? -cw : cw, h);
+		line += fprintf(fp, "%*s%*s", started ? gap_of(t) : 0, "",
+				left_aligned(col) ? -cw : cw, h);
+		started = true;
 	}
 	fputc('\n', fp);
-	for (i = 0; i < (size_t)line; i++)
+	if (rule < 0)
+		return;
+	for (i = 0; i < (size_t)(rule ? rule : line); i++)
 		fputc('-', fp);
 	fputc('\n', fp);
-	for (row = 0; row < t->nrows; row++) {
-		bool started = false;
+}
 
-		for (i = 0; i < t->ncols; i++) {
-			const struct out_col *col = &t->cols[i];
-			struct out_cell c;
-			const char *s;
-			int cw = w ? w[i] : 0;
+void out_text_row(FILE *fp, const struct out_table *t, size_t row, const int *w, bool wide)
+{
+	char buf[CELL_LEN];
+	bool started = false;
+	size_t i;
 
-			if (!text_shown(col))
-				continue;
-			c = out_get_cell(t, row, i);
-			s = out_fmt_scalar(buf, sizeof(buf), col, &c, true);
-			if (started)
-				fputs("  ", fp);
-			if (left_aligned(col) && !wide && (int)strlen(s) > cw)
-				fprintf(fp, "%s\n%*s", s, cw, "");
-			else
-				fprintf(fp, "%*s", left_aligned(col) ? -cw : cw, s);
-			started = true;
-		}
-		fputc('\n', fp);
-		for (i = 0; i < t->ncols; i++) {
-			const struct out_col *col = &t->cols[i];
-			struct out_cell c;
+	for (i = 0; i < t->ncols; i++) {
+		const struct out_col *col = &t->cols[i];
+		struct out_cell c;
+		const char *s;
+		int cw = w ? w[i] : 0;
 
-			if ((col->flags & OC_NO_TEXT) || !out_col_is_list(col))
-				continue;
-			c = out_get_cell(t, row, i);
-			text_list(fp, col, &c);
-		}
+		if (!text_shown(col))
+			continue;
+		c = out_get_cell(t, row, i);
+		s = out_fmt_scalar(buf, sizeof(buf), col, &c, true);
+		if (started)
+			fprintf(fp, "%*s", gap_of(t), "");
+		if (col->flags & OC_CUT)
+			fprintf(fp, "%-*.*s", cw, cw, s);
+		else if (left_aligned(col) && !wide && (int)strlen(s) > cw)
+			fprintf(fp, "%s\n%*s", s, cw, "");
+		else
+			fprintf(fp, "%*s", left_aligned(col) ? -cw : cw, s);
+		started = true;
 	}
+	fputc('\n', fp);
+	for (i = 0; i < t->ncols; i++) {
+		const struct out_col *col = &t->cols[i];
+		struct out_cell c;
+
+		if ((col->flags & OC_NO_TEXT) || !out_col_is_list(col))
+			continue;
+		c = out_get_cell(t, row, i);
+		text_list(fp, col, &c);
+	}
+}
+
+void out_text_table(FILE *fp, const struct out_table *t, bool wide)
+{
+	const struct out_text_layout *l = t->text;
+	int *w;
+	size_t row;
+
+	if (!t->nrows && l && l->none) {
+		fputs(l->none, fp);
+		return;
+	}
+	out_text_heading(fp, t);
+	if (!t->nrows) {
+		fputs("  none\n\n", fp);
+		return;
+	}
+	w = out_text_widths(t, wide);
+	/* No memory for widths: still every number, unaligned. */
+	if (!w)
+		wide = true;
+	out_text_header(fp, t, w);
+	for (row = 0; row < t->nrows; row++)
+		out_text_row(fp, t, row, w, wide);
 	if (t->nrows < t->total)
-		fprintf(fp, "  ... %zu more (-l 0 shows all)\n", t->total - t->nrows);
+		fprintf(fp, "  ... %zu more%s\n", t->total - t->nrows,
+			l && l->more ? l->more : " (-l 0 shows all)");
 	fputc('\n', fp);
 	free(w);
 }
