@@ -88,6 +88,7 @@ enum col_kind {
 	COL_STRV,	/* sv[n]: text, one per line under the row; CSV, joined by ';' */
 	COL_U64V,	/* uv[n]: text, on a line under the row; CSV, joined by ' ' */
 	COL_FIX3,	/* u, thousandths: "12.345" in every format (the view rounds, once) */
+	COL_BOOL,	/* u, 0 or 1: false or true */
 };
 
 /* out_col.flags */
@@ -97,6 +98,9 @@ enum col_kind {
 #define OC_NO_JSON	0x8u	/* text only (a rendering of figures JSON holds otherwise) */
 #define OC_SIGN		0x10u	/* text: a positive number has its '+' (a change, not a count) */
 #define OC_CUT		0x20u	/* text: cut to the column's width, never on a line of its own */
+#define OC_RIGHT	0x40u	/* text: a string right-aligned, as numbers are */
+#define OC_UNDER	0x80u	/* text: s on a line of its own under the row, as is; null: none */
+#define OC_OMIT_NULL	0x100u	/* JSON: no key at all when null (file and line when known) */
 
 struct out_col {
 	const char *key;	/* CSV header and JSON key: lower_snake_case */
@@ -135,6 +139,8 @@ struct out_text_layout {
 };
 
 #define OT_TITLE_LINE	0x1u	/* the heading is the title as it is, without "(N):" */
+#define OT_BLANK_BEFORE	0x2u	/* an empty line before the heading */
+#define OT_NO_BLANK_AFTER 0x4u	/* no empty line after the rows (a footnote may follow) */
 
 /*
  * A table: its rows are answered by cell(), which fills *out (zeroed

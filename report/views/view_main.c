@@ -3,6 +3,8 @@
  * view_main.c - the report's main tables: rows per call site, cache or
  * object address, their one sort, and the same rows as out_table tables.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -472,5 +474,223 @@ out:
 			free(m.aliases[i]);
 	free(m.aliases);
 	free(rows);
+	return ret;
+}
+
+/* ---- errors and outstanding objects ------------------------------------------- */
+
+/*
+ * Where a site is, for the tables below: its symbol (JSON: the address
+ * when it has none) and file:line when known. The text lines under a row
+ * ("  allocated at ...") are written into buf, which the writer uses
+ * before it asks for the next cell.
+ */
+struct site_tab {
+	const struct symtab *st;
+	const struct row *rows;			/* outstanding */
+	const struct rpt_error **errs;		/* errors */
+	char *buf;
+};
+
+#define SITE_BUF	1024
+
+static void sym_cell(const struct site_tab *x, uint64_t addr, struct out_cell *c)
+{
+	const struct symres *sr = symtab_get(x->st, addr);
+
+	if (sr) {
+		c->s = sr->sym;
+	} else {
+		snprintf(x->buf, SITE_BUF, "0x%" PRIx64, addr);
+		c->s = x->buf;
+	}
+}
+
+static void file_cell(const struct site_tab *x, uint64_t addr, bool line, struct out_cell *c)
+{
+	const struct symres *sr = symtab_get(x->st, addr);
+
+	c->null = !sr || !sr->file;
+	if (c->null)
+		return;
+	if (line)
+		c->u = sr->line;
+	else
+		c->s = sr->file;
+}
+
+/* "<indent> at file:line" under a row, when known. */
+static void srcline_cell(const struct site_tab *x, uint64_t addr, const char *indent,
+			 struct out_cell *c)
+{
+	const struct symres *sr = symtab_get(x->st, addr);
+
+	c->null = !sr || !sr->file;
+	if (c->null)
+		return;
+	snprintf(x->buf, SITE_BUF, "%s at %s:%u", indent, sr->file, sr->line);
+	c->s = x->buf;
+}
+
+enum { E_TKIND, E_KIND, E_COUNT, E_UNCERTAIN, E_AADDR, E_ASYM, E_AFILE, E_ALINE, E_FADDR,
+       E_FSYM, E_FFILE, E_FLINE, E_TALLOC, E_TASRC, E_TFREE, E_TFSRC, E_N };
+
+#define TEXT_ONLY	(OC_NO_JSON | OC_NO_CSV)
+
+static const struct out_col err_cols[E_N] = {
+	[E_TKIND] = { "kind", "Kind", COL_STR, 30, TEXT_ONLY },
+	[E_KIND] = { "kind", NULL, COL_STR, 0, OC_NO_TEXT },
+	[E_COUNT] = { "count", "Count", COL_U64, 10, 0 },
+	[E_UNCERTAIN] = { "uncertain", NULL, COL_BOOL, 0, OC_NO_TEXT },
+	[E_AADDR] = { "alloc_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
+	[E_ASYM] = { "alloc_symbol", NULL, COL_STR, 0, OC_NO_TEXT },
+	[E_AFILE] = { "alloc_file", NULL, COL_STR, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	[E_ALINE] = { "alloc_line", NULL, COL_U64, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	[E_FADDR] = { "free_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
+	[E_FSYM] = { "free_symbol", NULL, COL_STR, 0, OC_NO_TEXT },
+	[E_FFILE] = { "free_file", NULL, COL_STR, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	[E_FLINE] = { "free_line", NULL, COL_U64, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	[E_TALLOC] = { "allocated_at", NULL, COL_STR, 0, OC_UNDER | TEXT_ONLY },
+	[E_TASRC] = { "allocated_line", NULL, COL_STR, 0, OC_UNDER | TEXT_ONLY },
+	[E_TFREE] = { "freed_at", NULL, COL_STR, 0, OC_UNDER | TEXT_ONLY },
+	[E_TFSRC] = { "freed_line", NULL, COL_STR, 0, OC_UNDER | TEXT_ONLY },
+};
+
+static void err_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct site_tab *x = ctx;
+	const struct rpt_error *e = x->errs[row];
+	/* A short allocation has no free: null where its free would be. */
+	bool nofree = e->kind == RPT_ERR_SHORT_ALLOC;
+	const struct symres *sr;
+
+	switch (col) {
+	case E_TKIND:
+		snprintf(x->buf, SITE_BUF, "%s%s", rpt_err_name(e->kind), e->uncertain ? "?" : "");
+		c->s = x->buf;
+		break;
+	case E_KIND: c->s = rpt_err_name(e->kind); break;
+	case E_COUNT: c->u = e->count; break;
+	case E_UNCERTAIN: c->u = e->uncertain; break;
+	case E_AADDR: c->u = e->alloc_site; break;
+	case E_ASYM: sym_cell(x, e->alloc_site, c); break;
+	case E_AFILE: file_cell(x, e->alloc_site, false, c); break;
+	case E_ALINE: file_cell(x, e->alloc_site, true, c); break;
+	case E_FADDR: c->u = e->free_site; c->null = nofree; break;
+	case E_FSYM:
+		if (nofree)
+			c->null = true;
+		else
+			sym_cell(x, e->free_site, c);
+		break;
+	case E_FFILE: c->null = true; if (!nofree) file_cell(x, e->free_site, false, c); break;
+	case E_FLINE: c->null = true; if (!nofree) file_cell(x, e->free_site, true, c); break;
+	case E_TALLOC:
+		sr = symtab_get(x->st, e->alloc_site);
+		snprintf(x->buf, SITE_BUF, "  allocated at %s", sr ? sr->sym : "?");
+		c->s = x->buf;
+		break;
+	case E_TASRC: srcline_cell(x, e->alloc_site, "             ", c); break;
+	case E_TFREE:
+		sr = symtab_get(x->st, e->free_site);
+		snprintf(x->buf, SITE_BUF, "  freed at     %s", sr ? sr->sym : "?");
+		c->s = x->buf;
+		c->null = nofree;
+		break;
+	default:
+		c->null = true;
+		if (!nofree)
+			srcline_cell(x, e->free_site, "             ", c);
+		break;
+	}
+}
+
+/* The text of the errors and outstanding tables: older than the model, kept to the byte. */
+static const struct out_text_layout err_text = {
+	.gap = 1, .rule = -1, .flags = OT_BLANK_BEFORE | OT_NO_BLANK_AFTER,
+	.none = "\nErrors: none found.\n",
+};
+
+int report_errors_table(const struct view_ctx *v, table_emit_fn emit, void *arg)
+{
+	struct site_tab x = { .st = v->st };
+	struct out_table t = {
+		.key = "errors", .title = "Errors in the traced kernel", .cols = err_cols,
+		.ncols = E_N, .cell = err_cell, .ctx = &x, .text = &err_text,
+	};
+	int ret = -1;
+
+	x.errs = sorted_errors(v->r, &t.nrows);
+	x.buf = malloc(SITE_BUF);
+	if (x.errs && x.buf) {
+		t.total = t.nrows;
+		ret = emit(&t, arg);
+	}
+	free(x.errs);
+	free(x.buf);
+	return ret;
+}
+
+enum { O_ADDR, O_SYM, O_TSYM, O_FILE, O_LINE, O_COUNT, O_BYTES, O_AGE, O_TAGE, O_TSRC, O_N };
+
+static const struct out_col out_cols[O_N] = {
+	[O_ADDR] = { "addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
+	[O_SYM] = { "symbol", NULL, COL_STR, 0, OC_NO_TEXT },
+	[O_TSYM] = { "symbol", "Callsite", COL_STR, 36, TEXT_ONLY },
+	[O_FILE] = { "file", NULL, COL_STR, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	[O_LINE] = { "line", NULL, COL_U64, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	[O_COUNT] = { "count", "Objects", COL_U64, 9, 0 },
+	[O_BYTES] = { "bytes_alloc", "Bytes", COL_U64, 14, 0 },
+	[O_AGE] = { "max_age_ns", NULL, COL_U64, 0, OC_NO_TEXT },
+	[O_TAGE] = { "max_age", "Max_age", COL_STR, 15, OC_RIGHT | TEXT_ONLY },
+	[O_TSRC] = { "source_line", NULL, COL_STR, 0, OC_UNDER | TEXT_ONLY },
+};
+
+static void out_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct site_tab *x = ctx;
+	const struct row *w = &x->rows[row];
+
+	switch (col) {
+	case O_ADDR: c->u = w->key; break;
+	case O_SYM: sym_cell(x, w->key, c); break;
+	case O_TSYM: c->s = w->name; break;
+	case O_FILE: file_cell(x, w->key, false, c); break;
+	case O_LINE: file_cell(x, w->key, true, c); break;
+	case O_COUNT: c->u = w->out; break;
+	case O_BYTES: c->u = w->out_bytes; break;
+	case O_AGE: c->u = w->age; break;
+	case O_TAGE:
+		snprintf(x->buf, SITE_BUF, "%" PRIu64 ".%06" PRIu64 "s", w->age / 1000000000u,
+			 (w->age % 1000000000u) / 1000u);
+		c->s = x->buf;
+		break;
+	default: srcline_cell(x, w->key, "   ", c); break;
+	}
+}
+
+static const struct out_text_layout out_text = {
+	.gap = 1, .rule = -1, .flags = OT_BLANK_BEFORE | OT_NO_BLANK_AFTER, .none = "",
+};
+
+int report_outstanding_table(const struct view_ctx *v, table_emit_fn emit, void *arg)
+{
+	struct site_tab x = { .st = v->st };
+	struct out_table t = {
+		.key = "outstanding",
+		.title = "Outstanding at the end of the trace (never freed in it), by call site",
+		.cols = out_cols, .ncols = O_N, .cell = out_cell, .ctx = &x, .text = &out_text,
+	};
+	struct row *rows = outstanding_rows(v->r, v->st, &t.total);
+	int ret = -1;
+
+	x.rows = rows;
+	x.buf = malloc(SITE_BUF);
+	if (rows && x.buf) {
+		t.nrows = limit_of(v->o, t.total);
+		ret = emit(&t, arg);
+	}
+	free(rows);
+	free(x.buf);
 	return ret;
 }

@@ -41,5 +41,9 @@ char *join_names(const char *const *names, size_t n, const char *sep);
  * and of the HTML page. 0, -1 out of memory, or emit's nonzero value.
  */
 int report_main_table(const struct view_ctx *v, table_emit_fn emit, void *arg);
+/* The errors of the traced kernel, by kind then count. Same returns. */
+int report_errors_table(const struct view_ctx *v, table_emit_fn emit, void *arg);
+/* Call sites with objects never freed in the trace, by bytes (--lines). Same returns. */
+int report_outstanding_table(const struct view_ctx *v, table_emit_fn emit, void *arg);
 
 #endif /* VIEW_MAIN_H */

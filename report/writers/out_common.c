@@ -167,6 +167,8 @@ const char *out_fmt_scalar(char *buf, size_t len, const struct out_col *col,
 		snprintf(buf, len, text_mode && (col->flags & OC_SIGN) && c->i > 0 ?
 			 "+%" PRId64 : "%" PRId64, c->i);
 		break;
+	case COL_BOOL:
+		return c->u ? "true" : "false";
 	case COL_FIX3:
 		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, c->u / 1000, c->u % 1000);
 		break;

@@ -61,6 +61,8 @@ void out_json_row(FILE *fp, const struct out_table *t, size_t row)
 		if (t->cols[i].flags & OC_NO_JSON)
 			continue;
 		c = out_get_cell(t, row, i);
+		if (c.null && (t->cols[i].flags & OC_OMIT_NULL))
+			continue;
 		fprintf(fp, "%s\"%s\":", sep ? "," : "", t->cols[i].key);
 		json_value(fp, &t->cols[i], &c);
 		sep = true;

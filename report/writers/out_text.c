@@ -14,12 +14,12 @@
 
 static bool text_shown(const struct out_col *c)
 {
-	return !(c->flags & OC_NO_TEXT) && !out_col_is_list(c);
+	return !(c->flags & (OC_NO_TEXT | OC_UNDER)) && !out_col_is_list(c);
 }
 
 static bool left_aligned(const struct out_col *c)
 {
-	return c->kind == COL_STR || (c->flags & OC_LEFT);
+	return (c->kind == COL_STR && !(c->flags & OC_RIGHT)) || (c->flags & OC_LEFT);
 }
 
 static int gap_of(const struct out_table *t)
@@ -90,6 +90,8 @@ static void text_list(FILE *fp, const struct out_col *col, const struct out_cell
 
 void out_text_heading(FILE *fp, const struct out_table *t)
 {
+	if (t->text && (t->text->flags & OT_BLANK_BEFORE))
+		fputc('\n', fp);
 	if (t->text && (t->text->flags & OT_TITLE_LINE))
 		fprintf(fp, "%s\n", t->title);
 	else
@@ -154,10 +156,15 @@ void out_text_row(FILE *fp, const struct out_table *t, size_t row, const int *w,
 		const struct out_col *col = &t->cols[i];
 		struct out_cell c;
 
-		if ((col->flags & OC_NO_TEXT) || !out_col_is_list(col))
+		if ((col->flags & OC_NO_TEXT) || !(out_col_is_list(col) || (col->flags & OC_UNDER)))
 			continue;
 		c = out_get_cell(t, row, i);
-		text_list(fp, col, &c);
+		if (!out_col_is_list(col)) {
+			if (!c.null && c.s)
+				fprintf(fp, "%s\n", c.s);
+		} else {
+			text_list(fp, col, &c);
+		}
 	}
 }
 
@@ -186,6 +193,7 @@ void out_text_table(FILE *fp, const struct out_table *t, bool wide)
 	if (t->nrows < t->total)
 		fprintf(fp, "  ... %zu more%s\n", t->total - t->nrows,
 			l && l->more ? l->more : " (-l 0 shows all)");
-	fputc('\n', fp);
+	if (!l || !(l->flags & OT_NO_BLANK_AFTER))
+		fputc('\n', fp);
 	free(w);
 }

@@ -163,9 +163,8 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		      const struct symtab *st, const struct rpt_slab *slab)
 {
 	const struct rpt_totals *t = rpt_totals(r);
-	const struct rpt_error **errs;
 	struct row *rows, *cs;
-	size_t n, i, ncs, ne, nc, lim;
+	size_t n, i, ncs, nc, lim;
 	bool first = true, f2;
 	const char *kv;
 
@@ -364,59 +363,15 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	fputs("]", fp);
 	free(rows);
 
-	errs = sorted_errors(r, &ne);
-	if (!errs) {
-		free(cs);
-		return -1;
-	}
-	json_key(fp, "errors", &first);
-	fputs("[", fp);
-	for (i = 0; i < ne; i++) {
-		const struct rpt_error *e = errs[i];
-
-		f2 = true;
-		fputs(i ? ",{" : "{", fp);
-		json_str(fp, "kind", rpt_err_name(e->kind), &f2);
-		json_u64(fp, "count", e->count, &f2);
-		json_key(fp, "uncertain", &f2);
-		fputs(e->uncertain ? "true" : "false", fp);
-		json_addr(fp, "alloc_addr", e->alloc_site, &f2);
-		json_sym(fp, "alloc_", symtab_get(st, e->alloc_site), e->alloc_site, &f2);
-		if (e->kind == RPT_ERR_SHORT_ALLOC) {
-			json_str(fp, "free_addr", NULL, &f2);
-			json_str(fp, "free_symbol", NULL, &f2);
-		} else {
-			json_addr(fp, "free_addr", e->free_site, &f2);
-			json_sym(fp, "free_", symtab_get(st, e->free_site), e->free_site, &f2);
-		}
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-	free(errs);
-
-	rows = outstanding_rows(r, st, &n);
-	if (!rows) {
-		free(cs);
-		return -1;
-	}
-	json_key(fp, "outstanding", &first);
-	fputs("[", fp);
-	lim = limit_of(o, n);
-	for (i = 0; i < lim; i++) {
-		const struct row *w = &rows[i];
-
-		f2 = true;
-		fputs(i ? ",{" : "{", fp);
-		json_addr(fp, "addr", w->key, &f2);
-		json_sym(fp, "", w->sr, w->key, &f2);
-		json_u64(fp, "count", w->out, &f2);
-		json_u64(fp, "bytes_alloc", w->out_bytes, &f2);
-		json_u64(fp, "max_age_ns", w->age, &f2);
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-	free(rows);
 	free(cs);
+	{
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct json_emit je = { .fp = fp, .first = false };
+
+		if (report_errors_table(&v, json_emit, &je) ||
+		    report_outstanding_table(&v, json_emit, &je))
+			return -1;
+	}
 
 	if (o->view == VIEW_ALLOC) {
 		rows = view_rows(r, o, st, &n);
@@ -727,69 +682,22 @@ static int text_uncertain(FILE *fp, const struct rpt *r, const struct out_opts *
 	return 0;
 }
 
+/* The errors table, and under it the footnotes on what makes some uncertain. */
 static int text_errors(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		       const struct symtab *st, const struct rpt_slab *slab)
 {
-	size_t n, i;
-	const struct rpt_error **errs = sorted_errors(r, &n);
+	struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+	struct text_emit te = { .fp = fp, .wide = o->wide };
 	bool uncertain = false;
+	size_t i;
 
-	if (!errs)
+	if (report_errors_table(&v, text_emit, &te))
 		return -1;
-	if (!n) {
-		fputs("\nErrors: none found.\n", fp);
-		free(errs);
+	if (!rpt_nerrors(r))
 		return 0;
-	}
-	fprintf(fp, "\nErrors in the traced kernel (%zu):\n", n);
-	fprintf(fp, "%-30s %10s\n", "Kind", "Count");
-	for (i = 0; i < n; i++) {
-		const struct rpt_error *e = errs[i];
-		const struct symres *a = symtab_get(st, e->alloc_site);
-		const struct symres *f = symtab_get(st, e->free_site);
-		char kind[40];
-
-		snprintf(kind, sizeof(kind), "%s%s", rpt_err_name(e->kind),
-			 e->uncertain ? "?" : "");
-		uncertain |= e->uncertain;
-		fprintf(fp, "%-30s %10" PRIu64 "\n", kind, e->count);
-		fprintf(fp, "  allocated at %s\n", a ? a->sym : "?");
-		text_srcline(fp, a, "             ");
-		if (e->kind != RPT_ERR_SHORT_ALLOC) {
-			fprintf(fp, "  freed at     %s\n", f ? f->sym : "?");
-			text_srcline(fp, f, "             ");
-		}
-	}
-	free(errs);
+	for (i = 0; i < rpt_nerrors(r); i++)
+		uncertain |= rpt_error(r, i)->uncertain;
 	return text_uncertain(fp, r, o, slab, uncertain);
-}
-
-static int text_outstanding(FILE *fp, const struct rpt *r, const struct out_opts *o,
-			    const struct symtab *st)
-{
-	char b1[40];
-	size_t n, i, lim;
-	struct row *rows = outstanding_rows(r, st, &n);
-
-	if (!rows)
-		return -1;
-	if (n) {
-		lim = limit_of(o, n);
-		fprintf(fp, "\nOutstanding at the end of the trace (never freed in it), by call site"
-			" (%zu):\n", n);
-		fprintf(fp, "%-36s %9s %14s %15s\n", "Callsite", "Objects", "Bytes", "Max_age");
-		for (i = 0; i < lim; i++) {
-			const struct row *w = &rows[i];
-
-			fmt_secs(b1, sizeof(b1), w->age);
-			name_col(fp, w->name, 36, o->wide);
-			fprintf(fp, " %9" PRIu64 " %14" PRIu64 " %15s\n", w->out, w->out_bytes, b1);
-			text_srcline(fp, w->sr, "   ");
-		}
-		more(fp, lim, n);
-	}
-	free(rows);
-	return 0;
 }
 
 static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o)
@@ -920,8 +828,15 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	} else if (text_view(fp, r, o, st, slab)) {
 		return -1;
 	}
-	if (text_errors(fp, r, o, st, slab) || text_outstanding(fp, r, o, st))
+	if (text_errors(fp, r, o, st, slab)) {
 		return -1;
+	} else {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct text_emit te = { .fp = fp, .wide = o->wide };
+
+		if (report_outstanding_table(&v, text_emit, &te))
+			return -1;
+	}
 	text_summary(fp, r, o);
 	return 0;
 }
