@@ -63,6 +63,17 @@ int sort_parse(const char *s, enum sort_key *keys, size_t *n, char *err, size_t 
 
 /* ---- labels ------------------------------------------------------------------ */
 
+void out_fmt_per(char *buf, size_t len, uint64_t total, uint64_t n)
+{
+	snprintf(buf, len, "%" PRIu64 "/%" PRIu64, total, n ? total / n : 0);
+}
+
+void out_fmt_secs(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64 "s", ns / 1000000000u,
+		 (ns % 1000000000u) / 1000u);
+}
+
 void out_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 1000)

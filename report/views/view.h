@@ -141,6 +141,7 @@ struct out_text_layout {
 #define OT_TITLE_LINE	0x1u	/* the heading is the title as it is, without "(N):" */
 #define OT_BLANK_BEFORE	0x2u	/* an empty line before the heading */
 #define OT_NO_BLANK_AFTER 0x4u	/* no empty line after the rows (a footnote may follow) */
+#define OT_HEADER_EMPTY	0x8u	/* no rows: the column header all the same, not "none" */
 
 /*
  * A table: its rows are answered by cell(), which fills *out (zeroed
@@ -162,6 +163,10 @@ struct out_table {
 
 /* A duration for people: 950ns, 12.5us, 3.25ms, 1.500s (COL_NS in text). */
 void out_fmt_ns(char *buf, size_t len, uint64_t ns);
+/* "total/per": bytes and bytes per allocation of n (0 when none). */
+void out_fmt_per(char *buf, size_t len, uint64_t total, uint64_t n);
+/* Seconds with microseconds: 1.250000s (the text report's ages and durations). */
+void out_fmt_secs(char *buf, size_t len, uint64_t ns);
 
 /* ---- views ------------------------------------------------------------------ */
 

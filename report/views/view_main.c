@@ -661,8 +661,7 @@ static void out_cell(const void *ctx, size_t row, size_t col, struct out_cell *c
 	case O_BYTES: c->u = w->out_bytes; break;
 	case O_AGE: c->u = w->age; break;
 	case O_TAGE:
-		snprintf(x->buf, SITE_BUF, "%" PRIu64 ".%06" PRIu64 "s", w->age / 1000000000u,
-			 (w->age % 1000000000u) / 1000u);
+		out_fmt_secs(x->buf, SITE_BUF, w->age);
 		c->s = x->buf;
 		break;
 	default: srcline_cell(x, w->key, "   ", c); break;
@@ -692,5 +691,178 @@ int report_outstanding_table(const struct view_ctx *v, table_emit_fn emit, void 
 	}
 	free(rows);
 	free(x.buf);
+	return ret;
+}
+
+/* ---- the main tables in text --------------------------------------------------- */
+
+/*
+ * A cache's name in text, with the names SLUB merged into it:
+ * "kmalloc-96 (also kmt_oracle_merged, foo)", and "+N more" where the
+ * list would not fit 78 columns (--wide: all of them). NULL out of memory.
+ */
+char *cache_label(const struct rpt_slab *slab, const struct rpt_cache *c, bool wide)
+{
+	const char **al;
+	char *buf = NULL;
+	size_t nal, len = 0, k, col;
+	FILE *m;
+
+	if (cache_aliases(slab, c, &al, &nal))
+		return NULL;
+	if (!nal)
+		return strdup(c->name);
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		free(al);
+		return NULL;
+	}
+	fprintf(m, "%s (also ", c->name);
+	col = strlen(c->name) + 7;
+	for (k = 0; k < nal; k++) {
+		/* Room for this name and what may follow it: ", +N more)" or ")". */
+		size_t need = (k ? 2 : 0) + strlen(al[k]) + (k + 1 < nal ? 16 : 1);
+
+		if (k && !wide && col + need > 78) {
+			fprintf(m, ", +%zu more", nal - k);
+			break;
+		}
+		col += (size_t)fprintf(m, "%s%s", k ? ", " : "", al[k]);
+	}
+	fputc(')', m);
+	free(al);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * The text of the call sites' and caches' tables: "total/per" figures
+ * for people, and the name on a line of its own when it is longer than
+ * its column. Their layout is older than the model: kept to the byte.
+ */
+struct text_tab {
+	const struct row *rows;
+	char **labels;		/* caches: the name with its aliases */
+	char *buf;
+};
+
+enum { T_NAME, T_ALLOC, T_REQ, T_HITS, T_XCPU, T_FRAG, T_SRC, T_NC };
+
+static const struct out_col caller_text_cols[T_NC] = {
+	[T_NAME] = { "symbol", "Callsite", COL_STR, 25, 0 },
+	[T_ALLOC] = { "alloc_per", "Alloc/Per", COL_STR, 14, OC_RIGHT },
+	[T_REQ] = { "req_per", "Req/Per", COL_STR, 14, OC_RIGHT },
+	[T_HITS] = { "hits", "Hits", COL_U64, 8, 0 },
+	[T_XCPU] = { "cross_cpu_frees", "Xcpu", COL_U64, 6, 0 },
+	[T_FRAG] = { "frag_pct", "Frag", COL_PCT, 6, 0 },
+	[T_SRC] = { "source_line", NULL, COL_STR, 0, OC_UNDER },
+};
+
+/* Bytes, and bytes per successful allocation. */
+static const char *per(char *buf, uint64_t total, uint64_t n)
+{
+	out_fmt_per(buf, SITE_BUF, total, n);
+	return buf;
+}
+
+static void caller_text_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct text_tab *x = ctx;
+	const struct row *w = &x->rows[row];
+	uint64_t ok = w->hits - w->failed;
+
+	switch (col) {
+	case T_NAME: c->s = w->name; break;
+	case T_ALLOC: c->s = per(x->buf, w->bytes_alloc, ok); break;
+	case T_REQ: c->s = per(x->buf, w->bytes_req, ok); break;
+	case T_HITS: c->u = w->hits; break;
+	case T_XCPU: c->u = w->xcpu; break;
+	case T_FRAG: c->d = w->frag; break;
+	default:
+		c->null = !w->sr || !w->sr->file;
+		if (c->null)
+			break;
+		snprintf(x->buf, SITE_BUF, "    at %s:%u", w->sr->file, w->sr->line);
+		c->s = x->buf;
+		break;
+	}
+}
+
+enum { K_NAME, K_ALLOCS, K_FREES, K_BYTES, K_LIVE, K_FRAG, K_NC };
+
+static const struct out_col cache_text_cols[K_NC] = {
+	[K_NAME] = { "name", "Cache", COL_STR, 22, 0 },
+	[K_ALLOCS] = { "allocs", "Allocs", COL_U64, 10, 0 },
+	[K_FREES] = { "frees", "Frees", COL_U64, 10, 0 },
+	[K_BYTES] = { "bytes_alloc", "Bytes_alloc", COL_U64, 14, 0 },
+	[K_LIVE] = { "live", "Live", COL_U64, 9, 0 },
+	[K_FRAG] = { "frag_pct", "Frag", COL_PCT, 6, 0 },
+};
+
+static void cache_text_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct text_tab *x = ctx;
+	const struct row *w = &x->rows[row];
+
+	switch (col) {
+	case K_NAME: c->s = x->labels[row]; break;
+	case K_ALLOCS: c->u = w->hits; break;
+	case K_FREES: c->u = w->frees; break;
+	case K_BYTES: c->u = w->bytes_alloc; break;
+	case K_LIVE: c->u = w->live; break;
+	default: c->d = w->frag; break;
+	}
+}
+
+static const struct out_text_layout main_text = {
+	.gap = 1, .rule = 78, .flags = OT_NO_BLANK_AFTER | OT_HEADER_EMPTY,
+};
+
+int report_main_text_table(const struct view_ctx *v, table_emit_fn emit, void *arg)
+{
+	const struct out_opts *o = v->o;
+	struct text_tab x = { 0 };
+	struct out_table t = { .ctx = &x, .text = &main_text };
+	struct row *rows = view_rows(v->r, o, v->st, &t.total);
+	size_t i;
+	int ret = -1;
+
+	x.rows = rows;
+	x.buf = malloc(SITE_BUF);
+	if (!rows || !x.buf)
+		goto out;
+	t.nrows = limit_of(o, t.total);
+	if (o->view == VIEW_CALLER) {
+		t.key = "callsites";
+		t.title = "Call sites";
+		t.cols = caller_text_cols;
+		t.ncols = T_NC;
+		t.cell = caller_text_cell;
+	} else {
+		t.key = "caches";
+		t.title = "Caches";
+		t.cols = cache_text_cols;
+		t.ncols = K_NC;
+		t.cell = cache_text_cell;
+		x.labels = calloc(t.nrows ? t.nrows : 1, sizeof(*x.labels));
+		if (!x.labels)
+			goto out;
+		for (i = 0; i < t.nrows; i++) {
+			x.labels[i] = cache_label(v->slab, rows[i].cache, o->wide);
+			if (!x.labels[i])
+				goto out;
+		}
+	}
+	ret = emit(&t, arg);
+out:
+	if (x.labels)
+		for (i = 0; i < t.nrows; i++)
+			free(x.labels[i]);
+	free(x.labels);
+	free(x.buf);
+	free(rows);
 	return ret;
 }

@@ -179,7 +179,7 @@ void out_text_table(FILE *fp, const struct out_table *t, bool wide)
 		return;
 	}
 	out_text_heading(fp, t);
-	if (!t->nrows) {
+	if (!t->nrows && !(l && (l->flags & OT_HEADER_EMPTY))) {
 		fputs("  none\n\n", fp);
 		return;
 	}
