@@ -279,17 +279,24 @@ char *join_names(const char *const *names, size_t n, const char *sep)
 
 struct main_tab {
 	const struct row *rows;
+	char *addr;		/* a symbol that is an address, ADDR_LEN */
 	char **aliases;		/* caches: per row, the merged names joined, or NULL */
+	struct {
+		const char **names;
+		size_t n;
+	} *alias_lists;		/* caches: per row, the merged names */
 };
 
-enum { M_ADDR, M_SYM, M_FILE, M_LINE, M_HITS, M_FAILED, M_REQ, M_ALLOC, M_FRAG, M_FREES,
+enum { M_ADDR, M_SYM, M_JSYM, M_FILE, M_LINE, M_HITS, M_FAILED, M_REQ, M_ALLOC, M_FRAG, M_FREES,
        M_FREED, M_XCPU, M_XNODE, M_OUT, M_OUT_BYTES, M_AGE };
 
 static const struct out_col caller_cols[] = {
 	[M_ADDR] = { "addr", "Addr", COL_ADDR, 0, OC_NO_TEXT },
-	[M_SYM] = { "symbol", "Callsite", COL_STR, 0, 0 },
-	[M_FILE] = { "file", "File", COL_STR, 0, OC_NO_TEXT },
-	[M_LINE] = { "line", "Line", COL_U64, 0, OC_NO_TEXT },
+	[M_SYM] = { "symbol", "Callsite", COL_STR, 0, OC_NO_JSON },
+	/* JSON (schema 1): the address when there is no symbol, file:line only when known. */
+	[M_JSYM] = { "symbol", NULL, COL_STR, 0, OC_NO_TEXT | OC_NO_CSV },
+	[M_FILE] = { "file", "File", COL_STR, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	[M_LINE] = { "line", "Line", COL_U64, 0, OC_NO_TEXT | OC_OMIT_NULL },
 	[M_HITS] = { "hits", "Hits", COL_U64, 0, 0 },
 	[M_FAILED] = { "failed", "Failed", COL_U64, 0, OC_NO_TEXT },
 	[M_REQ] = { "bytes_req", "Req", COL_U64, 0, 0 },
@@ -301,14 +308,25 @@ static const struct out_col caller_cols[] = {
 	[M_XNODE] = { "cross_node_allocs", "Xnode", COL_U64, 0, OC_NO_TEXT },
 	[M_OUT] = { "outstanding", "Live", COL_U64, 0, 0 },
 	[M_OUT_BYTES] = { "outstanding_bytes", "Live_bytes", COL_U64, 0, OC_NO_TEXT },
-	[M_AGE] = { "max_age_ns", "Max_age", COL_NS, 0, OC_NO_TEXT },
+	[M_AGE] = { "max_age_ns", "Max_age", COL_NS, 0, OC_NO_TEXT | OC_NO_JSON },
 };
 
-static void site_cell(const struct row *w, size_t col, struct out_cell *c)
+/* Room for an address as a symbol. */
+#define ADDR_LEN	24
+
+static void site_cell(const struct row *w, size_t col, struct out_cell *c, char *addr)
 {
 	switch (col) {
 	case M_ADDR: c->u = w->site; break;
 	case M_SYM: c->s = w->sr ? w->sr->sym : NULL; c->null = !c->s; break;
+	case M_JSYM:
+		if (w->sr) {
+			c->s = w->sr->sym;
+		} else {
+			snprintf(addr, ADDR_LEN, "0x%" PRIx64, w->site);
+			c->s = addr;
+		}
+		break;
 	case M_FILE: c->s = w->sr ? w->sr->file : NULL; c->null = !c->s; break;
 	case M_LINE: c->u = w->sr ? w->sr->line : 0; c->null = !w->sr || !w->sr->file; break;
 	case M_HITS: c->u = w->hits; break;
@@ -328,15 +346,18 @@ static void site_cell(const struct row *w, size_t col, struct out_cell *c)
 
 static void caller_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
 {
-	site_cell(&((const struct main_tab *)ctx)->rows[row], col, c);
+	const struct main_tab *m = ctx;
+
+	site_cell(&m->rows[row], col, c, m->addr);
 }
 
 static const struct out_col alloc_cols[] = {
 	{ "ptr", "Ptr", COL_ADDR, 0, OC_LEFT },
 	{ "callsite_addr", "Callsite_addr", COL_ADDR, 0, OC_NO_TEXT },
-	{ "symbol", "Callsite", COL_STR, 0, 0 },
-	{ "file", "File", COL_STR, 0, OC_NO_TEXT },
-	{ "line", "Line", COL_U64, 0, OC_NO_TEXT },
+	{ "symbol", "Callsite", COL_STR, 0, OC_NO_JSON },
+	{ "symbol", NULL, COL_STR, 0, OC_NO_TEXT | OC_NO_CSV },
+	{ "file", "File", COL_STR, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	{ "line", "Line", COL_U64, 0, OC_NO_TEXT | OC_OMIT_NULL },
 	{ "hits", "Hits", COL_U64, 0, 0 },
 	{ "bytes_req", "Req", COL_U64, 0, 0 },
 	{ "bytes_alloc", "Alloc", COL_U64, 0, 0 },
@@ -347,24 +368,30 @@ static const struct out_col alloc_cols[] = {
 
 static void alloc_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
 {
-	const struct row *w = &((const struct main_tab *)ctx)->rows[row];
-	/* The per-address table's columns after the first two are a call site's. */
-	static const unsigned char site_col[] = { 0, M_ADDR, M_SYM, M_FILE, M_LINE, M_HITS,
-						  M_REQ, M_ALLOC, M_FRAG, M_FREES, M_XCPU };
+	const struct main_tab *m = ctx;
+	const struct row *w = &m->rows[row];
+	/* The per-address table's columns after the first are a call site's. */
+	static const unsigned char site_col[] = { 0, M_ADDR, M_SYM, M_JSYM, M_FILE, M_LINE,
+						  M_HITS, M_REQ, M_ALLOC, M_FRAG, M_FREES,
+						  M_XCPU };
 
 	if (col == 0)
 		c->u = w->key;
 	else
-		site_cell(w, site_col[col], c);
+		site_cell(w, site_col[col], c, m->addr);
 }
 
-enum { C_NAME, C_KIND, C_ID, C_OSIZE, C_SIZE, C_ALLOCS, C_FAILED, C_FREES, C_UNTRACKED,
+enum { C_NAME, C_JALIASES, C_KIND, C_ID, C_DESCRIBED, C_OSIZE, C_SIZE, C_ALLOCS, C_FAILED, C_FREES, C_UNTRACKED,
        C_REQ, C_ALLOC, C_FREED, C_FRAG, C_LIVE, C_LIVE_BYTES, C_ALIASES };
 
 static const struct out_col cache_cols[] = {
 	[C_NAME] = { "name", "Cache", COL_STR, 0, 0 },
+	/* JSON (schema 1): the merged names as a list, after the name. */
+	[C_JALIASES] = { "aliases", NULL, COL_STRV, 0, OC_NO_TEXT | OC_NO_CSV },
 	[C_KIND] = { "kind", "Kind", COL_STR, 0, OC_NO_TEXT },
-	[C_ID] = { "id", "Id", COL_ADDR, 0, OC_NO_TEXT },
+	[C_ID] = { "id", "Id", COL_ADDR, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	[C_DESCRIBED] = { "described", NULL, COL_BOOL, 0,
+			  OC_NO_TEXT | OC_NO_CSV | OC_OMIT_NULL },
 	[C_OSIZE] = { "object_size", "Object_size", COL_U64, 0, OC_NO_TEXT },
 	[C_SIZE] = { "size", "Size", COL_U64, 0, 0 },
 	[C_ALLOCS] = { "allocs", "Allocs", COL_U64, 0, 0 },
@@ -377,7 +404,7 @@ static const struct out_col cache_cols[] = {
 	[C_FRAG] = { "frag_pct", "Frag", COL_PCT, 0, 0 },
 	[C_LIVE] = { "live", "Live", COL_U64, 0, 0 },
 	[C_LIVE_BYTES] = { "live_bytes", "Live_bytes", COL_U64, 0, OC_NO_TEXT },
-	[C_ALIASES] = { "aliases", "Aliases", COL_STR, 0, OC_NO_TEXT },
+	[C_ALIASES] = { "aliases", "Aliases", COL_STR, 0, OC_NO_TEXT | OC_NO_JSON },
 };
 
 static void cache_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
@@ -388,7 +415,9 @@ static void cache_cell(const void *ctx, size_t row, size_t col, struct out_cell 
 	switch (col) {
 	case C_NAME: c->s = k->name; break;
 	case C_KIND: c->s = k->pseudo ? "kmalloc" : "cache"; break;
+	case C_JALIASES: c->sv = m->alias_lists[row].names; c->n = m->alias_lists[row].n; break;
 	case C_ID: c->u = k->id; c->null = k->pseudo; break;
+	case C_DESCRIBED: c->u = k->described; c->null = k->pseudo; break;
 	case C_OSIZE: c->u = k->object_size; break;
 	case C_SIZE: c->u = k->size; break;
 	case C_ALLOCS: c->u = k->allocs; break;
@@ -405,26 +434,25 @@ static void cache_cell(const void *ctx, size_t row, size_t col, struct out_cell 
 	}
 }
 
-/* The merged names of each cache row, joined by spaces (sysfs names have none). */
-static int cache_alias_strings(const struct view_ctx *v, const struct row *rows, size_t n,
-			       char ***out)
+/*
+ * The merged names of each cache row: as a list (JSON) and joined by
+ * spaces (CSV; sysfs names have none). 0, or -1 out of memory.
+ */
+static int cache_alias_strings(const struct view_ctx *v, struct main_tab *m, size_t n)
 {
-	char **a = calloc(n ? n : 1, sizeof(*a));
 	size_t i;
 
-	*out = a;
-	if (!a)
+	m->aliases = calloc(n ? n : 1, sizeof(*m->aliases));
+	m->alias_lists = calloc(n ? n : 1, sizeof(*m->alias_lists));
+	if (!m->aliases || !m->alias_lists)
 		return -1;
 	for (i = 0; i < n; i++) {
-		const char **names;
-		size_t nn;
-
-		if (cache_aliases(v->slab, rows[i].cache, &names, &nn))
+		if (cache_aliases(v->slab, m->rows[i].cache, &m->alias_lists[i].names,
+				  &m->alias_lists[i].n))
 			return -1;
-		if (nn) {
-			a[i] = join_names(names, nn, " ");
-			free(names);
-			if (!a[i])
+		if (m->alias_lists[i].n) {
+			m->aliases[i] = join_names(m->alias_lists[i].names, m->alias_lists[i].n, " ");
+			if (!m->aliases[i])
 				return -1;
 		}
 	}
@@ -441,8 +469,12 @@ int report_main_table(const struct view_ctx *v, table_emit_fn emit, void *arg)
 	int ret = -1;
 
 	rows = view_rows(v->r, o, v->st, &n);
-	if (!rows)
+	m.addr = malloc(ADDR_LEN);
+	if (!rows || !m.addr) {
+		free(rows);
+		free(m.addr);
 		return -1;
+	}
 	m.rows = rows;
 	t.total = n;
 	t.nrows = limit_of(o, n);
@@ -464,15 +496,20 @@ int report_main_table(const struct view_ctx *v, table_emit_fn emit, void *arg)
 		t.cols = cache_cols;
 		t.ncols = sizeof(cache_cols) / sizeof(cache_cols[0]);
 		t.cell = cache_cell;
-		if (cache_alias_strings(v, rows, t.nrows, &m.aliases))
+		if (cache_alias_strings(v, &m, t.nrows))
 			goto out;
 	}
 	ret = emit(&t, arg);
 out:
-	if (m.aliases)
-		for (i = 0; i < t.nrows; i++)
+	for (i = 0; i < t.nrows; i++) {
+		if (m.aliases)
 			free(m.aliases[i]);
+		if (m.alias_lists)
+			free(m.alias_lists[i].names);
+	}
 	free(m.aliases);
+	free(m.alias_lists);
+	free(m.addr);
 	free(rows);
 	return ret;
 }

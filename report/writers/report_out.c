@@ -39,39 +39,10 @@ static void json_str(FILE *fp, const char *k, const char *v, bool *first)
 		fputs("null", fp);
 }
 
-static void json_addr(FILE *fp, const char *k, uint64_t v, bool *first)
-{
-	json_key(fp, k, first);
-	fprintf(fp, "\"0x%" PRIx64 "\"", v);
-}
-
 static void json_pct(FILE *fp, const char *k, double v, bool *first)
 {
 	json_key(fp, k, first);
 	fprintf(fp, "%.3f", v);
-}
-
-/* symbol, file and line of an address (file/line only when known). */
-static void json_sym(FILE *fp, const char *prefix, const struct symres *sr, uint64_t addr,
-		     bool *first)
-{
-	char k[32];
-
-	snprintf(k, sizeof(k), "%ssymbol", prefix);
-	if (sr) {
-		json_str(fp, k, sr->sym, first);
-	} else {
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
-		json_str(fp, k, buf, first);
-	}
-	if (sr && sr->file) {
-		snprintf(k, sizeof(k), "%sfile", prefix);
-		json_str(fp, k, sr->file, first);
-		snprintf(k, sizeof(k), "%sline", prefix);
-		json_u64(fp, k, sr->line, first);
-	}
 }
 
 static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
@@ -89,13 +60,21 @@ static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
 struct json_emit {
 	FILE *fp;
 	bool first;
+	/*
+	 * The member's name in the document, where schema 1 names it other
+	 * than the table's key (CSV and HTML: "callers", "objects"); NULL: the key.
+	 */
+	const char *key;
 };
 
 static int json_emit(const struct out_table *t, void *arg)
 {
 	struct json_emit *je = arg;
+	struct out_table named = *t;
 
-	out_json_table(je->fp, t, &je->first);
+	if (je->key)
+		named.key = je->key;
+	out_json_table(je->fp, &named, &je->first);
 	return 0;
 }
 
@@ -163,8 +142,7 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		      const struct symtab *st, const struct rpt_slab *slab)
 {
 	const struct rpt_totals *t = rpt_totals(r);
-	struct row *rows, *cs;
-	size_t n, i, ncs, nc, lim;
+	size_t i;
 	bool first = true, f2;
 	const char *kv;
 
@@ -268,136 +246,36 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	json_stack_totals(fp, r, &f2);
 	fputs("}", fp);
 
-	/* Call sites, whatever the view: the document always has them. */
+	/*
+	 * Call sites and caches whatever the view, then the errors and the
+	 * objects outstanding; the per-address table with --alloc.
+	 */
 	{
 		struct out_opts oc = *o;
+		struct view_ctx v = { .r = r, .o = &oc, .slab = slab, .st = st };
+		struct json_emit je = { .fp = fp, .first = false, .key = "callsites" };
 
 		oc.view = VIEW_CALLER;
 		if (o->view != VIEW_CALLER)
 			oc.nsort = 0;
-		cs = view_rows(r, &oc, st, &ncs);
-		if (!cs)
+		if (report_main_table(&v, json_emit, &je))
 			return -1;
-	}
-	json_key(fp, "callsites", &first);
-	fputs("[", fp);
-	lim = limit_of(o, ncs);
-	for (i = 0; i < lim; i++) {
-		const struct row *w = &cs[i];
-
-		f2 = true;
-		fputs(i ? ",{" : "{", fp);
-		json_addr(fp, "addr", w->key, &f2);
-		json_sym(fp, "", w->sr, w->key, &f2);
-		json_u64(fp, "hits", w->hits, &f2);
-		json_u64(fp, "failed", w->failed, &f2);
-		json_u64(fp, "bytes_req", w->bytes_req, &f2);
-		json_u64(fp, "bytes_alloc", w->bytes_alloc, &f2);
-		json_pct(fp, "frag_pct", w->frag, &f2);
-		json_u64(fp, "frees", w->frees, &f2);
-		json_u64(fp, "bytes_freed", w->bytes_freed, &f2);
-		json_u64(fp, "cross_cpu_frees", w->xcpu, &f2);
-		json_u64(fp, "cross_node_allocs", w->xnode, &f2);
-		json_u64(fp, "outstanding", w->out, &f2);
-		json_u64(fp, "outstanding_bytes", w->out_bytes, &f2);
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-
-	{
-		struct out_opts oc = *o;
-
+		oc = *o;
 		oc.view = VIEW_CACHE;
 		if (o->view != VIEW_CACHE)
 			oc.nsort = 0;
-		rows = view_rows(r, &oc, st, &nc);
-		if (!rows) {
-			free(cs);
+		/* -l N does not cut the caches (Documentation/report-json.md). */
+		oc.lines = 0;
+		je.key = NULL;
+		if (report_main_table(&v, json_emit, &je))
 			return -1;
-		}
-	}
-	json_key(fp, "caches", &first);
-	fputs("[", fp);
-	for (i = 0; i < nc; i++) {
-		const struct row *w = &rows[i];
-		const struct rpt_cache *c = w->cache;
-		const char **al;
-		size_t nal, k;
-
-		if (cache_aliases(slab, c, &al, &nal)) {
-			free(rows);
-			free(cs);
-			return -1;
-		}
-		f2 = true;
-		fputs(i ? ",{" : "{", fp);
-		json_str(fp, "name", c->name, &f2);
-		json_key(fp, "aliases", &f2);
-		fputs("[", fp);
-		for (k = 0; k < nal; k++) {
-			fputs(k ? "," : "", fp);
-			json_string(fp, al[k]);
-		}
-		fputs("]", fp);
-		free(al);
-		json_str(fp, "kind", c->pseudo ? "kmalloc" : "cache", &f2);
-		if (!c->pseudo) {
-			json_addr(fp, "id", c->id, &f2);
-			json_key(fp, "described", &f2);
-			fputs(c->described ? "true" : "false", fp);
-		}
-		json_u64(fp, "object_size", c->object_size, &f2);
-		json_u64(fp, "size", c->size, &f2);
-		json_u64(fp, "allocs", c->allocs, &f2);
-		json_u64(fp, "failed", c->failed, &f2);
-		json_u64(fp, "frees", c->frees, &f2);
-		json_u64(fp, "untracked_frees", c->untracked_frees, &f2);
-		json_u64(fp, "bytes_req", c->bytes_req, &f2);
-		json_u64(fp, "bytes_alloc", c->bytes_alloc, &f2);
-		json_u64(fp, "bytes_freed", c->bytes_freed, &f2);
-		json_pct(fp, "frag_pct", w->frag, &f2);
-		json_u64(fp, "live", c->live, &f2);
-		json_u64(fp, "live_bytes", c->live_bytes, &f2);
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-	free(rows);
-
-	free(cs);
-	{
-		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
-		struct json_emit je = { .fp = fp, .first = false };
-
+		v.o = o;
 		if (report_errors_table(&v, json_emit, &je) ||
 		    report_outstanding_table(&v, json_emit, &je))
 			return -1;
-	}
-
-	if (o->view == VIEW_ALLOC) {
-		rows = view_rows(r, o, st, &n);
-		if (!rows)
+		je.key = "allocs";
+		if (o->view == VIEW_ALLOC && report_main_table(&v, json_emit, &je))
 			return -1;
-		json_key(fp, "allocs", &first);
-		fputs("[", fp);
-		lim = limit_of(o, n);
-		for (i = 0; i < lim; i++) {
-			const struct row *w = &rows[i];
-
-			f2 = true;
-			fputs(i ? ",{" : "{", fp);
-			json_addr(fp, "ptr", w->key, &f2);
-			json_addr(fp, "callsite_addr", w->site, &f2);
-			json_sym(fp, "", w->sr, w->site, &f2);
-			json_u64(fp, "hits", w->hits, &f2);
-			json_u64(fp, "bytes_req", w->bytes_req, &f2);
-			json_u64(fp, "bytes_alloc", w->bytes_alloc, &f2);
-			json_pct(fp, "frag_pct", w->frag, &f2);
-			json_u64(fp, "frees", w->frees, &f2);
-			json_u64(fp, "cross_cpu_frees", w->xcpu, &f2);
-			fputs("}", fp);
-		}
-		fputs("]", fp);
-		free(rows);
 	}
 	if (o->xview) {
 		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
