@@ -101,6 +101,11 @@ enum col_kind {
 #define OC_RIGHT	0x40u	/* text: a string right-aligned, as numbers are */
 #define OC_UNDER	0x80u	/* text: s on a line of its own under the row, as is; null: none */
 #define OC_OMIT_NULL	0x100u	/* JSON: no key at all when null (file and line when known) */
+#define OC_WIDE		0x200u	/* text: only with --wide */
+#define OC_NO_PAD	0x400u	/* text: not padded to its width (a last column: no trailing blanks) */
+/* text: n (1 to 15) spaces before it, whatever the table's gap */
+#define OC_GAP(n)	((unsigned int)(n) << 12)
+#define OC_GAP_OF(f)	(((f) >> 12) & 0xfu)
 
 struct out_col {
 	const char *key;	/* CSV header and JSON key: lower_snake_case */

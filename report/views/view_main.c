@@ -854,6 +854,36 @@ static void cache_text_cell(const void *ctx, size_t row, size_t col, struct out_
 	}
 }
 
+enum { A_PTR, A_ALLOC, A_REQ, A_HITS, A_FREES, A_XCPU, A_FRAG, A_SITE, A_NC };
+
+static const struct out_col alloc_text_cols[A_NC] = {
+	[A_PTR] = { "ptr", "Ptr", COL_ADDR, 18, OC_LEFT },
+	[A_ALLOC] = { "alloc_per", "Alloc/Per", COL_STR, 14, OC_RIGHT },
+	[A_REQ] = { "req_per", "Req/Per", COL_STR, 14, OC_RIGHT },
+	[A_HITS] = { "hits", "Hits", COL_U64, 6, 0 },
+	[A_FREES] = { "frees", "Frees", COL_U64, 6, 0 },
+	[A_XCPU] = { "cross_cpu_frees", "Xcpu", COL_U64, 6, 0 },
+	[A_FRAG] = { "frag_pct", "Frag", COL_PCT, 6, 0 },
+	[A_SITE] = { "symbol", "Callsite", COL_STR, 0, OC_WIDE | OC_NO_PAD | OC_GAP(2) },
+};
+
+static void alloc_text_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct text_tab *x = ctx;
+	const struct row *w = &x->rows[row];
+
+	switch (col) {
+	case A_PTR: c->u = w->key; break;
+	case A_ALLOC: c->s = per(x->buf, w->bytes_alloc, w->hits); break;
+	case A_REQ: c->s = per(x->buf, w->bytes_req, w->hits); break;
+	case A_HITS: c->u = w->hits; break;
+	case A_FREES: c->u = w->frees; break;
+	case A_XCPU: c->u = w->xcpu; break;
+	case A_FRAG: c->d = w->frag; break;
+	default: c->s = w->name; break;
+	}
+}
+
 static const struct out_text_layout main_text = {
 	.gap = 1, .rule = 78, .flags = OT_NO_BLANK_AFTER | OT_HEADER_EMPTY,
 };
@@ -878,6 +908,12 @@ int report_main_text_table(const struct view_ctx *v, table_emit_fn emit, void *a
 		t.cols = caller_text_cols;
 		t.ncols = T_NC;
 		t.cell = caller_text_cell;
+	} else if (o->view == VIEW_ALLOC) {
+		t.key = "allocs";
+		t.title = "Objects by address";
+		t.cols = alloc_text_cols;
+		t.ncols = A_NC;
+		t.cell = alloc_text_cell;
 	} else {
 		t.key = "caches";
 		t.title = "Caches";
@@ -902,4 +938,33 @@ out:
 	free(x.buf);
 	free(rows);
 	return ret;
+}
+
+/* ---- coverage ---------------------------------------------------------------- */
+
+enum { V_PATH, V_HOW, V_DETAIL, V_N };
+
+static const struct out_col cov_cols[V_N] = {
+	[V_PATH] = { "path", "Path", COL_STR, 0, 0 },
+	[V_HOW] = { "how", "How", COL_STR, 0, 0 },
+	[V_DETAIL] = { "detail", "Detail", COL_STR, 0, 0 },
+};
+
+static void cov_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct slab_cov *k = slab_cov(ctx, row);
+
+	c->s = col == V_PATH ? k->path : col == V_HOW ? k->how : k->detail;
+	c->null = !c->s;
+}
+
+int report_coverage_table(const struct view_ctx *v, table_emit_fn emit, void *arg)
+{
+	struct out_table t = {
+		.key = "coverage", .title = "Coverage", .cols = cov_cols, .ncols = V_N,
+		.nrows = slab_ncov(v->slab), .total = slab_ncov(v->slab), .cell = cov_cell,
+		.ctx = v->slab,
+	};
+
+	return emit(&t, arg);
 }

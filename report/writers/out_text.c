@@ -22,9 +22,17 @@ static bool left_aligned(const struct out_col *c)
 	return (c->kind == COL_STR && !(c->flags & OC_RIGHT)) || (c->flags & OC_LEFT);
 }
 
-static int gap_of(const struct out_table *t)
+static int gap_of(const struct out_table *t, size_t col)
 {
+	if (OC_GAP_OF(t->cols[col].flags))
+		return (int)OC_GAP_OF(t->cols[col].flags);
 	return t->text && t->text->gap ? t->text->gap : 2;
+}
+
+/* A column --wide alone shows is hidden by a width of -1. */
+static bool hidden(const int *w, size_t col)
+{
+	return w && w[col] < 0;
 }
 
 /*
@@ -46,6 +54,10 @@ int *out_text_widths(const struct out_table *t, bool wide)
 
 		if (!text_shown(col))
 			continue;
+		if ((col->flags & OC_WIDE) && !wide) {
+			w[i] = -1;
+			continue;
+		}
 		w[i] = (int)strlen(col->head ? col->head : col->key);
 		if (col->width > 0) {
 			if (col->width > w[i])
@@ -61,7 +73,7 @@ int *out_text_widths(const struct out_table *t, bool wide)
 			if (flex < 0 && left_aligned(col))
 				flex = (int)i;
 		}
-		total += w[i] + (total ? gap_of(t) : 0);
+		total += w[i] + (total ? gap_of(t, i) : 0);
 	}
 	if (!wide && flex >= 0 && total > TEXT_WIDTH) {
 		int room = w[flex] - (total - TEXT_WIDTH);
@@ -111,9 +123,11 @@ void out_text_header(FILE *fp, const struct out_table *t, const int *w)
 		const char *h = col->head ? col->head : col->key;
 		int cw = w ? w[i] : 0;
 
-		if (!text_shown(col))
+		if (!text_shown(col) || hidden(w, i))
 			continue;
-		line += fprintf(fp, "%*s%*s", started ? gap_of(t) : 0, "",
+		if (col->flags & OC_NO_PAD)
+			cw = 0;
+		line += fprintf(fp, "%*s%*s", started ? gap_of(t, i) : 0, "",
 				left_aligned(col) ? -cw : cw, h);
 		started = true;
 	}
@@ -137,13 +151,15 @@ void out_text_row(FILE *fp, const struct out_table *t, size_t row, const int *w,
 		const char *s;
 		int cw = w ? w[i] : 0;
 
-		if (!text_shown(col))
+		if (!text_shown(col) || hidden(w, i))
 			continue;
 		c = out_get_cell(t, row, i);
 		s = out_fmt_scalar(buf, sizeof(buf), col, &c, true);
 		if (started)
-			fprintf(fp, "%*s", gap_of(t), "");
-		if (col->flags & OC_CUT)
+			fprintf(fp, "%*s", gap_of(t, i), "");
+		if (col->flags & OC_NO_PAD)
+			fputs(s, fp);
+		else if (col->flags & OC_CUT)
 			fprintf(fp, "%-*.*s", cw, cw, s);
 		else if (left_aligned(col) && !wide && (int)strlen(s) > cw)
 			fprintf(fp, "%s\n%*s", s, cw, "");

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report_out.c - renders the analysis as 80-column text tables, as the
- * stable JSON document or as CSV, and dumps records for --raw. Every
- * address is symbolized once, here, after the trace was read.
+ * report_out.c - the whole report as a document, in text, JSON or CSV:
+ * the views' tables (views/) through the writers, in the order and under
+ * the names each format's contract has, and what is not a table around
+ * them; and the --raw dump. Every address is symbolized once, here, after
+ * the trace was read.
+ *
+ * Not tables, and so written here: the text header (the input, the lost
+ * records, the coverage paragraph) and its summary are sentences whose
+ * lines appear or not by what the trace holds; the footnote under the
+ * errors is prose; the JSON "trace" and "totals" are single objects of
+ * unrelated figures (one row of as many columns as keys, which neither
+ * text nor CSV has).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,7 +24,7 @@
 
 #define SYM_LEN		512
 
-/* ---- JSON ------------------------------------------------------------------- */
+/* ---- JSON: the document's own members (not tables) --------------------------- */
 
 static void json_key(FILE *fp, const char *k, bool *first)
 {
@@ -142,7 +151,6 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		      const struct symtab *st, const struct rpt_slab *slab)
 {
 	const struct rpt_totals *t = rpt_totals(r);
-	size_t i;
 	bool first = true, f2;
 	const char *kv;
 
@@ -177,19 +185,11 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 	/* What the module recorded: only a trace whose metadata says so. */
 	if (slab_ncov(slab)) {
-		json_key(fp, "coverage", &first);
-		fputs("[", fp);
-		for (i = 0; i < slab_ncov(slab); i++) {
-			const struct slab_cov *c = slab_cov(slab, i);
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct json_emit je = { .fp = fp, .first = false };
 
-			f2 = true;
-			fputs(i ? ",{" : "{", fp);
-			json_str(fp, "path", c->path, &f2);
-			json_str(fp, "how", c->how, &f2);
-			json_str(fp, "detail", c->detail, &f2);
-			fputs("}", fp);
-		}
-		fputs("]", fp);
+		if (report_coverage_table(&v, json_emit, &je))
+			return -1;
 	}
 
 	json_key(fp, "totals", &first);
@@ -303,12 +303,6 @@ static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 /* ---- text --------------------------------------------------------------------- */
 
-static void more(FILE *fp, size_t shown, size_t n)
-{
-	if (shown < n)
-		fprintf(fp, "  ... %zu more (-l 0 shows all)\n", n - shown);
-}
-
 /* Writes what open_memstream() collected as a paragraph. 0, or -1 out of memory. */
 static int para_close(FILE *fp, FILE *m, char **buf)
 {
@@ -373,50 +367,6 @@ static int text_coverage(FILE *fp, const struct rpt_slab *slab)
 	}
 	fputc('.', m);
 	return para_close(fp, m, &buf);
-}
-
-/*
- * The per-address table in text. Not a table of the model yet: with
- * --wide its last column, the call site, follows two spaces and is not
- * padded, which the text writer does not lay out. The call sites' and
- * caches' tables are views' (report_main_text_table()).
- */
-static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
-		     const struct symtab *st, const struct rpt_slab *slab)
-{
-	char b1[40], b2[40];
-	size_t n, i, lim;
-	struct row *rows;
-
-	if (o->view != VIEW_ALLOC) {
-		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
-		struct text_emit te = { .fp = fp, .wide = o->wide };
-
-		return report_main_text_table(&v, text_emit, &te);
-	}
-	rows = view_rows(r, o, st, &n);
-	if (!rows)
-		return -1;
-	lim = limit_of(o, n);
-	fprintf(fp, "Objects by address (%zu):\n", n);
-	fprintf(fp, "%-18s %14s %14s %6s %6s %6s %6s%s\n", "Ptr", "Alloc/Per", "Req/Per",
-		"Hits", "Frees", "Xcpu", "Frag", o->wide ? "  Callsite" : "");
-	fprintf(fp, "%.78s\n", "-----------------------------------------------------"
-		"------------------------------------------");
-	for (i = 0; i < lim; i++) {
-		const struct row *w = &rows[i];
-
-		out_fmt_per(b1, sizeof(b1), w->bytes_alloc, w->hits);
-		out_fmt_per(b2, sizeof(b2), w->bytes_req, w->hits);
-		fprintf(fp, "0x%-16" PRIx64 " %14s %14s %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-			" %5.1f%%", w->key, b1, b2, w->hits, w->frees, w->xcpu, w->frag);
-		if (o->wide)
-			fprintf(fp, "  %s", w->name ? w->name : "");
-		fputc('\n', fp);
-	}
-	more(fp, lim, n);
-	free(rows);
-	return 0;
 }
 
 /*
@@ -605,8 +555,12 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 		if (o->xview->tables(&v, text_emit, &te))
 			return -1;
-	} else if (text_view(fp, r, o, st, slab)) {
-		return -1;
+	} else {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct text_emit te = { .fp = fp, .wide = o->wide };
+
+		if (report_main_text_table(&v, text_emit, &te))
+			return -1;
 	}
 	if (text_errors(fp, r, o, st, slab)) {
 		return -1;
