@@ -352,14 +352,28 @@ static int name_width(const struct ivl_tab *v)
 static void figures_cell(const struct ivl_row *r, size_t col, struct out_cell *c)
 {
 	switch (col) {
-	case IC_ALLOCS: c->u = r->allocs; break;
-	case IC_REQ: c->u = r->bytes_req; break;
-	case IC_ALLOC: c->u = r->bytes_alloc; break;
-	case IC_FREES: c->u = r->frees; break;
-	case IC_FREED: c->u = r->bytes_freed; break;
-	case IC_NET: c->i = r->net; break;
+	case IC_ALLOCS:
+		c->u = r->allocs;
+		break;
+	case IC_REQ:
+		c->u = r->bytes_req;
+		break;
+	case IC_ALLOC:
+		c->u = r->bytes_alloc;
+		break;
+	case IC_FREES:
+		c->u = r->frees;
+		break;
+	case IC_FREED:
+		c->u = r->bytes_freed;
+		break;
+	case IC_NET:
+		c->i = r->net;
+		break;
 	/* Thousandths of a percent, rounded here so that every writer shows the same. */
-	default: c->u = (uint64_t)(rpt_frag(r->bytes_req, r->bytes_alloc) * 1000.0 + 0.5); break;
+	default:
+		c->u = (uint64_t)(rpt_frag(r->bytes_req, r->bytes_alloc) * 1000.0 + 0.5);
+		break;
 	}
 }
 
@@ -370,13 +384,25 @@ static void row_cell(const void *ctx, size_t row, size_t col, struct out_cell *c
 
 	col = v->colmap[col];
 	switch (col) {
-	case IC_INTERVAL: c->u = v->it->index; break;
-	case IC_START: c->u = v->it->start_ns; break;
-	case IC_END: c->u = v->it->end_ns; break;
+	case IC_INTERVAL:
+		c->u = v->it->index;
+		break;
+	case IC_START:
+		c->u = v->it->start_ns;
+		break;
+	case IC_END:
+		c->u = v->it->end_ns;
+		break;
 	case IC_CALLSITE:
-	case IC_ADDR: c->u = r->addr; break;
-	case IC_NAME: c->s = v->names[row]; break;
-	default: figures_cell(r, col, c); break;
+	case IC_ADDR:
+		c->u = r->addr;
+		break;
+	case IC_NAME:
+		c->s = v->names[row];
+		break;
+	default:
+		figures_cell(r, col, c);
+		break;
 	}
 }
 

@@ -562,9 +562,9 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		if (report_main_text_table(&v, text_emit, &te))
 			return -1;
 	}
-	if (text_errors(fp, r, o, st, slab)) {
+	if (text_errors(fp, r, o, st, slab))
 		return -1;
-	} else {
+	{
 		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
 		struct text_emit te = { .fp = fp, .wide = o->wide };
 
