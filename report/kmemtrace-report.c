@@ -776,7 +776,8 @@ int main(int argc, char **argv)
 			ie.o.sites = vo.sites;
 			ie.o.ks = a.out.raw_ip ? NULL : ks;
 			ie.first = true;
-			ivl_doc_begin(stdout, ie.fmt, &vo, &ie.o, owned ? dir : paths[0]);
+			if (ivl_doc_begin(stdout, ie.fmt, &vo, &ie.o, owned ? dir : paths[0]))
+				goto nomem;
 		}
 	} else {
 		raw_print_legend(stdout);

@@ -10,11 +10,12 @@
 #include "writers/out_interval.h"
 #include "writers/out_table.h"
 
-void ivl_doc_begin(FILE *fp, enum out_fmt fmt, const struct ivl_opts *vo,
-		   const struct ivl_out *o, const char *trace)
+int ivl_doc_begin(FILE *fp, enum out_fmt fmt, const struct ivl_opts *vo,
+		  const struct ivl_out *o, const char *trace)
 {
 	struct ivl_table none = { 0 };
 	struct ivl_tab v;
+	int ret = 0;
 
 	if (fmt == FMT_JSON) {
 		fputs("{\"schema_version\":1,\"view\":\"interval\",\"trace\":{\"path\":", fp);
@@ -23,10 +24,12 @@ void ivl_doc_begin(FILE *fp, enum out_fmt fmt, const struct ivl_opts *vo,
 			vo->interval_ns, vo->sites ? "callsite" : "cache");
 	} else if (fmt == FMT_CSV) {
 		/* One header for every interval's rows: the columns of a table without rows. */
-		if (!ivl_tab_init(&v, &none, o))
+		ret = ivl_tab_init(&v, &none, o);
+		if (!ret)
 			out_csv_header(fp, &v.t);
 		ivl_tab_free(&v);
 	}
+	return ret;
 }
 
 int ivl_doc_table(FILE *fp, enum out_fmt fmt, const struct ivl_table *t,

@@ -12,9 +12,9 @@
 #include "views/view.h"
 #include "views/view_interval.h"
 
-/* JSON: the document's head up to "intervals":[; CSV: the one header row. */
-void ivl_doc_begin(FILE *fp, enum out_fmt fmt, const struct ivl_opts *vo,
-		   const struct ivl_out *o, const char *trace);
+/* JSON: the document's head up to "intervals":[; CSV: the one header row. 0, or -1 (memory). */
+int ivl_doc_begin(FILE *fp, enum out_fmt fmt, const struct ivl_opts *vo,
+		  const struct ivl_out *o, const char *trace);
 /* One interval (first: the document's first). 0, or -1 out of memory. */
 int ivl_doc_table(FILE *fp, enum out_fmt fmt, const struct ivl_table *t,
 		  const struct ivl_out *o, bool first);
