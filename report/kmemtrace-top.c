@@ -31,6 +31,8 @@
 #include "sym/sym_kallsyms.h"
 #include "views/view_interval.h"
 #include "top_live.h"
+#include "writers/out_interval.h"
+#include "writers/out_table.h"
 
 #define PROG "kmemtrace-top"
 
@@ -311,9 +313,13 @@ static int show(const struct ivl_table *t, void *arg)
 	}
 	if (!s->tty) {
 		header_line(fp);
-		ivl_text_table(fp, &tab, &s->o);
+		/* The table kmemtrace-report --interval writes, by the same writer. */
+		if (ivl_doc_table(fp, FMT_TEXT, &tab, &s->o, false))
+			return -1;
 	} else {
-		int rows, cols, w, fixed = 48, maxr;
+		int rows, cols, fixed = 48, maxr, *cw;
+		struct ivl_out o = s->o;
+		struct ivl_tab v;
 		size_t i, n;
 
 		term_size(&rows, &cols);
@@ -322,10 +328,14 @@ static int show(const struct ivl_table *t, void *arg)
 		header_line(fp);
 		fprintf(fp, "%s %.*s\n", mode_name(s->mode), cols > 12 ? cols - 12 : 1,
 			s->source);
-		ivl_text_heading(fp, &tab);
-		w = cols - 1 - fixed;
-		if (w < 8)
-			w = 8;
+		o.name_width = cols - 1 - fixed;
+		if (o.name_width < 8)
+			o.name_width = 8;
+		if (ivl_tab_init(&v, &tab, &o)) {
+			ivl_tab_free(&v);
+			return -1;
+		}
+		out_text_heading(fp, &v.t);
 		maxr = rows - 4;
 		if (s->a->noclear)
 			maxr = (int)s->a->maxrows;
@@ -333,13 +343,16 @@ static int show(const struct ivl_table *t, void *arg)
 			maxr = (int)s->a->maxrows;
 		if (maxr < 1)
 			maxr = 1;
+		/* The same table in pieces: its header in reverse video, the rows that fit. */
+		cw = out_text_widths(&v.t, false);
 		fputs("\033[7m", fp);
-		ivl_text_columns(fp, &s->o, w);
+		out_text_header(fp, &v.t, cw);
 		fputs("\033[0m", fp);
-		/* Undo the newline inside reverse video: columns are one line. */
 		n = tab.nrows < (size_t)maxr ? tab.nrows : (size_t)maxr;
 		for (i = 0; i < n; i++)
-			ivl_text_row(fp, &tab.rows[i], &s->o, w);
+			out_text_row(fp, &v.t, i, cw, false);
+		free(cw);
+		ivl_tab_free(&v);
 		if (s->a->noclear)
 			fputc('\n', fp);
 	}

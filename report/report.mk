@@ -11,12 +11,13 @@ TOOLS += $(KMT_REPORT)
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
 REPORT_CORE_OBJS := $(addprefix $(OBJDIR)/report/,core/report_core.o core/report_life.o \
 	core/report_meta.o core/report_slab.o sym/sym_kallsyms.o sym/sym_path.o \
-	views/view.o writers/out_table.o)
+	views/view.o writers/out_common.o writers/out_text.o writers/out_csv.o \
+	writers/out_json.o)
 # What kmemtrace-report and kmemtrace-top share beyond the core: views, writers, file:line.
 REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(addprefix $(OBJDIR)/report/,writers/report_out.o \
 	writers/out_html.o views/symtab.o views/view_main.o views/view_stacks.o views/view_life.o \
-	views/view_pages.o views/view_interval.o views/view_registry.o sym/sym_srcline.o \
-	sym/sym_dw.o)
+	views/view_pages.o views/view_interval.o views/view_registry.o writers/out_interval.o \
+	sym/sym_srcline.o sym/sym_dw.o)
 REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o) $(REPORT_VIEW_OBJS)
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.

@@ -21,6 +21,7 @@
 #include "report_run.h"
 #include "sym/sym_kallsyms.h"
 #include "writers/out_html.h"
+#include "writers/out_interval.h"
 #include "writers/report_out.h"
 
 #define PROG "kmemtrace-report"
@@ -64,12 +65,8 @@ static int ivl_emit(const struct ivl_table *t, void *arg)
 {
 	struct ivl_emit *e = arg;
 
-	if (e->fmt == FMT_JSON)
-		ivl_json_table(e->fp, t, &e->o, e->first);
-	else if (e->fmt == FMT_CSV)
-		ivl_csv_table(e->fp, t, &e->o);
-	else
-		ivl_text_table(e->fp, t, &e->o);
+	if (ivl_doc_table(e->fp, e->fmt, t, &e->o, e->first))
+		return -1;
 	e->first = false;
 	return 0;
 }
@@ -200,10 +197,8 @@ static int start_analysis(struct run *x)
 	x->ie.o.sites = vo.sites;
 	x->ie.o.ks = j->out.raw_ip ? NULL : x->ks;
 	x->ie.first = true;
-	if (x->ie.fmt == FMT_JSON)
-		ivl_json_begin(stdout, &vo, x->in.name);
-	else if (x->ie.fmt == FMT_CSV)
-		ivl_csv_header(stdout, &x->ie.o);
+	if (ivl_doc_begin(stdout, x->ie.fmt, &vo, &x->ie.o, x->in.name))
+		return RUN_NOMEM;
 	return 0;
 }
 
@@ -272,8 +267,7 @@ static int finish_intervals(struct run *x)
 	/* The last interval ends with the trace: it is as long as the others. */
 	if (ivl_flush(x->iv, ivl_emit, &x->ie))
 		return RUN_NOMEM;
-	if (x->ie.fmt == FMT_JSON)
-		ivl_json_end(stdout);
+	ivl_doc_end(stdout, x->ie.fmt);
 	if (rpt_totals(x->r)->lost)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every "
 			"number is a lower bound\n", rpt_totals(x->r)->lost);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * view.c - what every view shares: the sort keys the tables order their
- * rows by, and duration labels.
+ * rows by, and duration labels. The registry is in view_registry.c, so
+ * that the unit tests can link this without every view.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,6 +62,17 @@ int sort_parse(const char *s, enum sort_key *keys, size_t *n, char *err, size_t 
 }
 
 /* ---- labels ------------------------------------------------------------------ */
+
+void out_fmt_per(char *buf, size_t len, uint64_t total, uint64_t n)
+{
+	snprintf(buf, len, "%" PRIu64 "/%" PRIu64, total, n ? total / n : 0);
+}
+
+void out_fmt_secs(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64 "s", ns / 1000000000u,
+		 (ns % 1000000000u) / 1000u);
+}
 
 void out_fmt_ns(char *buf, size_t len, uint64_t ns)
 {

@@ -59,7 +59,7 @@ struct out_opts {
 	const struct rpt_meta *meta;
 
 	/*
-	 * A registered view (out_table.h) selected in place of the main
+	 * A registered view (below) selected in place of the main
 	 * table, or NULL; view_args are its options, of the type its
 	 * header declares.
 	 */
@@ -87,6 +87,8 @@ enum col_kind {
 	COL_ADDR,	/* u, an address: "0x..." (a JSON string: 64-bit safe) */
 	COL_STRV,	/* sv[n]: text, one per line under the row; CSV, joined by ';' */
 	COL_U64V,	/* uv[n]: text, on a line under the row; CSV, joined by ' ' */
+	COL_FIX3,	/* u, thousandths: "12.345" in every format (the view rounds, once) */
+	COL_BOOL,	/* u, 0 or 1: false or true */
 };
 
 /* out_col.flags */
@@ -94,6 +96,16 @@ enum col_kind {
 #define OC_NO_TEXT	0x2u	/* machine formats only (CSV, JSON) */
 #define OC_NO_CSV	0x4u	/* not in CSV (a list CSV cannot hold usefully) */
 #define OC_NO_JSON	0x8u	/* text only (a rendering of figures JSON holds otherwise) */
+#define OC_SIGN		0x10u	/* text: a positive number has its '+' (a change, not a count) */
+#define OC_CUT		0x20u	/* text: cut to the column's width, never on a line of its own */
+#define OC_RIGHT	0x40u	/* text: a string right-aligned, as numbers are */
+#define OC_UNDER	0x80u	/* text: s on a line of its own under the row, as is; null: none */
+#define OC_OMIT_NULL	0x100u	/* JSON: no key at all when null (file and line when known) */
+#define OC_WIDE		0x200u	/* text: only with --wide */
+#define OC_NO_PAD	0x400u	/* text: not padded to its width (a last column: no trailing blanks) */
+/* text: n (1 to 15) spaces before it, whatever the table's gap */
+#define OC_GAP(n)	((unsigned int)(n) << 12)
+#define OC_GAP_OF(f)	(((f) >> 12) & 0xfu)
 
 struct out_col {
 	const char *key;	/* CSV header and JSON key: lower_snake_case */
@@ -117,6 +129,26 @@ struct out_cell {
 };
 
 /*
+ * How the text writer lays a table out, where it is not the usual
+ * heading "Title (N):", two spaces between columns, a rule under the
+ * header and "  none" for no rows: tables whose text layout predates the
+ * model (the interval screen that kmemtrace-top and --interval share)
+ * keep their bytes. All zero: the usual layout.
+ */
+struct out_text_layout {
+	int gap;		/* spaces between columns; 0: 2 */
+	int rule;		/* dashes under the header: 0 as wide as it, -1 none, N that many */
+	unsigned int flags;	/* OT_* */
+	const char *none;	/* written instead of the whole table when it has no rows */
+	const char *more;	/* after "  ... N more"; NULL: " (-l 0 shows all)" */
+};
+
+#define OT_TITLE_LINE	0x1u	/* the heading is the title as it is, without "(N):" */
+#define OT_BLANK_BEFORE	0x2u	/* an empty line before the heading */
+#define OT_NO_BLANK_AFTER 0x4u	/* no empty line after the rows (a footnote may follow) */
+#define OT_HEADER_EMPTY	0x8u	/* no rows: the column header all the same, not "none" */
+
+/*
  * A table: its rows are answered by cell(), which fills *out (zeroed
  * before each call) for row < nrows. Pointers it returns stay valid until
  * the writer is done with the table.
@@ -131,10 +163,15 @@ struct out_table {
 	size_t total;		/* rows before the --lines limit (text: "N more") */
 	void (*cell)(const void *ctx, size_t row, size_t col, struct out_cell *out);
 	const void *ctx;
+	const struct out_text_layout *text;	/* NULL: the usual layout */
 };
 
 /* A duration for people: 950ns, 12.5us, 3.25ms, 1.500s (COL_NS in text). */
 void out_fmt_ns(char *buf, size_t len, uint64_t ns);
+/* "total/per": bytes and bytes per allocation of n (0 when none). */
+void out_fmt_per(char *buf, size_t len, uint64_t total, uint64_t n);
+/* Seconds with microseconds: 1.250000s (the text report's ages and durations). */
+void out_fmt_secs(char *buf, size_t len, uint64_t ns);
 
 /* ---- views ------------------------------------------------------------------ */
 

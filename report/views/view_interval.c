@@ -2,15 +2,14 @@
 /*
  * view_interval.c - the per-interval view: one report (report_core) fed
  * the whole trace, its per-cache and per-call-site counters snapshotted at
- * every interval boundary; an interval's figures are the differences. Its
- * columns are defined once and rendered as text, CSV and JSON, for
- * kmemtrace-report --interval and kmemtrace-top alike.
+ * every interval boundary; an interval's figures are the differences. Each
+ * closed interval is a table (views/view.h), its columns defined once, that
+ * the writers render for kmemtrace-report --interval and kmemtrace-top alike.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "writers/report_out.h"
 #include "views/view_interval.h"
 
 /* The counters an interval takes differences of. */
@@ -302,59 +301,30 @@ int ivl_feed(struct ivl *v, const union kmt_rec *const *recs, size_t n, ivl_emit
 	return 0;
 }
 
-/* ---- columns, defined once --------------------------------------------- */
+/* ---- the table, its columns defined once ------------------------------------ */
 
-enum ivl_col_kind { CK_U64, CK_S64, CK_PCT };
+enum { IC_INTERVAL, IC_START, IC_END, IC_CALLSITE, IC_ADDR, IC_NAME, IC_ALLOCS, IC_REQ,
+       IC_ALLOC, IC_FREES, IC_FREED, IC_NET, IC_FRAG, IC_N };
 
-struct ivl_col {
-	const char *head;	/* text */
-	const char *key;	/* CSV and JSON */
-	int width;
-	enum ivl_col_kind kind;
-	bool text;		/* shown in the text table */
-	uint64_t (*u)(const struct ivl_row *r);
+/* The CSV document has one header: each row says its interval. */
+#define IC_CSV_ONLY	(OC_NO_TEXT | OC_NO_JSON)
+
+static const struct out_col ivl_cols[IC_N] = {
+	[IC_INTERVAL] = { "interval", NULL, COL_U64, 0, IC_CSV_ONLY },
+	[IC_START] = { "start_ns", NULL, COL_U64, 0, IC_CSV_ONLY },
+	[IC_END] = { "end_ns", NULL, COL_U64, 0, IC_CSV_ONLY },
+	/* A call site's address: "callsite" in CSV, "addr" in JSON (as schema 1 has them). */
+	[IC_CALLSITE] = { "callsite", NULL, COL_ADDR, 0, IC_CSV_ONLY },
+	[IC_ADDR] = { "addr", NULL, COL_ADDR, 0, OC_NO_TEXT | OC_NO_CSV },
+	[IC_NAME] = { "symbol", "CALLSITE", COL_STR, 0, OC_CUT },
+	[IC_ALLOCS] = { "allocs", "ALLOCS", COL_U64, 9, 0 },
+	[IC_REQ] = { "bytes_req", "REQ", COL_U64, 11, OC_NO_TEXT },
+	[IC_ALLOC] = { "bytes_alloc", "BYTES", COL_U64, 11, 0 },
+	[IC_FREES] = { "frees", "FREES", COL_U64, 9, 0 },
+	[IC_FREED] = { "bytes_freed", "FREED", COL_U64, 11, OC_NO_TEXT },
+	[IC_NET] = { "net", "NET", COL_I64, 8, OC_SIGN },
+	[IC_FRAG] = { "frag_pct", "FRAG%", COL_FIX3, 7, 0 },
 };
-
-static uint64_t c_allocs(const struct ivl_row *r) { return r->allocs; }
-static uint64_t c_req(const struct ivl_row *r) { return r->bytes_req; }
-static uint64_t c_alloc(const struct ivl_row *r) { return r->bytes_alloc; }
-static uint64_t c_frees(const struct ivl_row *r) { return r->frees; }
-static uint64_t c_freed(const struct ivl_row *r) { return r->bytes_freed; }
-static uint64_t c_net(const struct ivl_row *r) { return (uint64_t)r->net; }
-static uint64_t c_frag(const struct ivl_row *r)
-{
-	/* Thousandths of a percent, so that every writer rounds the same way. */
-	return (uint64_t)(rpt_frag(r->bytes_req, r->bytes_alloc) * 1000.0 + 0.5);
-}
-
-static const struct ivl_col cols[] = {
-	{ "ALLOCS", "allocs", 9, CK_U64, true, c_allocs },
-	{ "REQ", "bytes_req", 11, CK_U64, false, c_req },
-	{ "BYTES", "bytes_alloc", 11, CK_U64, true, c_alloc },
-	{ "FREES", "frees", 9, CK_U64, true, c_frees },
-	{ "FREED", "bytes_freed", 11, CK_U64, false, c_freed },
-	{ "NET", "net", 8, CK_S64, true, c_net },
-	{ "FRAG%", "frag_pct", 7, CK_PCT, true, c_frag },
-};
-#define NCOLS (sizeof(cols) / sizeof(cols[0]))
-
-static void fmt_val(char *buf, size_t len, const struct ivl_col *c, const struct ivl_row *r,
-		    bool text)
-{
-	uint64_t v = c->u(r);
-
-	switch (c->kind) {
-	case CK_U64:
-		snprintf(buf, len, "%" PRIu64, v);
-		break;
-	case CK_S64:
-		snprintf(buf, len, text && (int64_t)v > 0 ? "+%" PRId64 : "%" PRId64, (int64_t)v);
-		break;
-	case CK_PCT:
-		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, v / 1000, v % 1000);
-		break;
-	}
-}
 
 static const char *row_name(const struct ivl_row *r, const struct ivl_out *o, char *buf,
 			    size_t len)
@@ -364,14 +334,14 @@ static const char *row_name(const struct ivl_row *r, const struct ivl_out *o, ch
 	return ksyms_format_ret(o->ks, r->addr, buf, len);
 }
 
-int ivl_name_width(const struct ivl_table *t, const struct ivl_out *o)
+/* The name column fits the longest name, and is at least as wide as it always was. */
+static int name_width(const struct ivl_tab *v)
 {
-	int w = o->sites ? 24 : 20;
-	char buf[256];
+	int w = v->o->sites ? 24 : 20;
 	size_t i;
 
-	for (i = 0; i < t->nrows; i++) {
-		int l = (int)strlen(row_name(&t->rows[i], o, buf, sizeof(buf)));
+	for (i = 0; i < v->it->nrows; i++) {
+		int l = (int)strlen(v->names[i]);
 
 		if (l > w)
 			w = l;
@@ -379,169 +349,137 @@ int ivl_name_width(const struct ivl_table *t, const struct ivl_out *o)
 	return w;
 }
 
-void ivl_text_columns(FILE *fp, const struct ivl_out *o, int name_width)
+static void figures_cell(const struct ivl_row *r, size_t col, struct out_cell *c)
 {
-	size_t i;
-
-	fprintf(fp, "%-*s", name_width, o->sites ? "CALLSITE" : "CACHE");
-	for (i = 0; i < NCOLS; i++)
-		if (cols[i].text)
-			fprintf(fp, " %*s", cols[i].width, cols[i].head);
-	fputc('\n', fp);
+	switch (col) {
+	case IC_ALLOCS:
+		c->u = r->allocs;
+		break;
+	case IC_REQ:
+		c->u = r->bytes_req;
+		break;
+	case IC_ALLOC:
+		c->u = r->bytes_alloc;
+		break;
+	case IC_FREES:
+		c->u = r->frees;
+		break;
+	case IC_FREED:
+		c->u = r->bytes_freed;
+		break;
+	case IC_NET:
+		c->i = r->net;
+		break;
+	/* Thousandths of a percent, rounded here so that every writer shows the same. */
+	default:
+		c->u = (uint64_t)(rpt_frag(r->bytes_req, r->bytes_alloc) * 1000.0 + 0.5);
+		break;
+	}
 }
 
-void ivl_text_row(FILE *fp, const struct ivl_row *r, const struct ivl_out *o, int name_width)
+static void row_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
 {
-	char buf[256], v[32];
-	const char *name = row_name(r, o, buf, sizeof(buf));
-	size_t i;
+	const struct ivl_tab *v = ctx;
+	const struct ivl_row *r = &v->it->rows[row];
 
-	fprintf(fp, "%-*.*s", name_width, name_width, name);
-	for (i = 0; i < NCOLS; i++) {
-		if (!cols[i].text)
+	col = v->colmap[col];
+	switch (col) {
+	case IC_INTERVAL:
+		c->u = v->it->index;
+		break;
+	case IC_START:
+		c->u = v->it->start_ns;
+		break;
+	case IC_END:
+		c->u = v->it->end_ns;
+		break;
+	case IC_CALLSITE:
+	case IC_ADDR:
+		c->u = r->addr;
+		break;
+	case IC_NAME:
+		c->s = v->names[row];
+		break;
+	default:
+		figures_cell(r, col, c);
+		break;
+	}
+}
+
+static void total_cell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	const struct ivl_tab *v = ctx;
+
+	(void)row;
+	figures_cell(&v->it->total, IC_ALLOCS + col, c);
+}
+
+static void ivl_title(char *buf, size_t len, const struct ivl_table *t)
+{
+	uint64_t s = t->start_ns, e = t->end_ns;
+	int n;
+
+	n = snprintf(buf, len, "interval %" PRIu64 "  %" PRIu64 ".%03" PRIu64 "s - %" PRIu64
+		     ".%03" PRIu64 "s  allocs %" PRIu64 "  bytes %" PRIu64 "  frees %" PRIu64,
+		     t->index, s / 1000000000, s % 1000000000 / 1000000, e / 1000000000,
+		     e % 1000000000 / 1000000, t->total.allocs, t->total.bytes_alloc,
+		     t->total.frees);
+	if (t->lost && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "  LOST %" PRIu64, t->lost);
+	if (t->late && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "  late %" PRIu64, t->late);
+}
+
+int ivl_tab_init(struct ivl_tab *v, const struct ivl_table *t, const struct ivl_out *o)
+{
+	size_t i, n = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->it = t;
+	v->o = o;
+	v->names = calloc(t->nrows ? t->nrows : 1, sizeof(*v->names));
+	if (!v->names)
+		return -1;
+	for (i = 0; i < t->nrows; i++) {
+		const char *s = row_name(&t->rows[i], o, v->names[i], sizeof(v->names[i]));
+
+		if (s != v->names[i])
+			snprintf(v->names[i], sizeof(v->names[i]), "%s", s);
+	}
+	for (i = 0; i < IC_N; i++) {
+		if (!o->sites && (i == IC_CALLSITE || i == IC_ADDR))
 			continue;
-		fmt_val(v, sizeof(v), &cols[i], r, true);
-		fprintf(fp, " %*s", cols[i].width, v);
+		v->cols[n] = ivl_cols[i];
+		v->colmap[n++] = (unsigned char)i;
 	}
-	fputc('\n', fp);
-}
-
-static void fmt_s(char *buf, size_t len, uint64_t ns)
-{
-	snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 "s", ns / 1000000000,
-		 ns % 1000000000 / 1000000);
-}
-
-void ivl_text_heading(FILE *fp, const struct ivl_table *t)
-{
-	char a[32], b[32];
-
-	fmt_s(a, sizeof(a), t->start_ns);
-	fmt_s(b, sizeof(b), t->end_ns);
-	fprintf(fp, "interval %" PRIu64 "  %s - %s  allocs %" PRIu64 "  bytes %" PRIu64
-		"  frees %" PRIu64, t->index, a, b, t->total.allocs, t->total.bytes_alloc,
-		t->total.frees);
-	if (t->lost)
-		fprintf(fp, "  LOST %" PRIu64, t->lost);
-	if (t->late)
-		fprintf(fp, "  late %" PRIu64, t->late);
-	fputc('\n', fp);
-}
-
-void ivl_text_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o)
-{
-	int w = o->name_width ? o->name_width : ivl_name_width(t, o);
-	size_t i;
-
-	ivl_text_heading(fp, t);
-	if (!t->nactive) {
-		fputs("  (no allocations or frees)\n\n", fp);
-		return;
-	}
-	ivl_text_columns(fp, o, w);
-	for (i = 0; i < t->nrows; i++)
-		ivl_text_row(fp, &t->rows[i], o, w);
-	if (t->nrows < t->nactive)
-		fprintf(fp, "  ... %zu more\n", t->nactive - t->nrows);
-	fputc('\n', fp);
-}
-
-void ivl_csv_header(FILE *fp, const struct ivl_out *o)
-{
-	size_t i;
-
-	fputs(o->sites ? "interval,start_ns,end_ns,callsite,symbol" : "interval,start_ns,end_ns,cache",
-	      fp);
-	for (i = 0; i < NCOLS; i++)
-		fprintf(fp, ",%s", cols[i].key);
-	fputc('\n', fp);
-}
-
-static void csv_str(FILE *fp, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
-}
-
-void ivl_csv_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o)
-{
-	char name[256], v[32];
-	size_t i, c;
-
-	for (i = 0; i < t->nrows; i++) {
-		const struct ivl_row *r = &t->rows[i];
-
-		fprintf(fp, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", t->index, t->start_ns,
-			t->end_ns);
-		if (o->sites)
-			fprintf(fp, "0x%" PRIx64 ",", r->addr);
-		csv_str(fp, row_name(r, o, name, sizeof(name)));
-		for (c = 0; c < NCOLS; c++) {
-			fmt_val(v, sizeof(v), &cols[c], r, false);
-			fprintf(fp, ",%s", v);
+	for (i = 0; i < n; i++) {
+		if (v->colmap[i] != IC_NAME)
+			continue;
+		if (!o->sites) {
+			v->cols[i].key = "cache";
+			v->cols[i].head = "CACHE";
 		}
-		fputc('\n', fp);
+		v->cols[i].width = o->name_width ? o->name_width : name_width(v);
 	}
+	/* The interval screen's layout, older than the model: kept to the byte. */
+	ivl_title(v->title, sizeof(v->title), t);
+	snprintf(v->none, sizeof(v->none), "%s\n  (no allocations or frees)\n\n", v->title);
+	v->text.gap = 1;
+	v->text.rule = -1;
+	v->text.flags = OT_TITLE_LINE;
+	v->text.none = v->none;
+	v->text.more = "";
+	v->t = (struct out_table){ .key = "rows", .title = v->title, .cols = v->cols,
+				   .ncols = n, .nrows = t->nrows, .total = t->nactive,
+				   .cell = row_cell, .ctx = v, .text = &v->text };
+	v->total = (struct out_table){ .key = "total", .title = "total",
+				       .cols = &ivl_cols[IC_ALLOCS], .ncols = IC_N - IC_ALLOCS,
+				       .nrows = 1, .total = 1, .cell = total_cell, .ctx = v };
+	return 0;
 }
 
-void ivl_json_begin(FILE *fp, const struct ivl_opts *vo, const char *trace)
+void ivl_tab_free(struct ivl_tab *v)
 {
-	fputs("{\"schema_version\":1,\"view\":\"interval\",\"trace\":{\"path\":", fp);
-	json_string(fp, trace);
-	fprintf(fp, "},\"interval_ns\":%" PRIu64 ",\"by\":\"%s\",\"intervals\":[",
-		vo->interval_ns, vo->sites ? "callsite" : "cache");
-}
-
-static void json_row(FILE *fp, const struct ivl_row *r, const struct ivl_out *o, bool named)
-{
-	char name[256], v[32];
-	size_t c;
-	bool first = !named;
-
-	fputc('{', fp);
-	if (named && o->sites) {
-		fprintf(fp, "\"addr\":\"0x%" PRIx64 "\",\"symbol\":", r->addr);
-		json_string(fp, row_name(r, o, name, sizeof(name)));
-	} else if (named) {
-		fputs("\"cache\":", fp);
-		json_string(fp, r->name);
-	}
-	for (c = 0; c < NCOLS; c++) {
-		fmt_val(v, sizeof(v), &cols[c], r, false);
-		fprintf(fp, "%s\"%s\":%s", first ? "" : ",", cols[c].key, v);
-		first = false;
-	}
-	fputc('}', fp);
-}
-
-void ivl_json_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o, bool first)
-{
-	size_t i;
-
-	fprintf(fp, "%s{\"index\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
-		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"active\":%zu,\"total\":",
-		first ? "" : ",", t->index, t->start_ns, t->end_ns, t->records, t->lost,
-		t->nactive);
-	json_row(fp, &t->total, o, false);
-	fputs(",\"rows\":[", fp);
-	for (i = 0; i < t->nrows; i++) {
-		if (i)
-			fputc(',', fp);
-		json_row(fp, &t->rows[i], o, true);
-	}
-	fputs("]}", fp);
-}
-
-void ivl_json_end(FILE *fp)
-{
-	fputs("]}\n", fp);
+	free(v->names);
+	v->names = NULL;
 }

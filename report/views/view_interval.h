@@ -14,6 +14,7 @@
 #include "kmt_reader.h"
 #include "core/report_core.h"
 #include "sym/sym_kallsyms.h"
+#include "views/view.h"
 
 /* Sort keys of the rows; ties go to more allocations, then the name. */
 enum ivl_key { IK_BYTES, IK_ALLOCS, IK_FREES, IK_NET, IK_FRAG, IK_NAME };
@@ -93,30 +94,35 @@ uint64_t ivl_open_end(const struct ivl *v);
 uint64_t ivl_open_index(const struct ivl *v);
 
 /*
- * Output of tables. Columns are defined once (view_interval.c) and each
- * writer walks them. Text: name_width 0 sizes the name column to the
- * rows; otherwise names are cut to it. ks may be NULL (raw addresses).
+ * What the table of an interval names its rows with. ks may be NULL (raw
+ * addresses); name_width 0 sizes the text name column to the names, else
+ * names are cut to it.
  */
 struct ivl_out {
 	bool sites;
 	const struct ksyms *ks;
 	int name_width;
-	int width;		/* total text width to fit (0: no limit) */
 };
 
-/* The text heading of a table: "interval N  START - END  ..." */
-void ivl_text_heading(FILE *fp, const struct ivl_table *t);
-void ivl_text_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o);
-/* The column header line only (a screen prints it in reverse video). */
-void ivl_text_columns(FILE *fp, const struct ivl_out *o, int name_width);
-void ivl_text_row(FILE *fp, const struct ivl_row *r, const struct ivl_out *o, int name_width);
-/* The name column's width for these rows (text, name_width 0). */
-int ivl_name_width(const struct ivl_table *t, const struct ivl_out *o);
-void ivl_csv_header(FILE *fp, const struct ivl_out *o);
-void ivl_csv_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o);
-/* JSON: begin writes the document's head up to "intervals":[, end closes it. */
-void ivl_json_begin(FILE *fp, const struct ivl_opts *vo, const char *trace);
-void ivl_json_table(FILE *fp, const struct ivl_table *t, const struct ivl_out *o, bool first);
-void ivl_json_end(FILE *fp);
+/*
+ * A closed interval as tables (views/view.h), valid while the interval's
+ * table is: t its rows (JSON key "rows"; text, the interval screen: its
+ * heading line, then the columns), total the one row of the figures of
+ * every row (the same columns, without a name). The rest is the tables'.
+ */
+struct ivl_tab {
+	struct out_table t, total;
+	const struct ivl_table *it;
+	const struct ivl_out *o;
+	struct out_col cols[16];
+	unsigned char colmap[16];	/* cols[i] is the view's column colmap[i] */
+	struct out_text_layout text;
+	char title[192], none[256];
+	char (*names)[256];
+};
+
+/* 0, or -1 out of memory; ivl_tab_free() in either case. */
+int ivl_tab_init(struct ivl_tab *v, const struct ivl_table *t, const struct ivl_out *o);
+void ivl_tab_free(struct ivl_tab *v);
 
 #endif /* VIEW_INTERVAL_H */

@@ -41,5 +41,18 @@ char *join_names(const char *const *names, size_t n, const char *sep);
  * and of the HTML page. 0, -1 out of memory, or emit's nonzero value.
  */
 int report_main_table(const struct view_ctx *v, table_emit_fn emit, void *arg);
+/* The main table of o->view as the text report shows it. Same returns. */
+int report_main_text_table(const struct view_ctx *v, table_emit_fn emit, void *arg);
+/*
+ * A cache's name for people, with the names SLUB merged into it, fitting
+ * 78 columns unless wide; malloc'ed, NULL out of memory.
+ */
+char *cache_label(const struct rpt_slab *slab, const struct rpt_cache *c, bool wide);
+/* The paths the module says it recorded or not (kmemtrace.meta's coverage lines). Same. */
+int report_coverage_table(const struct view_ctx *v, table_emit_fn emit, void *arg);
+/* The errors of the traced kernel, by kind then count. Same returns. */
+int report_errors_table(const struct view_ctx *v, table_emit_fn emit, void *arg);
+/* Call sites with objects never freed in the trace, by bytes (--lines). Same returns. */
+int report_outstanding_table(const struct view_ctx *v, table_emit_fn emit, void *arg);
 
 #endif /* VIEW_MAIN_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * view_registry.c - the registry of kmemtrace-report's views beyond the
- * main tables, one line per view; apart from view.c so that the objects
- * the unit tests link (sort keys, labels) need none of the views.
+ * main tables: a new view is one views/view_*.c file and one line here.
+ * Apart from view.c, so that the objects the unit tests link (sort keys,
+ * labels) need none of the views.
  */
 #include <string.h>
 

@@ -90,6 +90,11 @@ static void html_cell(FILE *fp, const struct out_col *col, const struct out_cell
 	case COL_PCT:
 		fprintf(fp, "<td data-v=\"%.3f\">%.1f%%</td>", c->d, c->d);
 		break;
+	case COL_BOOL:
+	case COL_FIX3:
+		out_fmt_scalar(buf, sizeof(buf), col, c, false);
+		fprintf(fp, "<td data-v=\"%s\">%s</td>", buf, buf);
+		break;
 	case COL_NS:
 		out_fmt_ns(buf, sizeof(buf), c->u);
 		fprintf(fp, "<td data-v=\"%" PRIu64 "\">%s</td>", c->u, buf);

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report_out.c - renders the analysis as 80-column text tables, as the
- * stable JSON document or as CSV, and dumps records for --raw. Every
- * address is symbolized once, here, after the trace was read.
+ * report_out.c - the whole report as a document, in text, JSON or CSV:
+ * the views' tables (views/) through the writers, in the order and under
+ * the names each format's contract has, and what is not a table around
+ * them; and the --raw dump. Every address is symbolized once, here, after
+ * the trace was read.
+ *
+ * Not tables, and so written here: the text header (the input, the lost
+ * records, the coverage paragraph) and its summary are sentences whose
+ * lines appear or not by what the trace holds; the footnote under the
+ * errors is prose; the JSON "trace" and "totals" are single objects of
+ * unrelated figures (one row of as many columns as keys, which neither
+ * text nor CSV has).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,7 +24,7 @@
 
 #define SYM_LEN		512
 
-/* ---- JSON ------------------------------------------------------------------- */
+/* ---- JSON: the document's own members (not tables) --------------------------- */
 
 static void json_key(FILE *fp, const char *k, bool *first)
 {
@@ -39,39 +48,10 @@ static void json_str(FILE *fp, const char *k, const char *v, bool *first)
 		fputs("null", fp);
 }
 
-static void json_addr(FILE *fp, const char *k, uint64_t v, bool *first)
-{
-	json_key(fp, k, first);
-	fprintf(fp, "\"0x%" PRIx64 "\"", v);
-}
-
 static void json_pct(FILE *fp, const char *k, double v, bool *first)
 {
 	json_key(fp, k, first);
 	fprintf(fp, "%.3f", v);
-}
-
-/* symbol, file and line of an address (file/line only when known). */
-static void json_sym(FILE *fp, const char *prefix, const struct symres *sr, uint64_t addr,
-		     bool *first)
-{
-	char k[32];
-
-	snprintf(k, sizeof(k), "%ssymbol", prefix);
-	if (sr) {
-		json_str(fp, k, sr->sym, first);
-	} else {
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
-		json_str(fp, k, buf, first);
-	}
-	if (sr && sr->file) {
-		snprintf(k, sizeof(k), "%sfile", prefix);
-		json_str(fp, k, sr->file, first);
-		snprintf(k, sizeof(k), "%sline", prefix);
-		json_u64(fp, k, sr->line, first);
-	}
 }
 
 static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
@@ -89,13 +69,21 @@ static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
 struct json_emit {
 	FILE *fp;
 	bool first;
+	/*
+	 * The member's name in the document, where schema 1 names it other
+	 * than the table's key (CSV and HTML: "callers", "objects"); NULL: the key.
+	 */
+	const char *key;
 };
 
 static int json_emit(const struct out_table *t, void *arg)
 {
 	struct json_emit *je = arg;
+	struct out_table named = *t;
 
-	out_json_table(je->fp, t, &je->first);
+	if (je->key)
+		named.key = je->key;
+	out_json_table(je->fp, &named, &je->first);
 	return 0;
 }
 
@@ -163,9 +151,6 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		      const struct symtab *st, const struct rpt_slab *slab)
 {
 	const struct rpt_totals *t = rpt_totals(r);
-	const struct rpt_error **errs;
-	struct row *rows, *cs;
-	size_t n, i, ncs, ne, nc, lim;
 	bool first = true, f2;
 	const char *kv;
 
@@ -200,19 +185,11 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 	/* What the module recorded: only a trace whose metadata says so. */
 	if (slab_ncov(slab)) {
-		json_key(fp, "coverage", &first);
-		fputs("[", fp);
-		for (i = 0; i < slab_ncov(slab); i++) {
-			const struct slab_cov *c = slab_cov(slab, i);
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct json_emit je = { .fp = fp, .first = false };
 
-			f2 = true;
-			fputs(i ? ",{" : "{", fp);
-			json_str(fp, "path", c->path, &f2);
-			json_str(fp, "how", c->how, &f2);
-			json_str(fp, "detail", c->detail, &f2);
-			fputs("}", fp);
-		}
-		fputs("]", fp);
+		if (report_coverage_table(&v, json_emit, &je))
+			return -1;
 	}
 
 	json_key(fp, "totals", &first);
@@ -269,180 +246,36 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	json_stack_totals(fp, r, &f2);
 	fputs("}", fp);
 
-	/* Call sites, whatever the view: the document always has them. */
+	/*
+	 * Call sites and caches whatever the view, then the errors and the
+	 * objects outstanding; the per-address table with --alloc.
+	 */
 	{
 		struct out_opts oc = *o;
+		struct view_ctx v = { .r = r, .o = &oc, .slab = slab, .st = st };
+		struct json_emit je = { .fp = fp, .first = false, .key = "callsites" };
 
 		oc.view = VIEW_CALLER;
 		if (o->view != VIEW_CALLER)
 			oc.nsort = 0;
-		cs = view_rows(r, &oc, st, &ncs);
-		if (!cs)
+		if (report_main_table(&v, json_emit, &je))
 			return -1;
-	}
-	json_key(fp, "callsites", &first);
-	fputs("[", fp);
-	lim = limit_of(o, ncs);
-	for (i = 0; i < lim; i++) {
-		const struct row *w = &cs[i];
-
-		f2 = true;
-		fputs(i ? ",{" : "{", fp);
-		json_addr(fp, "addr", w->key, &f2);
-		json_sym(fp, "", w->sr, w->key, &f2);
-		json_u64(fp, "hits", w->hits, &f2);
-		json_u64(fp, "failed", w->failed, &f2);
-		json_u64(fp, "bytes_req", w->bytes_req, &f2);
-		json_u64(fp, "bytes_alloc", w->bytes_alloc, &f2);
-		json_pct(fp, "frag_pct", w->frag, &f2);
-		json_u64(fp, "frees", w->frees, &f2);
-		json_u64(fp, "bytes_freed", w->bytes_freed, &f2);
-		json_u64(fp, "cross_cpu_frees", w->xcpu, &f2);
-		json_u64(fp, "cross_node_allocs", w->xnode, &f2);
-		json_u64(fp, "outstanding", w->out, &f2);
-		json_u64(fp, "outstanding_bytes", w->out_bytes, &f2);
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-
-	{
-		struct out_opts oc = *o;
-
+		oc = *o;
 		oc.view = VIEW_CACHE;
 		if (o->view != VIEW_CACHE)
 			oc.nsort = 0;
-		rows = view_rows(r, &oc, st, &nc);
-		if (!rows) {
-			free(cs);
+		/* -l N does not cut the caches (Documentation/report-json.md). */
+		oc.lines = 0;
+		je.key = NULL;
+		if (report_main_table(&v, json_emit, &je))
 			return -1;
-		}
-	}
-	json_key(fp, "caches", &first);
-	fputs("[", fp);
-	for (i = 0; i < nc; i++) {
-		const struct row *w = &rows[i];
-		const struct rpt_cache *c = w->cache;
-		const char **al;
-		size_t nal, k;
-
-		if (cache_aliases(slab, c, &al, &nal)) {
-			free(rows);
-			free(cs);
+		v.o = o;
+		if (report_errors_table(&v, json_emit, &je) ||
+		    report_outstanding_table(&v, json_emit, &je))
 			return -1;
-		}
-		f2 = true;
-		fputs(i ? ",{" : "{", fp);
-		json_str(fp, "name", c->name, &f2);
-		json_key(fp, "aliases", &f2);
-		fputs("[", fp);
-		for (k = 0; k < nal; k++) {
-			fputs(k ? "," : "", fp);
-			json_string(fp, al[k]);
-		}
-		fputs("]", fp);
-		free(al);
-		json_str(fp, "kind", c->pseudo ? "kmalloc" : "cache", &f2);
-		if (!c->pseudo) {
-			json_addr(fp, "id", c->id, &f2);
-			json_key(fp, "described", &f2);
-			fputs(c->described ? "true" : "false", fp);
-		}
-		json_u64(fp, "object_size", c->object_size, &f2);
-		json_u64(fp, "size", c->size, &f2);
-		json_u64(fp, "allocs", c->allocs, &f2);
-		json_u64(fp, "failed", c->failed, &f2);
-		json_u64(fp, "frees", c->frees, &f2);
-		json_u64(fp, "untracked_frees", c->untracked_frees, &f2);
-		json_u64(fp, "bytes_req", c->bytes_req, &f2);
-		json_u64(fp, "bytes_alloc", c->bytes_alloc, &f2);
-		json_u64(fp, "bytes_freed", c->bytes_freed, &f2);
-		json_pct(fp, "frag_pct", w->frag, &f2);
-		json_u64(fp, "live", c->live, &f2);
-		json_u64(fp, "live_bytes", c->live_bytes, &f2);
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-	free(rows);
-
-	errs = sorted_errors(r, &ne);
-	if (!errs) {
-		free(cs);
-		return -1;
-	}
-	json_key(fp, "errors", &first);
-	fputs("[", fp);
-	for (i = 0; i < ne; i++) {
-		const struct rpt_error *e = errs[i];
-
-		f2 = true;
-		fputs(i ? ",{" : "{", fp);
-		json_str(fp, "kind", rpt_err_name(e->kind), &f2);
-		json_u64(fp, "count", e->count, &f2);
-		json_key(fp, "uncertain", &f2);
-		fputs(e->uncertain ? "true" : "false", fp);
-		json_addr(fp, "alloc_addr", e->alloc_site, &f2);
-		json_sym(fp, "alloc_", symtab_get(st, e->alloc_site), e->alloc_site, &f2);
-		if (e->kind == RPT_ERR_SHORT_ALLOC) {
-			json_str(fp, "free_addr", NULL, &f2);
-			json_str(fp, "free_symbol", NULL, &f2);
-		} else {
-			json_addr(fp, "free_addr", e->free_site, &f2);
-			json_sym(fp, "free_", symtab_get(st, e->free_site), e->free_site, &f2);
-		}
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-	free(errs);
-
-	rows = outstanding_rows(r, st, &n);
-	if (!rows) {
-		free(cs);
-		return -1;
-	}
-	json_key(fp, "outstanding", &first);
-	fputs("[", fp);
-	lim = limit_of(o, n);
-	for (i = 0; i < lim; i++) {
-		const struct row *w = &rows[i];
-
-		f2 = true;
-		fputs(i ? ",{" : "{", fp);
-		json_addr(fp, "addr", w->key, &f2);
-		json_sym(fp, "", w->sr, w->key, &f2);
-		json_u64(fp, "count", w->out, &f2);
-		json_u64(fp, "bytes_alloc", w->out_bytes, &f2);
-		json_u64(fp, "max_age_ns", w->age, &f2);
-		fputs("}", fp);
-	}
-	fputs("]", fp);
-	free(rows);
-	free(cs);
-
-	if (o->view == VIEW_ALLOC) {
-		rows = view_rows(r, o, st, &n);
-		if (!rows)
+		je.key = "allocs";
+		if (o->view == VIEW_ALLOC && report_main_table(&v, json_emit, &je))
 			return -1;
-		json_key(fp, "allocs", &first);
-		fputs("[", fp);
-		lim = limit_of(o, n);
-		for (i = 0; i < lim; i++) {
-			const struct row *w = &rows[i];
-
-			f2 = true;
-			fputs(i ? ",{" : "{", fp);
-			json_addr(fp, "ptr", w->key, &f2);
-			json_addr(fp, "callsite_addr", w->site, &f2);
-			json_sym(fp, "", w->sr, w->site, &f2);
-			json_u64(fp, "hits", w->hits, &f2);
-			json_u64(fp, "bytes_req", w->bytes_req, &f2);
-			json_u64(fp, "bytes_alloc", w->bytes_alloc, &f2);
-			json_pct(fp, "frag_pct", w->frag, &f2);
-			json_u64(fp, "frees", w->frees, &f2);
-			json_u64(fp, "cross_cpu_frees", w->xcpu, &f2);
-			fputs("}", fp);
-		}
-		fputs("]", fp);
-		free(rows);
 	}
 	if (o->xview) {
 		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
@@ -469,43 +302,6 @@ static int print_csv(FILE *fp, const struct rpt *r, const struct out_opts *o,
 }
 
 /* ---- text --------------------------------------------------------------------- */
-
-/*
- * Prints s left-aligned in a column of w characters. A longer name keeps
- * all of it, "function+0xoff [module]" being what the reader came for: it
- * goes on a line of its own and the numbers follow on the next, under the
- * column (--wide: on the same line, out of alignment).
- */
-static void name_col(FILE *fp, const char *s, int w, bool wide)
-{
-	if ((int)strlen(s) <= w || wide)
-		fprintf(fp, "%-*s", w, s);
-	else
-		fprintf(fp, "%s\n%*s", s, w, "");
-}
-
-static void fmt_per(char *buf, size_t len, uint64_t total, uint64_t n)
-{
-	snprintf(buf, len, "%" PRIu64 "/%" PRIu64, total, n ? total / n : 0);
-}
-
-static void fmt_secs(char *buf, size_t len, uint64_t ns)
-{
-	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64 "s", ns / 1000000000u,
-		 (ns % 1000000000u) / 1000u);
-}
-
-static void text_srcline(FILE *fp, const struct symres *sr, const char *indent)
-{
-	if (sr && sr->file)
-		fprintf(fp, "%s at %s:%u\n", indent, sr->file, sr->line);
-}
-
-static void more(FILE *fp, size_t shown, size_t n)
-{
-	if (shown < n)
-		fprintf(fp, "  ... %zu more (-l 0 shows all)\n", n - shown);
-}
 
 /* Writes what open_memstream() collected as a paragraph. 0, or -1 out of memory. */
 static int para_close(FILE *fp, FILE *m, char **buf)
@@ -574,117 +370,6 @@ static int text_coverage(FILE *fp, const struct rpt_slab *slab)
 }
 
 /*
- * A cache's name in text, with the names SLUB merged into it:
- * "kmalloc-96 (also kmt_oracle_merged, foo)", and "+N more" where the
- * list would not fit 78 columns (--wide: all of them). NULL out of memory.
- */
-static char *cache_label(const struct rpt_slab *slab, const struct rpt_cache *c, bool wide)
-{
-	const char **al;
-	char *buf = NULL;
-	size_t nal, len = 0, k, col;
-	FILE *m;
-
-	if (cache_aliases(slab, c, &al, &nal))
-		return NULL;
-	if (!nal)
-		return strdup(c->name);
-	m = open_memstream(&buf, &len);
-	if (!m) {
-		free(al);
-		return NULL;
-	}
-	fprintf(m, "%s (also ", c->name);
-	col = strlen(c->name) + 7;
-	for (k = 0; k < nal; k++) {
-		/* Room for this name and what may follow it: ", +N more)" or ")". */
-		size_t need = (k ? 2 : 0) + strlen(al[k]) + (k + 1 < nal ? 16 : 1);
-
-		if (k && !wide && col + need > 78) {
-			fprintf(m, ", +%zu more", nal - k);
-			break;
-		}
-		col += (size_t)fprintf(m, "%s%s", k ? ", " : "", al[k]);
-	}
-	fputc(')', m);
-	free(al);
-	if (fclose(m)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-static int text_view(FILE *fp, const struct rpt *r, const struct out_opts *o,
-		     const struct symtab *st, const struct rpt_slab *slab)
-{
-	char b1[40], b2[40];
-	size_t n, i, lim;
-	struct row *rows = view_rows(r, o, st, &n);
-
-	if (!rows)
-		return -1;
-	lim = limit_of(o, n);
-	if (o->view == VIEW_CALLER) {
-		fprintf(fp, "Call sites (%zu):\n", n);
-		fprintf(fp, "%-25s %14s %14s %8s %6s %6s\n", "Callsite", "Alloc/Per", "Req/Per",
-			"Hits", "Xcpu", "Frag");
-		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
-			"------------------------------------------");
-		for (i = 0; i < lim; i++) {
-			const struct row *w = &rows[i];
-			uint64_t ok = w->hits - w->failed;
-
-			fmt_per(b1, sizeof(b1), w->bytes_alloc, ok);
-			fmt_per(b2, sizeof(b2), w->bytes_req, ok);
-			name_col(fp, w->name, 25, o->wide);
-			fprintf(fp, " %14s %14s %8" PRIu64 " %6" PRIu64 " %5.1f%%\n", b1, b2,
-				w->hits, w->xcpu, w->frag);
-			text_srcline(fp, w->sr, "   ");
-		}
-	} else if (o->view == VIEW_ALLOC) {
-		fprintf(fp, "Objects by address (%zu):\n", n);
-		fprintf(fp, "%-18s %14s %14s %6s %6s %6s %6s%s\n", "Ptr", "Alloc/Per", "Req/Per",
-			"Hits", "Frees", "Xcpu", "Frag", o->wide ? "  Callsite" : "");
-		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
-			"------------------------------------------");
-		for (i = 0; i < lim; i++) {
-			const struct row *w = &rows[i];
-
-			fmt_per(b1, sizeof(b1), w->bytes_alloc, w->hits);
-			fmt_per(b2, sizeof(b2), w->bytes_req, w->hits);
-			fprintf(fp, "0x%-16" PRIx64 " %14s %14s %6" PRIu64 " %6" PRIu64 " %6" PRIu64
-				" %5.1f%%", w->key, b1, b2, w->hits, w->frees, w->xcpu, w->frag);
-			if (o->wide)
-				fprintf(fp, "  %s", w->name ? w->name : "");
-			fputc('\n', fp);
-		}
-	} else {
-		fprintf(fp, "Caches (%zu):\n", n);
-		fprintf(fp, "%-22s %10s %10s %14s %9s %6s\n", "Cache", "Allocs", "Frees",
-			"Bytes_alloc", "Live", "Frag");
-		fprintf(fp, "%.78s\n", "-----------------------------------------------------"
-			"------------------------------------------");
-		for (i = 0; i < lim; i++) {
-			const struct row *w = &rows[i];
-			char *label = cache_label(slab, w->cache, o->wide);
-
-			if (!label) {
-				free(rows);
-				return -1;
-			}
-			name_col(fp, label, 22, o->wide);
-			free(label);
-			fprintf(fp, " %10" PRIu64 " %10" PRIu64 " %14" PRIu64 " %9" PRIu64
-				" %5.1f%%\n", w->hits, w->frees, w->bytes_alloc, w->live, w->frag);
-		}
-	}
-	more(fp, lim, n);
-	free(rows);
-	return 0;
-}
-
-/*
  * Why a double free marked ? may be none: the allocation paths of its
  * objects the trace misses. And what still makes any double free doubtful:
  * lost records. 0, or -1 out of memory.
@@ -727,69 +412,22 @@ static int text_uncertain(FILE *fp, const struct rpt *r, const struct out_opts *
 	return 0;
 }
 
+/* The errors table, and under it the footnotes on what makes some uncertain. */
 static int text_errors(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		       const struct symtab *st, const struct rpt_slab *slab)
 {
-	size_t n, i;
-	const struct rpt_error **errs = sorted_errors(r, &n);
+	struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+	struct text_emit te = { .fp = fp, .wide = o->wide };
 	bool uncertain = false;
+	size_t i;
 
-	if (!errs)
+	if (report_errors_table(&v, text_emit, &te))
 		return -1;
-	if (!n) {
-		fputs("\nErrors: none found.\n", fp);
-		free(errs);
+	if (!rpt_nerrors(r))
 		return 0;
-	}
-	fprintf(fp, "\nErrors in the traced kernel (%zu):\n", n);
-	fprintf(fp, "%-30s %10s\n", "Kind", "Count");
-	for (i = 0; i < n; i++) {
-		const struct rpt_error *e = errs[i];
-		const struct symres *a = symtab_get(st, e->alloc_site);
-		const struct symres *f = symtab_get(st, e->free_site);
-		char kind[40];
-
-		snprintf(kind, sizeof(kind), "%s%s", rpt_err_name(e->kind),
-			 e->uncertain ? "?" : "");
-		uncertain |= e->uncertain;
-		fprintf(fp, "%-30s %10" PRIu64 "\n", kind, e->count);
-		fprintf(fp, "  allocated at %s\n", a ? a->sym : "?");
-		text_srcline(fp, a, "             ");
-		if (e->kind != RPT_ERR_SHORT_ALLOC) {
-			fprintf(fp, "  freed at     %s\n", f ? f->sym : "?");
-			text_srcline(fp, f, "             ");
-		}
-	}
-	free(errs);
+	for (i = 0; i < rpt_nerrors(r); i++)
+		uncertain |= rpt_error(r, i)->uncertain;
 	return text_uncertain(fp, r, o, slab, uncertain);
-}
-
-static int text_outstanding(FILE *fp, const struct rpt *r, const struct out_opts *o,
-			    const struct symtab *st)
-{
-	char b1[40];
-	size_t n, i, lim;
-	struct row *rows = outstanding_rows(r, st, &n);
-
-	if (!rows)
-		return -1;
-	if (n) {
-		lim = limit_of(o, n);
-		fprintf(fp, "\nOutstanding at the end of the trace (never freed in it), by call site"
-			" (%zu):\n", n);
-		fprintf(fp, "%-36s %9s %14s %15s\n", "Callsite", "Objects", "Bytes", "Max_age");
-		for (i = 0; i < lim; i++) {
-			const struct row *w = &rows[i];
-
-			fmt_secs(b1, sizeof(b1), w->age);
-			name_col(fp, w->name, 36, o->wide);
-			fprintf(fp, " %9" PRIu64 " %14" PRIu64 " %15s\n", w->out, w->out_bytes, b1);
-			text_srcline(fp, w->sr, "   ");
-		}
-		more(fp, lim, n);
-	}
-	free(rows);
-	return 0;
 }
 
 static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o)
@@ -847,7 +485,7 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 		fprintf(fp, "%25s%" PRIu64 " frees with a stack (--stacks: frees by stack)\n", "",
 			t->stack_frees);
 	fprintf(fp, "Records lost           : %" PRIu64 "\n", lost_total(r, o));
-	fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
+	out_fmt_secs(b, sizeof(b), t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0);
 	fprintf(fp, "Records read           : %" PRIu64 " over %s\n", t->records, b);
 	if (o->unknown_records)
 		fprintf(fp, "Unknown records skipped: %" PRIu64 " (written by a newer version)\n",
@@ -917,11 +555,22 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 
 		if (o->xview->tables(&v, text_emit, &te))
 			return -1;
-	} else if (text_view(fp, r, o, st, slab)) {
-		return -1;
+	} else {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct text_emit te = { .fp = fp, .wide = o->wide };
+
+		if (report_main_text_table(&v, text_emit, &te))
+			return -1;
 	}
-	if (text_errors(fp, r, o, st, slab) || text_outstanding(fp, r, o, st))
+	if (text_errors(fp, r, o, st, slab))
 		return -1;
+	{
+		struct view_ctx v = { .r = r, .o = o, .slab = slab, .st = st };
+		struct text_emit te = { .fp = fp, .wide = o->wide };
+
+		if (report_outstanding_table(&v, text_emit, &te))
+			return -1;
+	}
 	text_summary(fp, r, o);
 	return 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_report_out_table.c - the table writers (out_table.h): every column
- * kind in text, CSV and JSON, long names, lists under a row, the limit.
+ * kind in text, CSV and JSON, long names, lists under a row, the limit,
+ * and the text layouts and flags older tables need (out_text_layout).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,81 @@ static char *render(int fmt, const struct out_table *t, bool wide)
 	return buf;
 }
 
+/* A table laid out the way the interval screen and the errors table are. */
+static const struct out_col lcols[] = {
+	{ "name", "NAME", COL_STR, 6, OC_CUT },
+	{ "net", "NET", COL_I64, 5, OC_SIGN },
+	{ "frag_pct", "FRAG%", COL_FIX3, 7, 0 },
+	{ "ok", NULL, COL_BOOL, 0, OC_NO_TEXT },
+	{ "file", NULL, COL_STR, 0, OC_NO_TEXT | OC_OMIT_NULL },
+	{ "under", NULL, COL_STR, 0, OC_UNDER | OC_NO_JSON | OC_NO_CSV },
+	{ "site", "Site", COL_STR, 0, OC_WIDE | OC_NO_PAD | OC_GAP(3) },
+};
+
+static void lcell(const void *ctx, size_t row, size_t col, struct out_cell *c)
+{
+	(void)ctx;
+	switch (col) {
+	case 0:
+		c->s = row ? "b" : "a_long_name";
+		break;
+	case 1:
+		c->i = row ? -2 : 3;
+		break;
+	case 2:
+		c->u = 12345;
+		break;
+	case 3:
+		c->u = row;
+		break;
+	case 4:
+		c->s = "f.c";
+		c->null = !row;
+		break;
+	case 5:
+		c->s = "  at f.c:1";
+		c->null = !row;
+		break;
+	default:
+		c->s = "s";
+		break;
+	}
+}
+
+static void test_layout(void)
+{
+	static const struct out_text_layout l = {
+		.gap = 1, .rule = -1, .flags = OT_TITLE_LINE | OT_BLANK_BEFORE | OT_NO_BLANK_AFTER,
+		.none = "nothing\n", .more = "",
+	};
+	struct out_table t = {
+		.key = "lay", .title = "heading as is", .cols = lcols,
+		.ncols = sizeof(lcols) / sizeof(lcols[0]), .nrows = 2, .total = 3,
+		.cell = lcell, .text = &l,
+	};
+	char *s;
+
+	s = render(0, &t, false);
+	is_str(s, "\nheading as is\nNAME     NET   FRAG%\na_long    +3  12.345\n"
+		  "b         -2  12.345\n  at f.c:1\n  ... 1 more\n",
+		  "text layout: gap, no rule, title line, cut, sign, thousandths, line under");
+	free(s);
+	s = render(0, &t, true);
+	ok(s && strstr(s, "NAME     NET   FRAG%   Site\n") && strstr(s, "12.345   s\n"),
+	   "text --wide: the wide column after its own gap, unpadded");
+	free(s);
+	s = render(2, &t, false);
+	is_str(s, "\"lay\":[{\"name\":\"a_long_name\",\"net\":3,\"frag_pct\":12.345,"
+		  "\"ok\":false,\"site\":\"s\"},{\"name\":\"b\",\"net\":-2,\"frag_pct\":12.345,"
+		  "\"ok\":true,\"file\":\"f.c\",\"site\":\"s\"}]",
+		  "JSON: booleans, a null key left out, text-only lines not in it");
+	free(s);
+	t.nrows = 0;
+	s = render(0, &t, false);
+	is_str(s, "nothing\n", "text layout: what no rows write");
+	free(s);
+}
+
 int main(void)
 {
 	struct out_table t = {
@@ -138,5 +214,6 @@ int main(void)
 	s = render(0, &t, false);
 	is_str(s, "Things (0):\n  none\n\n", "text: an empty table says none");
 	free(s);
+	test_layout();
 	return done_testing();
 }
