@@ -56,7 +56,12 @@ struct kmt_call {
 	int node;
 };
 
-/* Set on attach, cleared on detach (kmt_probes.c): see kmt_internal.h. */
+/*
+ * Set on attach, cleared on detach (kmt_probes.c) before the wait for
+ * running probes: a handler that sees it clear records nothing, so none
+ * runs after detach (kretprobe returns of calls made while attached
+ * included).
+ */
 bool kmt_probes_on;
 
 /* Where the bulk allocator's code lies (see kmt_free_bulk_pre()). */
