@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * kmt_compat.h - every kernel-version difference kmemtrace.c depends on:
+ * kmt_compat.h - every kernel-version difference kmemtrace.ko depends on:
  * the slab tracepoint signatures, the layout of struct kmem_cache and a
  * few helpers that were renamed.
+ *
+ * Included by each of the module's files. Two parts define what must
+ * exist once, in the file that uses it, like CREATE_TRACE_POINTS does:
+ * KMT_COMPAT_CACHE_LAYOUT_CHECK (kmt_main.c) the load-time check of the
+ * cache layout, KMT_COMPAT_SLAB_PROBES (kmt_probes.c) the tracepoint
+ * probes, which call that file's static handlers.
  *
  * Tested in the guest on Debian's 6.1, 6.12 and 7.3 kernels (generic and
  * PREEMPT_RT). The branches for 5.10..6.0 are written from those kernels'
@@ -24,10 +30,10 @@
  *    three); kmemtrace sets no subbuf_start, whose default (since 5.11)
  *    is the no-overwrite behaviour it wants, so the signature never
  *    matters.
- *  - relay_file_operations lost splice_read in 6.8; kmemtrace.c forwards
+ *  - relay_file_operations lost splice_read in 6.8; kmt_relay.c forwards
  *    splice (and mmap) only when relay fills them.
  *  - Before 5.11 relay_open() wrote its defaults into a non-const
- *    callback structure: the const one kmemtrace.c passes needs 5.11.
+ *    callback structure: the const one kmt_relay.c passes needs 5.11.
  *
  * Checked against the 6.1, 6.12 and 7.3 headers and unchanged there:
  * relay_open/close, relay_switch_subbuf, struct rchan and rchan_buf's
@@ -108,14 +114,20 @@ static_assert(sizeof(const char *) == KMT_KMEM_CACHE_NAME_SIZE);
 static_assert(sizeof(unsigned int) == KMT_KMEM_CACHE_SIZE_SIZE);
 static_assert(sizeof(unsigned int) == KMT_KMEM_CACHE_OBJECT_SIZE_SIZE);
 
-/* Cleared at load if the offsets do not describe the running kernel. */
-static bool kmt_cache_layout_ok = true;
+/*
+ * Cleared at load if the offsets do not describe the running kernel;
+ * read with every cache an event names.
+ */
+extern bool kmt_cache_layout_ok;
 
 static inline const void *kmt_cache_field(const struct kmem_cache *s,
 					  size_t offset)
 {
 	return (const char *)s + offset;
 }
+
+#ifdef KMT_COMPAT_CACHE_LAYOUT_CHECK
+bool kmt_cache_layout_ok = true;
 
 static void kmt_layout_probe_ctor(void *obj)
 {
@@ -152,6 +164,7 @@ static inline int kmt_check_cache_layout(void)
 		pr_notice("struct kmem_cache of the running kernel differs from the BTF this module was built with: cache names and slot sizes not recorded\n");
 	return 0;
 }
+#endif /* KMT_COMPAT_CACHE_LAYOUT_CHECK */
 #endif
 #endif
 
@@ -168,20 +181,6 @@ static inline int kmt_check_cache_layout(void)
 	return 0;
 }
 #endif
-
-/*
- * Version-independent handlers, defined in kmemtrace.c. A NULL cache
- * means the running kernel's tracepoint does not say which cache.
- */
-static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
-			   size_t bytes_req, size_t bytes_alloc, gfp_t gfp,
-			   int node);
-static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
-			       const struct kmem_cache *s, size_t bytes_req,
-			       size_t bytes_alloc, gfp_t gfp, int node);
-static void kmt_on_kfree(unsigned long call_site, const void *ptr);
-static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
-			      const struct kmem_cache *s);
 
 #if KMT_KERNEL_AT_LEAST(5, 11)
 #define kmt_in_hardirq()	in_hardirq()
@@ -230,6 +229,61 @@ static inline const char *kmt_cache_layout_source(void)
 #endif
 	return KMT_SLAB_LAYOUT_SOURCE;
 }
+
+/*
+ * Entry points that hand out or take back slab objects without firing a
+ * slab tracepoint; kmt_paths.c hooks them with kprobes. NULL: the path
+ * does not exist in this kernel. kmem_cache_alloc_bulk is a macro over
+ * the _noprof function from 6.10 (memory allocation profiling);
+ * kmalloc_nolock, kfree_nolock and the percpu sheaves that kfree_rcu
+ * fills directly came in 6.18.
+ */
+#ifdef kmem_cache_alloc_bulk
+#define KMT_SYM_ALLOC_BULK	"kmem_cache_alloc_bulk_noprof"
+#else
+#define KMT_SYM_ALLOC_BULK	"kmem_cache_alloc_bulk"
+#endif
+#define KMT_SYM_FREE_BULK	"kmem_cache_free_bulk"
+#ifdef kmalloc_nolock_noprof
+#define KMT_SYM_KMALLOC_NOLOCK	"_kmalloc_nolock_noprof"
+#define KMT_SYM_KFREE_NOLOCK	"kfree_nolock"
+#else
+#define KMT_SYM_KMALLOC_NOLOCK	NULL
+#define KMT_SYM_KFREE_NOLOCK	NULL
+#endif
+#if KMT_KERNEL_AT_LEAST(6, 18)
+#define KMT_SYM_KFREE_RCU_SHEAF	"__kfree_rcu_sheaf"
+#else
+#define KMT_SYM_KFREE_RCU_SHEAF	NULL
+#endif
+
+/* The gfp and node arguments of _kmalloc_nolock_noprof, after size. */
+#ifdef CONFIG_KMALLOC_PARTITION_CACHES
+#define KMT_NOLOCK_HAS_ARGS	0	/* a token argument moves them */
+#else
+#define KMT_NOLOCK_HAS_ARGS	1
+#endif
+
+/* Argument N (from 0) of the probed function, at its entry. */
+static inline unsigned long kmt_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+#ifdef KMT_COMPAT_SLAB_PROBES
+/*
+ * Version-independent handlers, defined in kmt_probes.c. A NULL cache
+ * means the running kernel's tracepoint does not say which cache.
+ */
+static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
+			   size_t bytes_req, size_t bytes_alloc, gfp_t gfp,
+			   int node);
+static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
+			       const struct kmem_cache *s, size_t bytes_req,
+			       size_t bytes_alloc, gfp_t gfp, int node);
+static void kmt_on_kfree(unsigned long call_site, const void *ptr);
+static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
+			      const struct kmem_cache *s);
 
 /* Tracepoint probes: adapt each kernel's signature to the handlers. */
 #if KMT_KERNEL_AT_LEAST(6, 1)
@@ -354,46 +408,6 @@ static void kmt_tp_cache_free(void *data, unsigned long call_site,
 #define KMT_HAVE_NODE_EVENTS	1
 #endif
 
-/*
- * Entry points that hand out or take back slab objects without firing a
- * slab tracepoint; kmemtrace.c hooks them with kprobes. NULL: the path
- * does not exist in this kernel. kmem_cache_alloc_bulk is a macro over
- * the _noprof function from 6.10 (memory allocation profiling);
- * kmalloc_nolock, kfree_nolock and the percpu sheaves that kfree_rcu
- * fills directly came in 6.18.
- */
-#ifdef kmem_cache_alloc_bulk
-#define KMT_SYM_ALLOC_BULK	"kmem_cache_alloc_bulk_noprof"
-#else
-#define KMT_SYM_ALLOC_BULK	"kmem_cache_alloc_bulk"
-#endif
-#define KMT_SYM_FREE_BULK	"kmem_cache_free_bulk"
-#ifdef kmalloc_nolock_noprof
-#define KMT_SYM_KMALLOC_NOLOCK	"_kmalloc_nolock_noprof"
-#define KMT_SYM_KFREE_NOLOCK	"kfree_nolock"
-#else
-#define KMT_SYM_KMALLOC_NOLOCK	NULL
-#define KMT_SYM_KFREE_NOLOCK	NULL
-#endif
-#if KMT_KERNEL_AT_LEAST(6, 18)
-#define KMT_SYM_KFREE_RCU_SHEAF	"__kfree_rcu_sheaf"
-#else
-#define KMT_SYM_KFREE_RCU_SHEAF	NULL
-#endif
-
-/* The gfp and node arguments of _kmalloc_nolock_noprof, after size. */
-#ifdef CONFIG_KMALLOC_PARTITION_CACHES
-#define KMT_NOLOCK_HAS_ARGS	0	/* a token argument moves them */
-#else
-#define KMT_NOLOCK_HAS_ARGS	1
-#endif
-
-/* Argument N (from 0) of the probed function, at its entry. */
-static inline unsigned long kmt_arg(struct pt_regs *regs, unsigned int n)
-{
-	return regs_get_kernel_argument(regs, n);
-}
-
 /* Attach every slab probe, or none: on failure the attached ones go. */
 static inline int kmt_register_slab_probes(void)
 {
@@ -450,6 +464,7 @@ static inline void kmt_unregister_slab_probes(void)
 	unregister_trace_kmem_cache_alloc(kmt_tp_cache_alloc, NULL);
 	unregister_trace_kmalloc(kmt_tp_kmalloc, NULL);
 }
+#endif /* KMT_COMPAT_SLAB_PROBES */
 
 /*
  * Stack walking. With x86-64's ORC unwinder (every Debian kernel) the

@@ -112,8 +112,11 @@ rc=0
 diff -r "$W/dkms-pkg/usr/src" "$W/usr-dkms/usr/src" >"$W/dkms.diff" 2>&1 || rc=$?
 ok $rc "kmemtrace-dkms's /usr/src/kmemtrace-$V is make install-dkms's"
 if [ $rc != 0 ]; then sed 's/^/# /' "$W/dkms.diff"; fi
-ok "$([ -f "$W/usr-dkms/usr/src/kmemtrace-$V/kmod/kmemtrace.c" ]; echo $?)" \
-	"make install-dkms puts the module's sources in /usr/src/kmemtrace-$V"
+# The module is several files (kmod/Kbuild): every one of them, and nothing generated.
+is "$(files "$W/usr-dkms/usr/src/kmemtrace-$V/kmod")" \
+	"$(files kmod | grep -E '^(Kbuild|kmt-slab-layout\.sh|[^/]*\.[ch])$' |
+		grep -v -E '\.mod\.c$|^kmt_slab_layout\.h$')" \
+	"make install-dkms puts the module's sources in /usr/src/kmemtrace-$V/kmod"
 
 # make install with the module, for the guest's default kernel; then uninstall all of it.
 kver=$(scripts/kernel-version 2>/dev/null)	# what make builds the module for

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmt_probes.c - the allocator tracepoints: their probes, which hand each
+ * event to kmt_record(), and attaching and detaching them when tracing is
+ * turned on and off.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+/*
+ * This file defines the handlers kmt_compat.h's tracepoint probes call,
+ * which adapt each kernel's signatures: they are static, and so inlined
+ * into those probes.
+ */
+#define KMT_COMPAT_SLAB_PROBES
+#include "kmt_compat.h"
+#include "kmt_internal.h"
+
+/* Serializes attaching, detaching and flushing; protects kmt_enabled. */
+DEFINE_MUTEX(kmt_enable_lock);
+bool kmt_enabled;
+
+static struct tracepoint *kmt_page_alloc_tp;
+static struct tracepoint *kmt_page_free_tp;
+unsigned long kmt_page_iter[2][2];
+
+static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
+			   size_t bytes_req, size_t bytes_alloc, gfp_t gfp,
+			   int node)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_KMALLOC,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.bytes_req = bytes_req,
+		.bytes_alloc = bytes_alloc,
+		.gfp = gfp,
+		.node = node,
+	};
+
+	kmt_record(&ev);
+}
+
+static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
+			       const struct kmem_cache *s, size_t bytes_req,
+			       size_t bytes_alloc, gfp_t gfp, int node)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_CACHE_ALLOC,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.cache = s,
+		.bytes_req = bytes_req,
+		.bytes_alloc = bytes_alloc,
+		.gfp = gfp,
+		.node = node,
+	};
+
+	kmt_record(&ev);
+}
+
+static void kmt_on_kfree(unsigned long call_site, const void *ptr)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_KFREE,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.node = KMT_NODE_ANY,
+	};
+
+	/* The tracepoint fires before kfree()'s own NULL check. */
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	kmt_record(&ev);
+}
+
+static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
+			      const struct kmem_cache *s)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_CACHE_FREE,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.cache = s,
+		.node = KMT_NODE_ANY,
+	};
+
+	kmt_record(&ev);
+}
+
+/* The page tracepoints have kept these signatures through 5.10..6.12. */
+static void kmt_tp_page_alloc(void *data, struct page *page,
+			      unsigned int order, gfp_t gfp, int migratetype)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_PAGE_ALLOC,
+		.ptr = page ? page_to_pfn(page) : 0,
+		.bytes_req = PAGE_SIZE << order,
+		.bytes_alloc = PAGE_SIZE << order,
+		.gfp = gfp,
+		.node = KMT_NODE_ANY,
+		.cache_id = KMT_PAGE_MT_VALID | (migratetype & 0xff),
+	};
+
+	kmt_record(&ev);
+}
+
+static void kmt_tp_page_free(void *data, struct page *page,
+			     unsigned int order)
+{
+	struct kmt_ev ev = {
+		.type = KMT_REC_PAGE_FREE,
+		.ptr = page_to_pfn(page),
+		.bytes_alloc = PAGE_SIZE << order,
+		.node = KMT_NODE_ANY,
+	};
+
+	kmt_record(&ev);
+}
+
+/* The page tracepoints are not exported: look them up by name. */
+static void kmt_match_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "mm_page_alloc"))
+		kmt_page_alloc_tp = tp;
+	else if (!strcmp(tp->name, "mm_page_free"))
+		kmt_page_free_tp = tp;
+}
+
+/* With pages=1: the page tracepoints, which load cannot do without. */
+int kmt_find_page_tracepoints(void)
+{
+	if (!pages)
+		return 0;
+	for_each_kernel_tracepoint(kmt_match_tracepoint, NULL);
+	if (!kmt_page_alloc_tp || !kmt_page_free_tp) {
+		pr_err("pages=1 but this kernel has no mm_page_alloc/mm_page_free tracepoint\n");
+		return -ENOENT;
+	}
+	/* Called through them when another probe shares the event. */
+	kmt_function_bounds((unsigned long)kmt_page_alloc_tp->iterator,
+			    &kmt_page_iter[0][0], &kmt_page_iter[0][1]);
+	kmt_function_bounds((unsigned long)kmt_page_free_tp->iterator,
+			    &kmt_page_iter[1][0], &kmt_page_iter[1][1]);
+	return 0;
+}
+
+static int kmt_attach(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	/* No probe runs now: a new session describes every cache again. */
+	for_each_possible_cpu(cpu) {
+		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+
+		memset(c->desc, 0, sizeof(c->desc));
+		if (c->stack_index) {
+			memset(c->stack_index, 0,
+			       (kmt_stack_mask + 1) * sizeof(*c->stack_index));
+			c->stack_used = 0;
+		}
+		if (c->walk) {
+			/* Its entries name stacks by their ids in the table. */
+			memset(c->walk, 0, (size_t)stack_cache * kmt_walk_stride);
+			memset(c->page_key_off, 0, sizeof(c->page_key_off));
+		}
+	}
+	ret = kmt_register_slab_probes();
+	if (ret)
+		goto out;
+	WRITE_ONCE(kmt_probes_on, true);
+	if (!pages)
+		return 0;
+	ret = tracepoint_probe_register(kmt_page_alloc_tp, kmt_tp_page_alloc,
+					NULL);
+	if (ret)
+		goto stop_probes;
+	ret = tracepoint_probe_register(kmt_page_free_tp, kmt_tp_page_free,
+					NULL);
+	if (ret)
+		goto unregister_page_alloc;
+	return 0;
+
+unregister_page_alloc:
+	tracepoint_probe_unregister(kmt_page_alloc_tp, kmt_tp_page_alloc, NULL);
+stop_probes:
+	WRITE_ONCE(kmt_probes_on, false);
+	kmt_unregister_slab_probes();
+	/* Also waits for the kprobe handlers: they run non-preemptible. */
+	tracepoint_synchronize_unregister();
+out:
+	pr_err("cannot attach to the allocator tracepoints: %d\n", ret);
+	return ret;
+}
+
+/* After this returns no probe is running or will run. */
+void kmt_detach(void)
+{
+	if (pages) {
+		tracepoint_probe_unregister(kmt_page_free_tp, kmt_tp_page_free,
+					    NULL);
+		tracepoint_probe_unregister(kmt_page_alloc_tp,
+					    kmt_tp_page_alloc, NULL);
+	}
+	WRITE_ONCE(kmt_probes_on, false);
+	kmt_unregister_slab_probes();
+	/* Also waits for the kprobe handlers: they run non-preemptible. */
+	tracepoint_synchronize_unregister();
+}
+
+int kmt_set_enabled(bool on)
+{
+	int ret = 0;
+
+	mutex_lock(&kmt_enable_lock);
+	if (on) {
+		if (!kmt_enabled) {
+			ret = kmt_attach();
+			kmt_enabled = !ret;
+		}
+	} else {
+		if (kmt_enabled) {
+			kmt_detach();
+			kmt_enabled = false;
+		}
+		kmt_finish_buffers();
+	}
+	mutex_unlock(&kmt_enable_lock);
+	return ret;
+}

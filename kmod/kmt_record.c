@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmt_record.c - the write path: an event, and the records that must come
+ * before it, into this CPU's relay buffer as 64-byte records in the
+ * format of abi/kmemtrace_abi.h.
+ *
+ * Write path, per CPU and with interrupts off: a LOST record first if
+ * records were dropped since the last one written, then a cache
+ * description the first time this CPU's stream names a cache, then the
+ * event. Every data record (event or description) takes the next
+ * sequence number whether it is written or dropped, and is counted as
+ * emitted and as either written or dropped, so the identity
+ * emitted == written + dropped holds exactly on each CPU. A full buffer
+ * drops new records; it never overwrites unread ones.
+ *
+ * With stack_depth set, an event's kernel stack comes between the cache
+ * description and the event: its KMT_REC_STACK slots the first time this
+ * CPU's stream uses it, then only its id in the event (see "Kernel
+ * stacks" in kmt_internal.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irqflags.h>
+#include <linux/jhash.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/relay.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+
+#include "kmt_compat.h"
+#include "kmt_internal.h"
+
+/* Index slots looked at before a new stack counts as "table full". */
+#define KMT_STACK_PROBES	64U
+
+atomic_t kmt_desc_gen = ATOMIC_INIT(1);
+
+static u32 kmt_u32(size_t bytes, u8 *flags)
+{
+	if (bytes > U32_MAX) {
+		*flags |= KMT_F_CLAMPED;
+		return U32_MAX;
+	}
+	return bytes;
+}
+
+/*
+ * Room for one record in @buf, or NULL when the buffer is full. Unlike
+ * relay_reserve(), the offset only moves in kmt_commit(), after the
+ * record is complete, so read() of the current sub-buffer by a
+ * concurrent reader never returns a half-written record.
+ */
+static void *kmt_slot(struct rchan_buf *buf)
+{
+	if (unlikely(!buf))
+		return NULL;
+	if (unlikely(buf->offset + KMT_RECORD_SIZE > buf->chan->subbuf_size) &&
+	    !relay_switch_subbuf(buf, KMT_RECORD_SIZE))
+		return NULL;
+	return buf->data + buf->offset;
+}
+
+static void kmt_commit(struct rchan_buf *buf)
+{
+	/* Pairs with the reader's view of buf->offset: record, then offset. */
+	smp_wmb();
+	buf->offset += KMT_RECORD_SIZE;
+}
+
+static void kmt_note_dropped(struct kmt_cpu *c, u64 n, u64 now)
+{
+	if (!c->pending_lost)
+		c->first_lost_ns = now;
+	c->pending_lost += n;
+	c->dropped += n;
+}
+
+/* Events that found the CPU busy count as emitted and dropped. */
+static void kmt_fold_nested(struct kmt_cpu *c, u64 now)
+{
+	long n = local_xchg(&c->nested, 0);
+
+	if (likely(!n))
+		return;
+	c->emitted += n;
+	c->seq += n;
+	kmt_note_dropped(c, n, now);
+}
+
+/* Emits the pending LOST record; false if there is still no room. */
+static bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf,
+			   unsigned int cpu, u64 now)
+{
+	struct kmt_lost *rec = kmt_slot(buf);
+
+	if (!rec)
+		return false;
+	*rec = (struct kmt_lost) {
+		.type = KMT_REC_LOST,
+		.cpu = cpu,
+		.seq = c->seq,
+		.timestamp = now,
+		.count = c->pending_lost,
+		.first_lost_ns = c->first_lost_ns,
+		.total_dropped = c->dropped,
+	};
+	kmt_commit(buf);
+	c->pending_lost = 0;
+	return true;
+}
+
+/*
+ * Takes the next seq for a data record and accounts for it. Returns
+ * the slot to fill, or NULL if the record is dropped (always when
+ * @room is false: nothing may be written while a LOST record waits).
+ */
+static void *kmt_data_slot(struct kmt_cpu *c, struct rchan_buf *buf,
+			   bool room, u64 now, u32 *seq)
+{
+	void *slot = room ? kmt_slot(buf) : NULL;
+
+	*seq = c->seq++;
+	c->emitted++;
+	if (slot)
+		c->written++;
+	else
+		kmt_note_dropped(c, 1, now);
+	return slot;
+}
+
+/*
+ * Looks @s up in this CPU's set. Returns true if already described;
+ * otherwise *claim is the slot to remember it in once its description
+ * is written, or NULL when the probe window is full (then the cache is
+ * described every time).
+ */
+static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
+			   const char *name, u32 object_size, u32 size,
+			   u32 gen, struct kmt_desc_slot **claim)
+{
+	u32 h = hash_ptr(s, KMT_DESC_BITS);
+	unsigned int i;
+
+	*claim = NULL;
+	for (i = 0; i < KMT_DESC_PROBES; i++) {
+		struct kmt_desc_slot *d = &c->desc[(h + i) % KMT_DESC_SLOTS];
+
+		if (d->cache == s) {
+			if (d->gen == gen && d->name == name &&
+			    d->object_size == object_size && d->size == size)
+				return true;
+			*claim = d;
+			return false;
+		}
+		if (!d->cache) {
+			*claim = d;
+			return false;
+		}
+	}
+	return false;
+}
+
+/* Describes @s unless this CPU's stream already did; returns room. */
+static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
+			 unsigned int cpu, const struct kmem_cache *s,
+			 bool room, u64 now)
+{
+	struct kmt_cache_desc *rec;
+	struct kmt_desc_slot *claim;
+	size_t object_size, size;
+	const char *name;
+	u32 osz32, sz32, gen;
+	u8 flags = 0;
+	u32 seq;
+
+	kmt_cache_info(s, &name, &object_size, &size);
+	osz32 = kmt_u32(object_size, &flags);
+	sz32 = kmt_u32(size, &flags);
+	gen = atomic_read(&kmt_desc_gen);
+	if (kmt_desc_known(c, s, name, osz32, sz32, gen, &claim))
+		return room;
+
+	rec = kmt_data_slot(c, buf, room, now, &seq);
+	if (!rec)
+		return false;
+	*rec = (struct kmt_cache_desc) {
+		.type = KMT_REC_CACHE_DESC,
+		.cpu = cpu,
+		.seq = seq,
+		.timestamp = now,
+		.cache_id = (unsigned long)s,
+		.object_size = osz32,
+		.size = sz32,
+	};
+	if (name && strscpy(rec->name, name, sizeof(rec->name)) < 0)
+		flags |= KMT_F_NAME_TRUNC;
+	rec->flags = flags;
+	kmt_commit(buf);
+	if (claim) {
+		claim->cache = s;
+		claim->name = name;
+		claim->object_size = osz32;
+		claim->size = sz32;
+		claim->gen = gen;
+	}
+	return true;
+}
+
+static bool kmt_wants_stack(u8 type)
+{
+	if (!stack_depth)
+		return false;
+	return type == KMT_REC_KMALLOC || type == KMT_REC_CACHE_ALLOC ||
+	       type == KMT_REC_PAGE_ALLOC || stack_frees;
+}
+
+/*
+ * Keeps the walk @t just took (c->scratch and where its frames were
+ * read) under its key, its stack having got @id, if it can be checked
+ * again. The walk cache's (kmt_stacks.c looks walks up), but here, per
+ * event from kmt_stack(), to be inlined into kmt_record() with the rest
+ * of the write path.
+ */
+static void kmt_walk_keep(struct kmt_cpu *c, const struct kmt_taken *t,
+			  u16 id)
+{
+	unsigned int split, i, n = t->first + t->depth;
+	bool to_top = c->scratch_end == KMT_WALK_DONE ||
+		      c->scratch_end == KMT_WALK_USER;
+	struct kmt_walk_ent *e;
+	unsigned long room = 0;
+
+	if (!c->walk || !t->key || c->scratch_end == KMT_WALK_UNKEPT ||
+	    t->first > KMT_WALK_BELOW)
+		return;
+	/* A walk cut short is only the same walk as far as it went. */
+	if (!to_top && t->depth < stack_depth)
+		return;
+	/*
+	 * Only a system call's walk has a frame of random size, the last
+	 * one keeping a frame pointer. n + 1: none, and the pt_regs after
+	 * the last slot measured from the base.
+	 */
+	split = c->scratch_end == KMT_WALK_USER ?
+		min_t(unsigned int, c->scratch_split, n + 1) : n + 1;
+	/* A page event's key is read before the walk: from the base. */
+	if (t->page) {
+		if (t->first + 1 >= split)
+			return;
+		c->page_key_off[t->page - 1] = c->scratch_off[t->first + 1];
+	}
+	e = kmt_walk_ent(c, kmt_walk_set(t->key) +
+			 c->walk_victim++ % KMT_WALK_WAYS);
+	e->key = t->key;
+	e->id = id;
+	e->nbelow = t->first;
+	e->depth = t->depth;
+	e->split = split;
+	for (i = 0; i < t->first; i++)
+		e->below[i] = c->scratch[i];
+	/* The least room: from the base, past the highest slot it reads. */
+	for (i = 0; i < n; i++) {
+		e->off[i] = kmt_walk_off(split, i, c->scratch_off[i], t->room);
+		room = max_t(unsigned long, room, i < split ?
+			     c->scratch_off[i] + sizeof(long) : e->off[i]);
+	}
+	/* At stack_depth frames, what lies beyond does not matter. */
+	e->regs_off = 0;
+	if (c->scratch_end == KMT_WALK_USER && t->depth < stack_depth) {
+		e->regs_off = kmt_walk_off(split, n, c->scratch_regs_off,
+					   t->room);
+		room = max_t(unsigned long, room, n < split ?
+			     e->regs_off + sizeof(struct pt_regs) :
+			     e->regs_off);
+	}
+	e->room = room;
+}
+
+/*
+ * The id of @frames in this CPU's table, added if new; 0 when the table
+ * is full (or, rarely, KMT_STACK_PROBES index slots in a row are taken).
+ */
+static u16 kmt_stack_id(struct kmt_cpu *c, const unsigned long *frames,
+			unsigned int depth, struct kmt_stack_ent **entp)
+{
+	size_t bytes = depth * sizeof(*frames);
+	u32 h = jhash2((const u32 *)frames, bytes / sizeof(u32), depth);
+	unsigned int i;
+
+	for (i = 0; i < KMT_STACK_PROBES && i <= kmt_stack_mask; i++) {
+		u16 *slot = &c->stack_index[(h + i) & kmt_stack_mask];
+		unsigned long *saved;
+		struct kmt_stack_ent *e;
+
+		if (!*slot) {
+			if (c->stack_used >= stack_entries)
+				return 0;
+			e = &c->stack_ent[c->stack_used];
+			saved = kmt_stack_frames(c, c->stack_used + 1);
+			e->hash = h;
+			e->gen = 0;
+			e->depth = depth;
+			memcpy(saved, frames, bytes);
+			*slot = ++c->stack_used;
+			*entp = e;
+			return *slot;
+		}
+		e = &c->stack_ent[*slot - 1];
+		saved = kmt_stack_frames(c, *slot);
+		if (e->hash == h && e->depth == depth &&
+		    !memcmp(saved, frames, bytes)) {
+			*entp = e;
+			return *slot;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Writes stack @id as its KMT_REC_STACK slots, each a data record with a
+ * seq of its own. Returns room: false if a slot did not fit, in which
+ * case the rest of them, and the event, are dropped too.
+ */
+static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
+			    unsigned int cpu, u16 id,
+			    const unsigned long *frames, unsigned int depth,
+			    bool room, u64 now)
+{
+	unsigned int first, k, nf;
+	struct kmt_stack *rec;
+	u32 seq;
+
+	for (first = 0; first < depth; first += KMT_STACK_SLOT_FRAMES) {
+		nf = min(depth - first, KMT_STACK_SLOT_FRAMES);
+		rec = kmt_data_slot(c, buf, room, now, &seq);
+		if (!rec) {
+			room = false;
+			continue;
+		}
+		*rec = (struct kmt_stack) {
+			.type = KMT_REC_STACK,
+			.cpu = cpu,
+			.seq = seq,
+			.timestamp = now,
+			.stack_id = id,
+			.depth = depth,
+			.first = first,
+			.nframes = nf,
+		};
+		for (k = 0; k < nf; k++)
+			rec->frames[k] = frames[first + k];
+		kmt_commit(buf);
+	}
+	return room;
+}
+
+/*
+ * The stack id for an event whose stack (@t, as kmt_take_stack() took
+ * it) was asked for, its records written first if this stream lacks
+ * them, or 0 with KMT_F_NO_STACK in *flags and the reason in *reason.
+ */
+static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
+		     unsigned int cpu, const struct kmt_taken *t, bool *room,
+		     u64 now, u8 *flags, u64 **reason)
+{
+	const unsigned long *frames = t->frames;
+	unsigned int depth = t->depth;
+	struct kmt_stack_ent *e;
+	u32 gen;
+	u16 id;
+
+	*flags |= KMT_F_NO_STACK;
+	*reason = &c->no_stack_unwind;
+	if (!depth)
+		return 0;
+	*reason = &c->no_stack_full;
+	if (t->id) {
+		id = t->id;
+		e = &c->stack_ent[id - 1];
+	} else {
+		id = kmt_stack_id(c, frames, depth, &e);
+		if (!id)
+			return 0;
+		kmt_walk_keep(c, t, id);
+	}
+	*flags &= ~KMT_F_NO_STACK;
+	*reason = &c->with_stack;
+	gen = atomic_read(&kmt_desc_gen);
+	if (e->gen == gen)
+		return id;
+	*room = kmt_write_stack(c, buf, cpu, id, frames, depth, *room, now);
+	if (*room) {
+		e->gen = gen;
+		c->stacks_written++;
+	} else {
+		c->stacks_dropped++;
+	}
+	return id;
+}
+
+static u8 kmt_context_flags(void)
+{
+	u8 flags = 0;
+
+	if (kmt_in_hardirq())
+		flags |= KMT_F_HARDIRQ;
+	if (in_serving_softirq())
+		flags |= KMT_F_SOFTIRQ;
+	return flags;
+}
+
+/*
+ * Writes one event, preceded by whatever must come before it. The
+ * sequence number, the timestamp and the position in the buffer are all
+ * taken with interrupts off on this CPU, so within a CPU's stream seq
+ * order, timestamp order and file order are the same.
+ */
+void kmt_record(const struct kmt_ev *ev)
+{
+	struct kmt_taken taken = { 0 };
+	u64 *stack_outcome = NULL;
+	struct rchan_buf *buf;
+	struct kmt_event *rec;
+	unsigned long irqflags;
+	struct kmt_cpu *c;
+	unsigned int cpu;
+	bool room = true;
+	bool want_stack;
+	u16 stack_id = 0;
+	u8 flags;
+	u64 now;
+	u32 seq;
+
+	local_irq_save(irqflags);
+	c = this_cpu_ptr(kmt_cpus);
+	if (unlikely(c->busy)) {
+		/* Only an NMI can get here; never recurse into relay. */
+		local_inc(&c->nested);
+		goto out;
+	}
+	c->busy = true;
+	cpu = smp_processor_id();
+	buf = *this_cpu_ptr(kmt_chan->buf);
+	flags = kmt_context_flags() | ev->flags;
+	want_stack = kmt_wants_stack(ev->type);
+	if (want_stack)
+		kmt_take_stack(c, ev->type, ev->call_site, &taken);
+	now = ktime_get_mono_fast_ns();
+
+	raw_write_seqcount_begin(&c->stats_seq);
+	kmt_fold_nested(c, now);
+	if (c->pending_lost)
+		room = kmt_write_lost(c, buf, cpu, now);
+	if (ev->cache)
+		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
+	if (want_stack)
+		stack_id = kmt_stack(c, buf, cpu, &taken, &room, now, &flags,
+				     &stack_outcome);
+	rec = kmt_data_slot(c, buf, room, now, &seq);
+	if (rec) {
+		*rec = (struct kmt_event) {
+			.type = ev->type,
+			.cpu = cpu,
+			.seq = seq,
+			.timestamp = now,
+			.call_site = ev->call_site,
+			.ptr = ev->ptr,
+			.cache_id = ev->cache ? (unsigned long)ev->cache :
+				    ev->cache_id,
+			.bytes_req = kmt_u32(ev->bytes_req, &flags),
+			.bytes_alloc = kmt_u32(ev->bytes_alloc, &flags),
+			.gfp_flags = (__force u32)ev->gfp,
+			.node = ev->node,
+			.pid = current->pid,
+			.cpu_node = cpu_to_node(cpu),
+			.stack_id = stack_id,
+		};
+		rec->flags = flags;
+		kmt_commit(buf);
+		if (stack_outcome)
+			(*stack_outcome)++;
+	}
+	raw_write_seqcount_end(&c->stats_seq);
+	c->busy = false;
+out:
+	local_irq_restore(irqflags);
+}
+
+/*
+ * With no probe attached: write each CPU's pending LOST record where
+ * there is room, then close every partly filled sub-buffer so that a
+ * reader (splice only returns complete sub-buffers) gets all of it.
+ * Empty sub-buffers are left alone: flushing one would produce a
+ * sub-buffer of pure padding.
+ */
+void kmt_finish_buffers(void)
+{
+	unsigned long irqflags;
+	unsigned int cpu;
+	u64 now;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		struct rchan_buf *buf = *per_cpu_ptr(kmt_chan->buf, cpu);
+		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+
+		if (!buf)
+			continue;
+		/* A stats reader preempting this writer would spin. */
+		local_irq_save(irqflags);
+		now = ktime_get_mono_fast_ns();
+		raw_write_seqcount_begin(&c->stats_seq);
+		kmt_fold_nested(c, now);
+		if (c->pending_lost)
+			kmt_write_lost(c, buf, cpu, now);
+		raw_write_seqcount_end(&c->stats_seq);
+		if (buf->offset && buf->offset <= buf->chan->subbuf_size)
+			relay_switch_subbuf(buf, 0);
+		local_irq_restore(irqflags);
+	}
+	cpus_read_unlock();
+}
+
+void kmt_snapshot(unsigned int cpu, u64 *emitted, u64 *written, u64 *dropped)
+{
+	struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+	unsigned int start;
+	u64 nested;
+
+	do {
+		start = read_seqcount_begin(&c->stats_seq);
+		nested = local_read(&c->nested);
+		*emitted = c->emitted + nested;
+		*written = c->written;
+		*dropped = c->dropped + nested;
+	} while (read_seqcount_retry(&c->stats_seq, start));
+}
+
+u64 kmt_total_dropped(void)
+{
+	u64 emitted, written, dropped, total = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		kmt_snapshot(cpu, &emitted, &written, &dropped);
+		total += dropped;
+	}
+	return total;
+}
