@@ -115,8 +115,8 @@ static int kmt_stats_show(struct seq_file *m, void *v)
 	unsigned int cpu;
 
 	seq_printf(m, "# buffers %s: subbufs %u subbuf_size %u bytes_per_cpu %llu possible_cpus %u total %llu mem_share %u available %llu allowed %llu\n",
-		   kmt_budget.sized, subbufs, subbuf_size, kmt_budget.per_cpu,
-		   kmt_budget.cpus, kmt_budget.total, mem_share,
+		   kmt_budget.sized, kmt_subbufs, kmt_subbuf_size, kmt_budget.per_cpu,
+		   kmt_budget.cpus, kmt_budget.total, kmt_mem_share,
 		   kmt_budget.available, kmt_budget.allowed);
 	seq_puts(m, "# cpu emitted written dropped\n");
 	for_each_possible_cpu(cpu) {
@@ -151,10 +151,10 @@ static int kmt_stacks_show(struct seq_file *m, void *v)
 	unsigned int cpu;
 
 	seq_printf(m, "# stacks depth %u frees %u entries %u bytes_per_cpu %llu cache %u check %u\n",
-		   stack_depth, stack_depth && stack_frees,
-		   stack_depth ? stack_entries : 0, kmt_stack_cost(),
-		   stack_depth ? stack_cache : 0,
-		   stack_depth && stack_cache && stack_check);
+		   kmt_stack_depth, kmt_stack_depth && kmt_stack_frees,
+		   kmt_stack_depth ? kmt_stack_entries : 0, kmt_stack_cost(),
+		   kmt_stack_depth ? kmt_stack_cache : 0,
+		   kmt_stack_depth && kmt_stack_cache && kmt_stack_check);
 	seq_puts(m, "# cpu with_stack no_stack_full no_stack_unwind stacks_written stacks_dropped entries_used walked cached check_failed\n");
 	for_each_possible_cpu(cpu) {
 		kmt_stack_snapshot(cpu, &st);

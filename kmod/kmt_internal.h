@@ -38,18 +38,18 @@ struct rchan_callbacks;
 struct seq_file;
 
 /*
- * Module parameters (kmt_main.c), read where they apply. module_param()
- * names the variable after the parameter, hence no kmt_ prefix.
+ * Module parameters (kmt_main.c), read where they apply; the parameter
+ * is the name without kmt_ (module_param_named()).
  */
-extern unsigned int subbufs;
-extern unsigned int subbuf_size;
-extern unsigned int mem_share;
-extern bool pages;
-extern unsigned int stack_depth;
-extern bool stack_frees;
-extern unsigned int stack_entries;
-extern unsigned int stack_cache;
-extern bool stack_check;
+extern unsigned int kmt_subbufs;
+extern unsigned int kmt_subbuf_size;
+extern unsigned int kmt_mem_share;
+extern bool kmt_pages;
+extern unsigned int kmt_stack_depth;
+extern bool kmt_stack_frees;
+extern unsigned int kmt_stack_entries;
+extern unsigned int kmt_stack_cache;
+extern bool kmt_stack_check;
 
 /*
  * Caches already described in one CPU's stream since tracing was last
@@ -266,7 +266,7 @@ struct kmt_taken {
 
 static inline unsigned long *kmt_stack_frames(struct kmt_cpu *c, u16 id)
 {
-	return &c->stack_frames[(size_t)(id - 1) * stack_depth];
+	return &c->stack_frames[(size_t)(id - 1) * kmt_stack_depth];
 }
 
 static inline struct kmt_walk_ent *kmt_walk_ent(struct kmt_cpu *c,

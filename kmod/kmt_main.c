@@ -49,18 +49,18 @@
 #define KMT_MEM_SHARE_MAX	((unsigned int)KMT_PARAM_MEM_SHARE_MAX)
 
 /* 0 means "not given": kmt_size_buffers() picks, and stores, the value. */
-unsigned int subbufs;
-module_param(subbufs, uint, 0444);
+unsigned int kmt_subbufs;
+module_param_named(subbufs, kmt_subbufs, uint, 0444);
 MODULE_PARM_DESC(subbufs,
 		 "Sub-buffers per CPU, 2..4096 (default 64, fewer when mem_share needs it). As a built-in or through modprobe: kmemtrace.subbufs=N on the kernel command line.");
 
-unsigned int subbuf_size;
-module_param(subbuf_size, uint, 0444);
+unsigned int kmt_subbuf_size;
+module_param_named(subbuf_size, kmt_subbuf_size, uint, 0444);
 MODULE_PARM_DESC(subbuf_size,
 		 "Bytes per sub-buffer, 256..67108864 (default 65536, smaller when mem_share needs it), rounded up so records never straddle sub-buffers and the ring is whole pages. Kernel command line: kmemtrace.subbuf_size=N.");
 
-unsigned int mem_share = 10;
-module_param(mem_share, uint, 0444);
+unsigned int kmt_mem_share = 10;
+module_param_named(mem_share, kmt_mem_share, uint, 0444);
 MODULE_PARM_DESC(mem_share,
 		 "Percent of the memory available at load (MemAvailable) that the buffers of all possible CPUs may take, 1..90 (default 10). A larger request is refused before anything is allocated; the default size shrinks to fit. Kernel command line: kmemtrace.mem_share=N.");
 
@@ -69,33 +69,33 @@ module_param(start_disabled, bool, 0444);
 MODULE_PARM_DESC(start_disabled,
 		 "Load with tracing off; write 1 to <debugfs>/kmemtrace/enabled to start (default 0: trace from load). Kernel command line: kmemtrace.start_disabled=1.");
 
-bool pages;
-module_param(pages, bool, 0444);
+bool kmt_pages;
+module_param_named(pages, kmt_pages, bool, 0444);
 MODULE_PARM_DESC(pages,
 		 "Also record page allocator events mm_page_alloc and mm_page_free (default 0). Kernel command line: kmemtrace.pages=1.");
 
-unsigned int stack_depth;
-module_param(stack_depth, uint, 0444);
+unsigned int kmt_stack_depth;
+module_param_named(stack_depth, kmt_stack_depth, uint, 0444);
 MODULE_PARM_DESC(stack_depth,
 		 "Frames of kernel stack recorded with each allocation, 0..64 (default 0: no stacks). Kernel command line: kmemtrace.stack_depth=N.");
 
-bool stack_frees;
-module_param(stack_frees, bool, 0444);
+bool kmt_stack_frees;
+module_param_named(stack_frees, kmt_stack_frees, bool, 0444);
 MODULE_PARM_DESC(stack_frees,
 		 "With stack_depth, record the stacks of frees too (default 0: allocations only). Kernel command line: kmemtrace.stack_frees=1.");
 
-unsigned int stack_entries = 4096;
-module_param(stack_entries, uint, 0444);
+unsigned int kmt_stack_entries = 4096;
+module_param_named(stack_entries, kmt_stack_entries, uint, 0444);
 MODULE_PARM_DESC(stack_entries,
 		 "With stack_depth, distinct stacks each CPU remembers between enables, 1..65535 (default 4096); allocated at load, within mem_share. Kernel command line: kmemtrace.stack_entries=N.");
 
-unsigned int stack_cache = 512;
-module_param(stack_cache, uint, 0444);
+unsigned int kmt_stack_cache = 512;
+module_param_named(stack_cache, kmt_stack_cache, uint, 0444);
 MODULE_PARM_DESC(stack_cache,
 		 "With stack_depth, walks each CPU remembers so that a stack seen before is checked on the stack instead of unwound, 0..65536, rounded up to a power of two (default 512; 0: unwind every stack); allocated at load, within mem_share. Kernel command line: kmemtrace.stack_cache=N.");
 
-bool stack_check;
-module_param(stack_check, bool, 0444);
+bool kmt_stack_check;
+module_param_named(stack_check, kmt_stack_check, bool, 0444);
 MODULE_PARM_DESC(stack_check,
 		 "With stack_cache, unwind every stack the cache knows too and count the disagreements in <debugfs>/kmemtrace/stacks; for testing (default 0). Kernel command line: kmemtrace.stack_check=1.");
 
@@ -113,10 +113,10 @@ static struct dentry *kmt_dir;
  */
 static u64 kmt_buf_cost(void)
 {
-	u64 pages = PAGE_ALIGN((u64)subbufs * subbuf_size) >> PAGE_SHIFT;
+	u64 npages = PAGE_ALIGN((u64)kmt_subbufs * kmt_subbuf_size) >> PAGE_SHIFT;
 
-	return (pages << PAGE_SHIFT) + pages * sizeof(struct page *) +
-	       (u64)subbufs * sizeof(size_t) + sizeof(struct rchan_buf) +
+	return (npages << PAGE_SHIFT) + npages * sizeof(struct page *) +
+	       (u64)kmt_subbufs * sizeof(size_t) + sizeof(struct rchan_buf) +
 	       sizeof(struct kmt_cpu) + kmt_stack_cost();
 }
 
@@ -131,12 +131,12 @@ static void kmt_round_subbuf_size(void)
 	 * readers that wrap at that size (mmap, and splice where relay had
 	 * it) would see stale bytes past a ring ending mid-page.
 	 */
-	unit = lcm(KMT_RECORD_SIZE, PAGE_SIZE / gcd(subbufs, PAGE_SIZE));
-	rounded = roundup(subbuf_size, unit);
-	if (rounded != subbuf_size) {
+	unit = lcm(KMT_RECORD_SIZE, PAGE_SIZE / gcd(kmt_subbufs, PAGE_SIZE));
+	rounded = roundup(kmt_subbuf_size, unit);
+	if (rounded != kmt_subbuf_size) {
 		pr_notice("subbuf_size=%u rounded up to %u: a multiple of the %u-byte record that makes %u sub-buffers whole pages\n",
-			  subbuf_size, rounded, KMT_RECORD_SIZE, subbufs);
-		subbuf_size = rounded;
+			  kmt_subbuf_size, rounded, KMT_RECORD_SIZE, kmt_subbufs);
+		kmt_subbuf_size = rounded;
 	}
 }
 
@@ -148,12 +148,12 @@ static void kmt_round_subbuf_size(void)
 static void kmt_fit_default(u64 allowed_per_cpu)
 {
 	while (kmt_buf_cost() > allowed_per_cpu) {
-		if (subbufs > KMT_FIT_SUBBUFS_FLOOR)
-			subbufs /= 2;
-		else if (subbuf_size > PAGE_SIZE)
-			subbuf_size /= 2;
-		else if (subbufs > KMT_SUBBUFS_MIN)
-			subbufs /= 2;
+		if (kmt_subbufs > KMT_FIT_SUBBUFS_FLOOR)
+			kmt_subbufs /= 2;
+		else if (kmt_subbuf_size > PAGE_SIZE)
+			kmt_subbuf_size /= 2;
+		else if (kmt_subbufs > KMT_SUBBUFS_MIN)
+			kmt_subbufs /= 2;
 		else
 			return;
 	}
@@ -168,46 +168,46 @@ static void kmt_fit_default(u64 allowed_per_cpu)
  */
 static int kmt_size_buffers(void)
 {
-	bool defaulted = !subbufs && !subbuf_size;
+	bool defaulted = !kmt_subbufs && !kmt_subbuf_size;
 
-	if (mem_share < 1 || mem_share > KMT_MEM_SHARE_MAX) {
+	if (kmt_mem_share < 1 || kmt_mem_share > KMT_MEM_SHARE_MAX) {
 		pr_err("mem_share=%u is outside 1..%u (percent of available memory)\n",
-		       mem_share, KMT_MEM_SHARE_MAX);
+		       kmt_mem_share, KMT_MEM_SHARE_MAX);
 		return -EINVAL;
 	}
 	if (kmt_check_stack_params())
 		return -EINVAL;
-	if (!subbufs)
-		subbufs = KMT_DEFAULT_SUBBUFS;
-	if (!subbuf_size)
-		subbuf_size = KMT_DEFAULT_SUBBUF_SIZE;
-	if (subbufs < KMT_SUBBUFS_MIN || subbufs > KMT_SUBBUFS_MAX) {
-		pr_err("subbufs=%u is outside %u..%u\n", subbufs,
+	if (!kmt_subbufs)
+		kmt_subbufs = KMT_DEFAULT_SUBBUFS;
+	if (!kmt_subbuf_size)
+		kmt_subbuf_size = KMT_DEFAULT_SUBBUF_SIZE;
+	if (kmt_subbufs < KMT_SUBBUFS_MIN || kmt_subbufs > KMT_SUBBUFS_MAX) {
+		pr_err("subbufs=%u is outside %u..%u\n", kmt_subbufs,
 		       KMT_SUBBUFS_MIN, KMT_SUBBUFS_MAX);
 		return -EINVAL;
 	}
-	if (subbuf_size < KMT_SUBBUF_SIZE_MIN ||
-	    subbuf_size > KMT_SUBBUF_SIZE_MAX) {
-		pr_err("subbuf_size=%u is outside %u..%u\n", subbuf_size,
+	if (kmt_subbuf_size < KMT_SUBBUF_SIZE_MIN ||
+	    kmt_subbuf_size > KMT_SUBBUF_SIZE_MAX) {
+		pr_err("subbuf_size=%u is outside %u..%u\n", kmt_subbuf_size,
 		       KMT_SUBBUF_SIZE_MIN, KMT_SUBBUF_SIZE_MAX);
 		return -EINVAL;
 	}
 
 	kmt_budget.cpus = num_possible_cpus();
 	kmt_budget.available = (u64)si_mem_available() << PAGE_SHIFT;
-	kmt_budget.allowed = div_u64(kmt_budget.available, 100) * mem_share;
+	kmt_budget.allowed = div_u64(kmt_budget.available, 100) * kmt_mem_share;
 	kmt_budget.sized = "given";
 	if (defaulted) {
 		kmt_budget.sized = "default";
 		kmt_fit_default(div_u64(kmt_budget.allowed, kmt_budget.cpus));
-		if (subbufs != KMT_DEFAULT_SUBBUFS ||
-		    subbuf_size != KMT_DEFAULT_SUBBUF_SIZE)
+		if (kmt_subbufs != KMT_DEFAULT_SUBBUFS ||
+		    kmt_subbuf_size != KMT_DEFAULT_SUBBUF_SIZE)
 			kmt_budget.sized = "fitted";
 	}
 	kmt_round_subbuf_size();
-	if ((u64)subbufs * subbuf_size > KMT_BUF_SIZE_MAX) {
+	if ((u64)kmt_subbufs * kmt_subbuf_size > KMT_BUF_SIZE_MAX) {
 		pr_err("subbufs * subbuf_size = %llu bytes per CPU, more than %llu\n",
-		       (u64)subbufs * subbuf_size, KMT_BUF_SIZE_MAX);
+		       (u64)kmt_subbufs * kmt_subbuf_size, KMT_BUF_SIZE_MAX);
 		return -EINVAL;
 	}
 
@@ -215,13 +215,13 @@ static int kmt_size_buffers(void)
 	kmt_budget.total = kmt_budget.per_cpu * kmt_budget.cpus;
 	if (kmt_budget.total > kmt_budget.allowed) {
 		pr_err("%u x %u-byte sub-buffers for %u possible CPUs need %llu KiB, more than mem_share=%u%% of the %llu KiB available (%llu KiB): nothing allocated; lower subbufs or subbuf_size, or raise mem_share\n",
-		       subbufs, subbuf_size, kmt_budget.cpus,
-		       kmt_budget.total >> 10, mem_share,
+		       kmt_subbufs, kmt_subbuf_size, kmt_budget.cpus,
+		       kmt_budget.total >> 10, kmt_mem_share,
 		       kmt_budget.available >> 10, kmt_budget.allowed >> 10);
-		if (stack_depth)
+		if (kmt_stack_depth)
 			pr_err("of which stack tables take %llu KiB per CPU (stack_entries=%u x stack_depth=%u, stack_cache=%u): lower them, or raise mem_share\n",
-			       kmt_stack_cost() >> 10, stack_entries,
-			       stack_depth, stack_cache);
+			       kmt_stack_cost() >> 10, kmt_stack_entries,
+			       kmt_stack_depth, kmt_stack_cache);
 		return -ENOMEM;
 	}
 	return 0;
@@ -263,12 +263,12 @@ static int __init kmt_init(void)
 	}
 
 	/* relay names the files base + CPU number: KMT_DEBUGFS_CPU_FMT. */
-	kmt_chan = relay_open("cpu", kmt_dir, subbuf_size, subbufs,
+	kmt_chan = relay_open("cpu", kmt_dir, kmt_subbuf_size, kmt_subbufs,
 			      &kmt_relay_callbacks, NULL);
 	if (!kmt_chan) {
 		ret = -ENOMEM;
 		pr_err("cannot allocate %u x %u bytes of relay buffer per CPU\n",
-		       subbufs, subbuf_size);
+		       kmt_subbufs, kmt_subbuf_size);
 		goto remove_dir;
 	}
 
@@ -284,15 +284,15 @@ static int __init kmt_init(void)
 
 	pr_info("ABI %u.%u, tracing %s, page events %s, cache layout from %s\n",
 		KMT_ABI_MAJOR, KMT_ABI_MINOR, start_disabled ? "off" : "on",
-		pages ? "on" : "off", kmt_cache_layout_source());
+		kmt_pages ? "on" : "off", kmt_cache_layout_source());
 	pr_info("buffers (%s): %u sub-buffers of %u bytes per CPU, %llu KiB for %u possible CPUs, within mem_share=%u%% of %llu KiB available (%llu KiB)\n",
-		kmt_budget.sized, subbufs, subbuf_size,
-		kmt_budget.total >> 10, kmt_budget.cpus, mem_share,
+		kmt_budget.sized, kmt_subbufs, kmt_subbuf_size,
+		kmt_budget.total >> 10, kmt_budget.cpus, kmt_mem_share,
 		kmt_budget.available >> 10, kmt_budget.allowed >> 10);
-	if (stack_depth)
+	if (kmt_stack_depth)
 		pr_info("stacks: up to %u frames, of allocations%s; %u distinct stacks and %u walks per CPU, %llu KiB per CPU\n",
-			stack_depth, stack_frees ? " and frees" : "",
-			stack_entries, stack_cache, kmt_stack_cost() >> 10);
+			kmt_stack_depth, kmt_stack_frees ? " and frees" : "",
+			kmt_stack_entries, kmt_stack_cache, kmt_stack_cost() >> 10);
 	return 0;
 
 unregister_paths:

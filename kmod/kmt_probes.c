@@ -137,7 +137,7 @@ static void kmt_match_tracepoint(struct tracepoint *tp, void *priv)
 /* With pages=1: the page tracepoints, which load cannot do without. */
 int kmt_find_page_tracepoints(void)
 {
-	if (!pages)
+	if (!kmt_pages)
 		return 0;
 	for_each_kernel_tracepoint(kmt_match_tracepoint, NULL);
 	if (!kmt_page_alloc_tp || !kmt_page_free_tp) {
@@ -169,7 +169,7 @@ static int kmt_attach(void)
 		}
 		if (c->walk) {
 			/* Its entries name stacks by their ids in the table. */
-			memset(c->walk, 0, (size_t)stack_cache * kmt_walk_stride);
+			memset(c->walk, 0, (size_t)kmt_stack_cache * kmt_walk_stride);
 			memset(c->page_key_off, 0, sizeof(c->page_key_off));
 		}
 	}
@@ -177,7 +177,7 @@ static int kmt_attach(void)
 	if (ret)
 		goto out;
 	WRITE_ONCE(kmt_probes_on, true);
-	if (!pages)
+	if (!kmt_pages)
 		return 0;
 	ret = tracepoint_probe_register(kmt_page_alloc_tp, kmt_tp_page_alloc,
 					NULL);
@@ -204,7 +204,7 @@ out:
 /* After this returns no probe is running or will run. */
 void kmt_detach(void)
 {
-	if (pages) {
+	if (kmt_pages) {
 		tracepoint_probe_unregister(kmt_page_free_tp, kmt_tp_page_free,
 					    NULL);
 		tracepoint_probe_unregister(kmt_page_alloc_tp,

@@ -212,10 +212,10 @@ static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
 
 static bool kmt_wants_stack(u8 type)
 {
-	if (!stack_depth)
+	if (!kmt_stack_depth)
 		return false;
 	return type == KMT_REC_KMALLOC || type == KMT_REC_CACHE_ALLOC ||
-	       type == KMT_REC_PAGE_ALLOC || stack_frees;
+	       type == KMT_REC_PAGE_ALLOC || kmt_stack_frees;
 }
 
 /*
@@ -238,7 +238,7 @@ static void kmt_walk_keep(struct kmt_cpu *c, const struct kmt_taken *t,
 	    t->first > KMT_WALK_BELOW)
 		return;
 	/* A walk cut short is only the same walk as far as it went. */
-	if (!to_top && t->depth < stack_depth)
+	if (!to_top && t->depth < kmt_stack_depth)
 		return;
 	/*
 	 * Only a system call's walk has a frame of random size, the last
@@ -270,7 +270,7 @@ static void kmt_walk_keep(struct kmt_cpu *c, const struct kmt_taken *t,
 	}
 	/* At stack_depth frames, what lies beyond does not matter. */
 	e->regs_off = 0;
-	if (c->scratch_end == KMT_WALK_USER && t->depth < stack_depth) {
+	if (c->scratch_end == KMT_WALK_USER && t->depth < kmt_stack_depth) {
 		e->regs_off = kmt_walk_off(split, n, c->scratch_regs_off,
 					   t->room);
 		room = max_t(unsigned long, room, n < split ?
@@ -297,7 +297,7 @@ static u16 kmt_stack_id(struct kmt_cpu *c, const unsigned long *frames,
 		struct kmt_stack_ent *e;
 
 		if (!*slot) {
-			if (c->stack_used >= stack_entries)
+			if (c->stack_used >= kmt_stack_entries)
 				return 0;
 			e = &c->stack_ent[c->stack_used];
 			saved = kmt_stack_frames(c, c->stack_used + 1);

@@ -247,14 +247,14 @@ noinline void kmt_take_stack(struct kmt_cpu *c, u8 type,
 		cached = kmt_walk_find(c, t->key, base, room);
 		if (cached)
 			c->stacks_cached++;
-		if (cached && !stack_check) {
+		if (cached && !kmt_stack_check) {
 			t->id = cached;
 			t->frames = kmt_stack_frames(c, cached);
 			t->depth = c->stack_ent[cached - 1].depth;
 			return;
 		}
 	}
-	n = kmt_walk(c, base, room, stack_depth + KMT_STACK_SLACK);
+	n = kmt_walk(c, base, room, kmt_stack_depth + KMT_STACK_SLACK);
 	c->stacks_walked++;
 	if (call_site) {
 		while (i < n && c->scratch[i] != call_site)
@@ -269,7 +269,7 @@ noinline void kmt_take_stack(struct kmt_cpu *c, u8 type,
 	}
 	t->first = i;
 	t->frames = c->scratch + i;
-	t->depth = min(n - i, stack_depth);
+	t->depth = min(n - i, kmt_stack_depth);
 	if (!call_site)
 		t->key = t->depth > 1 ? t->frames[1] : 0;
 	if (cached) {
@@ -310,65 +310,65 @@ static size_t kmt_stack_index_size(void)
 
 static size_t kmt_stack_ent_size(void)
 {
-	return ALIGN((size_t)stack_entries * sizeof(struct kmt_stack_ent), 8);
+	return ALIGN((size_t)kmt_stack_entries * sizeof(struct kmt_stack_ent), 8);
 }
 
 static size_t kmt_stack_frames_size(void)
 {
-	return (size_t)stack_entries * stack_depth * sizeof(unsigned long);
+	return (size_t)kmt_stack_entries * kmt_stack_depth * sizeof(unsigned long);
 }
 
 /* Bytes of one CPU's stack table before vmalloc rounds it: walk cache last. */
 static size_t kmt_stack_table_size(void)
 {
 	return kmt_stack_index_size() + kmt_stack_ent_size() +
-	       kmt_stack_frames_size() + (size_t)stack_cache * kmt_walk_stride;
+	       kmt_stack_frames_size() + (size_t)kmt_stack_cache * kmt_walk_stride;
 }
 
 /* What one CPU's stack table costs: its pages and vmalloc's page array. */
 u64 kmt_stack_cost(void)
 {
-	u64 pages;
+	u64 npages;
 
-	if (!stack_depth)
+	if (!kmt_stack_depth)
 		return 0;
-	pages = PAGE_ALIGN((u64)kmt_stack_table_size()) >> PAGE_SHIFT;
-	return (pages << PAGE_SHIFT) + pages * sizeof(struct page *);
+	npages = PAGE_ALIGN((u64)kmt_stack_table_size()) >> PAGE_SHIFT;
+	return (npages << PAGE_SHIFT) + npages * sizeof(struct page *);
 }
 
 /* Checks the stack parameters; sizes the table's index. */
 int kmt_check_stack_params(void)
 {
-	if (stack_depth > KMT_STACK_MAX_DEPTH) {
-		pr_err("stack_depth=%u is outside 0..%u (frames)\n", stack_depth,
+	if (kmt_stack_depth > KMT_STACK_MAX_DEPTH) {
+		pr_err("stack_depth=%u is outside 0..%u (frames)\n", kmt_stack_depth,
 		       KMT_STACK_MAX_DEPTH);
 		return -EINVAL;
 	}
-	if (!stack_depth)
+	if (!kmt_stack_depth)
 		return 0;
-	if (stack_entries < 1 || stack_entries > KMT_STACK_ENTRIES_MAX) {
+	if (kmt_stack_entries < 1 || kmt_stack_entries > KMT_STACK_ENTRIES_MAX) {
 		pr_err("stack_entries=%u is outside 1..%u (distinct stacks per CPU)\n",
-		       stack_entries, KMT_STACK_ENTRIES_MAX);
+		       kmt_stack_entries, KMT_STACK_ENTRIES_MAX);
 		return -EINVAL;
 	}
 	/* At most half full: a lookup ends at a free slot soon. */
-	kmt_stack_mask = roundup_pow_of_two(2 * stack_entries) - 1;
-	if (stack_cache > KMT_WALK_CACHE_MAX) {
+	kmt_stack_mask = roundup_pow_of_two(2 * kmt_stack_entries) - 1;
+	if (kmt_stack_cache > KMT_WALK_CACHE_MAX) {
 		pr_err("stack_cache=%u is outside 0..%u (walks per CPU)\n",
-		       stack_cache, KMT_WALK_CACHE_MAX);
+		       kmt_stack_cache, KMT_WALK_CACHE_MAX);
 		return -EINVAL;
 	}
-	if (stack_cache && !KMT_HAVE_WALK_CACHE) {
+	if (kmt_stack_cache && !KMT_HAVE_WALK_CACHE) {
 		pr_info("stack_cache: needs the x86-64 ORC unwinder; every stack is unwound\n");
-		stack_cache = 0;
+		kmt_stack_cache = 0;
 	}
-	if (!stack_cache)
+	if (!kmt_stack_cache)
 		return 0;
 	/* Two sets at least: hash_long() takes 1..63 bits. */
-	stack_cache = roundup_pow_of_two(max(stack_cache, 2 * KMT_WALK_WAYS));
-	kmt_walk_bits = ilog2(stack_cache / KMT_WALK_WAYS);
+	kmt_stack_cache = roundup_pow_of_two(max(kmt_stack_cache, 2 * KMT_WALK_WAYS));
+	kmt_walk_bits = ilog2(kmt_stack_cache / KMT_WALK_WAYS);
 	kmt_walk_stride = ALIGN(struct_size_t(struct kmt_walk_ent, off,
-					      KMT_WALK_BELOW + stack_depth),
+					      KMT_WALK_BELOW + kmt_stack_depth),
 				sizeof(long));
 	return 0;
 }
@@ -379,7 +379,7 @@ int kmt_alloc_stacks(void)
 {
 	unsigned int cpu;
 
-	if (!stack_depth)
+	if (!kmt_stack_depth)
 		return 0;
 	for_each_possible_cpu(cpu) {
 		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
@@ -394,7 +394,7 @@ int kmt_alloc_stacks(void)
 		mem += kmt_stack_ent_size();
 		c->stack_frames = (unsigned long *)mem;
 		mem += kmt_stack_frames_size();
-		c->walk = stack_cache ? mem : NULL;
+		c->walk = kmt_stack_cache ? mem : NULL;
 	}
 	return 0;
 }
