@@ -22,13 +22,14 @@ at_exit 'tmux kill-session -t "$S" 2>/dev/null'
 "$GEN" -o "$T/full" --cpus 2 --events 20000 >"$T/full.sum"
 ok $? "kmemtrace-gen wrote the trace"
 
-# grow DIR PART: the first PART quarters of every cpuN.out of the full trace in DIR.
+# grow DIR PART [PARTS]: the first PART of PARTS (4) parts of every cpuN.out of the full trace
+# in DIR.
 grow() {
-	local f n per from to
+	local f n per from to parts=${3:-4}
 	mkdir -p "$1"
 	for f in "$T"/full/cpu*.out; do
 		n=$(( $(stat -c %s "$f") / 64 - 1 ))
-		per=$(( (n + 3) / 4 ))
+		per=$(( (n + parts - 1) / parts ))
 		from=$(( 1 + (${2} - 1) * per )); to=$(( 1 + ${2} * per ))
 		[ "$2" = 1 ] && from=0
 		[ "$to" -gt $((n + 1)) ] && to=$((n + 1))
@@ -64,7 +65,10 @@ if ! command -v tmux >/dev/null; then
 	done_testing
 	exit
 fi
-grow "$T/g2" 1
+# The trace grows in 40 parts, one more at each look at the screen: every interval has
+# allocations, so every screen drawn has rows, however slowly a loaded machine takes the looks
+# (with 4 parts, the rows of an interval showed for 0.3 s only, and a slow look could miss them).
+grow "$T/g2" 1 40
 tmux new-session -d -s "$S" -x 100 -y 30 \
 	"$TOP -d $T/g2 -r 5 -s allocs 0.3; echo \$? >$T/rc; sleep 30"
 # A capture of the screen; one whose table has rows is tallied (the rows are checked on those)
@@ -82,14 +86,15 @@ sample_screen() {
 	full=$screen
 }
 for p in 2 3 4; do
-	grow "$T/g2" "$p"
+	grow "$T/g2" "$p" 40
 	sleep 0.4
 	sample_screen
 done
-# A slow start may have drawn nothing yet: wait for a table with rows.
-for _ in $(seq 100); do
+# A slow start may have drawn nothing yet: wait for a table with rows, the trace still growing.
+for p in $(seq 5 40); do
 	[ -n "$full" ] && break
-	sleep 0.1
+	grow "$T/g2" "$p" 40
+	sleep 0.3
 	sample_screen
 done
 screen=${full:-$screen}
