@@ -218,13 +218,15 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	if (__builtin_expect(map_get(cache_maps[is_cache], key, &cache_idx), 1)) {
 		c = &r->caches[cache_idx];
 	} else if (is_cache) {
-		c = rpt_cache_new_undescribed(r, key, &cache_idx);
+		c = rpt_cache_new_undescribed(r, key);
 		if (!c)
 			return -1;
+		cache_idx = (uint32_t)(c - r->caches);
 	} else if (key) {
-		c = rpt_kmalloc_cache_new(r, (uint32_t)key, &cache_idx);
+		c = rpt_kmalloc_cache_new(r, (uint32_t)key);
 		if (!c)
 			return -1;
+		cache_idx = (uint32_t)(c - r->caches);
 	} else {
 		cache_idx = UINT32_MAX;
 	}
@@ -310,7 +312,6 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
 {
 	struct rpt_cache *c = NULL;
-	uint32_t ci;
 
 	if (o && !obj_reusable(&r->objs, o)) {
 		/* An object not selected: neither its allocation nor its frees count. */
@@ -328,7 +329,7 @@ static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct 
 	if (!cpu_pid_ok(r, ev) || r->f.min_size)
 		return 0;
 	if (ev->type == KMT_REC_CACHE_FREE) {
-		c = rpt_cache_get(r, ev->cache_id, &ci);
+		c = rpt_cache_get(r, ev->cache_id);
 		if (!c)
 			return -1;
 	}

@@ -292,17 +292,26 @@ static inline uint64_t since_start(const struct rpt *r, uint64_t ts)
 	return ts > r->t.first_ts ? ts - r->t.first_ts : 0;
 }
 
-struct rpt_site *rpt_site_new(struct rpt *r, uint64_t addr, uint32_t *idx);
+/*
+ * The entries made the first time return a pointer into their array, not
+ * an index through a pointer: the caller's index would have to live in
+ * memory across every event for the rare call that sets it.
+ */
+struct rpt_site *rpt_site_new(struct rpt *r, uint64_t addr);
 
 static inline struct rpt_site *site_get(struct rpt *r, uint64_t addr, uint32_t *idx)
 {
+	struct rpt_site *s;
 	uint32_t i;
 
 	if (map_get(&r->site_map, addr, &i)) {
 		*idx = i;
 		return &r->sites[i];
 	}
-	return rpt_site_new(r, addr, idx);
+	s = rpt_site_new(r, addr);
+	if (s)
+		*idx = (uint32_t)(s - r->sites);
+	return s;
 }
 
 static inline unsigned int log2_of(uint32_t bytes)
@@ -334,10 +343,10 @@ static inline struct rpt_page_tally *pg_order(struct rpt *r, uint32_t bytes)
 /* ---- call sites, caches, addresses (rpt_sites.c) ----------------------------- */
 
 /* A real cache by identity; one that no CACHE_DESC named yet gets its address. */
-struct rpt_cache *rpt_cache_new_undescribed(struct rpt *r, uint64_t id, uint32_t *idx);
-struct rpt_cache *rpt_cache_get(struct rpt *r, uint64_t id, uint32_t *idx);
+struct rpt_cache *rpt_cache_new_undescribed(struct rpt *r, uint64_t id);
+struct rpt_cache *rpt_cache_get(struct rpt *r, uint64_t id);
 /* The kmalloc-N pseudo-cache of kmalloc()s that reserved bytes, the first time. */
-struct rpt_cache *rpt_kmalloc_cache_new(struct rpt *r, uint32_t bytes, uint32_t *idx);
+struct rpt_cache *rpt_kmalloc_cache_new(struct rpt *r, uint32_t bytes);
 int rpt_cache_desc(struct rpt *r, const struct kmt_cache_desc *d);
 /* The per-address tally of ptr (RPT_PTR_VIEW), new the first time; NULL: memory. */
 struct rpt_ptr *rpt_ptr_get(struct rpt *r, uint64_t ptr);

@@ -9,7 +9,7 @@
 
 #include "core/report_core_int.h"
 
-struct rpt_site *rpt_site_new(struct rpt *r, uint64_t addr, uint32_t *idx)
+struct rpt_site *rpt_site_new(struct rpt *r, uint64_t addr)
 {
 	uint32_t i;
 
@@ -22,7 +22,6 @@ struct rpt_site *rpt_site_new(struct rpt *r, uint64_t addr, uint32_t *idx)
 	r->nsites++;
 	memset(&r->sites[i], 0, sizeof(r->sites[i]));
 	r->sites[i].addr = addr;
-	*idx = i;
 	return &r->sites[i];
 }
 
@@ -48,7 +47,7 @@ static void cache_name_set(struct rpt *r, struct rpt_cache *c, const char *name,
 		       slab_names_cache(r->f.slab, r->f.cache_name, c->name));
 }
 
-struct rpt_cache *rpt_cache_new_undescribed(struct rpt *r, uint64_t id, uint32_t *idx)
+struct rpt_cache *rpt_cache_new_undescribed(struct rpt *r, uint64_t id)
 {
 	struct rpt_cache *c;
 	char name[sizeof(c->name)];
@@ -60,23 +59,20 @@ struct rpt_cache *rpt_cache_new_undescribed(struct rpt *r, uint64_t id, uint32_t
 	c->id = id;
 	snprintf(name, sizeof(name), "cache@0x%llx", (unsigned long long)id);
 	cache_name_set(r, c, name, false);
-	*idx = i;
 	return c;
 }
 
-struct rpt_cache *rpt_cache_get(struct rpt *r, uint64_t id, uint32_t *idx)
+struct rpt_cache *rpt_cache_get(struct rpt *r, uint64_t id)
 {
 	uint32_t i;
 
-	if (map_get(&r->cache_map, id, &i)) {
-		*idx = i;
+	if (map_get(&r->cache_map, id, &i))
 		return &r->caches[i];
-	}
-	return rpt_cache_new_undescribed(r, id, idx);
+	return rpt_cache_new_undescribed(r, id);
 }
 
 
-struct rpt_cache *rpt_kmalloc_cache_new(struct rpt *r, uint32_t bytes, uint32_t *idx)
+struct rpt_cache *rpt_kmalloc_cache_new(struct rpt *r, uint32_t bytes)
 {
 	struct rpt_cache *c;
 	char name[sizeof(c->name)];
@@ -94,7 +90,6 @@ struct rpt_cache *rpt_kmalloc_cache_new(struct rpt *r, uint32_t bytes, uint32_t 
 	else
 		snprintf(name, sizeof(name), "kmalloc-%u", bytes);
 	cache_name_set(r, c, name, false);
-	*idx = i;
 	return c;
 }
 
