@@ -22,8 +22,7 @@ static inline size_t hash64(uint64_t k, unsigned int bits)
 	return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
 }
 
-
-/* ---- u64 -> u32 map (call sites, caches, per-address tallies) ---------- */
+/* ---- u64 -> u32 map (call sites, caches, per-address tallies): rpt_map.c ---- */
 
 /* Key and value side by side: a lookup touches one cache line. */
 struct u64slot {
@@ -70,6 +69,8 @@ size_t rpt_map_memory(const struct u64map *m);
  * lines, so that a call site's counters share one.
  */
 int rpt_grow(void **arr, size_t *cap, size_t n, size_t elsize);
+
+/* ---- object table: ptr -> what allocated it, or when it was freed: rpt_objects.c */
 
 /*
  * States of a slot. A freed object keeps its slot, so that a second free
@@ -157,6 +158,7 @@ static inline struct obj *obj_find(const struct objtab *t, uint64_t ptr)
 	return NULL;
 }
 
+/* Grown, cleaned of reusable slots or shrunk, before it fills. 0, or -1 (memory). */
 int rpt_obj_rebuild(struct objtab *t);
 
 /*
@@ -184,6 +186,7 @@ static inline struct obj *obj_claim(struct objtab *t, uint64_t ptr)
 	return &t->e[i];
 }
 
+/* An empty table of 1 << OBJ_MIN_BITS slots. 0, or -1 (memory). */
 int rpt_obj_init(struct objtab *t);
 /* Starts keeping each object's stack. 0, or -1 (memory). */
 int rpt_obj_stk_init(struct objtab *t);

@@ -71,7 +71,6 @@ struct rpt_cache *rpt_cache_get(struct rpt *r, uint64_t id)
 	return rpt_cache_new_undescribed(r, id);
 }
 
-
 struct rpt_cache *rpt_kmalloc_cache_new(struct rpt *r, uint32_t bytes)
 {
 	struct rpt_cache *c;
