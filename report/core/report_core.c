@@ -4,7 +4,8 @@
  * time order folded into per call site, per cache, per object and stack
  * tallies. Everything a common event goes through is here or inline in
  * report_core_int.h, so that each record costs one or two table probes
- * and no call; what is rarer lives in the other core/rpt_*.c files.
+ * and no call into another file; what is rarer lives in the other
+ * core/rpt_*.c files.
  */
 #include <stdlib.h>
 #include <string.h>
