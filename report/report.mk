@@ -8,8 +8,12 @@ TOOLS += $(KMT_REPORT)
 # The rooms of report/ (Documentation/architecture.md): lib/ the trace format library
 # (report/lib.mk), core/ the analysis, sym/ the symbolizers, views/ the tables, writers/ the
 # output formats; the programs' mains at the top.
+# The analysis proper: the files that share core/report_core_int.h, and with it the object
+# table's sizes (tests/fuzz/fuzz.mk builds them all again with small tables).
+REPORT_ANALYSIS_OBJS := $(addprefix $(OBJDIR)/report/core/,report_core.o rpt_errors.o \
+	rpt_large.o rpt_map.o rpt_objects.o rpt_pages.o rpt_results.o rpt_sites.o)
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
-REPORT_CORE_OBJS := $(addprefix $(OBJDIR)/report/,core/report_core.o core/report_life.o \
+REPORT_CORE_OBJS := $(REPORT_ANALYSIS_OBJS) $(addprefix $(OBJDIR)/report/,core/report_life.o \
 	core/report_meta.o core/report_slab.o sym/sym_kallsyms.o sym/sym_path.o \
 	views/view.o writers/out_common.o writers/out_text.o writers/out_csv.o \
 	writers/out_json.o)

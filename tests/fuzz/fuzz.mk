@@ -18,10 +18,13 @@ FUZZ_SECONDS ?= 60
 # The report's analysis, output and symbolizer objects (kmemtrace-report.c holds only its
 # command line; its pipeline, report_run.o, comes along unused).
 # The analysis is built again with tiny tables, so that inputs of a few hundred records
-# already grow and shrink the object tables and wrap the window of recent frees.
+# already grow and shrink the object tables and wrap the window of recent frees: all its files
+# (REPORT_ANALYSIS_OBJS, report/report.mk), as the table's inline code in the header they share
+# reads the sizes too, and a file built with others would disagree with the rest.
 FUZZ_SMALL_TABLES := -DOBJ_MIN_BITS=3 -DFREED_BITS=3
-FUZZ_REPORT_OBJS := $(filter-out $(OBJDIR)/report/kmemtrace-report.o \
-	$(OBJDIR)/report/core/report_core.o,$(REPORT_OBJS)) $(OBJDIR)/tests/fuzz/report_core_small.o
+FUZZ_SMALL_OBJS := $(REPORT_ANALYSIS_OBJS:$(OBJDIR)/report/core/%.o=$(OBJDIR)/tests/fuzz/%_small.o)
+FUZZ_REPORT_OBJS := $(filter-out $(OBJDIR)/report/kmemtrace-report.o $(REPORT_ANALYSIS_OBJS),\
+	$(REPORT_OBJS)) $(FUZZ_SMALL_OBJS)
 
 # ---- replay in make check (any compiler, no libFuzzer) --------------------------------------
 
@@ -33,7 +36,7 @@ FUZZ_COMMON_OBJS := $(OBJDIR)/tests/fuzz/fuzz_targets.o $(OBJDIR)/tests/fuzz/jso
 
 $(OBJDIR)/tests/fuzz/%.o: KMT_CFLAGS += -Itests -Itests/fuzz
 
-$(OBJDIR)/tests/fuzz/report_core_small.o: report/core/report_core.c
+$(FUZZ_SMALL_OBJS): $(OBJDIR)/tests/fuzz/%_small.o: report/core/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_CFLAGS) $(FUZZ_SMALL_TABLES) -MMD -MP -c $< -o $@
 
@@ -88,7 +91,8 @@ FUZZ_CFLAGS += -DHAVE_LIBBFD
 endif
 
 FUZZ_SRCS := $(LIBKMT_SRCS) $(patsubst $(OBJDIR)/%.o,%.c,$(filter $(OBJDIR)/report/%,\
-	$(FUZZ_REPORT_OBJS))) report/core/report_core.c tests/fuzz/fuzz_targets.c tests/fuzz/json_check.c
+	$(FUZZ_REPORT_OBJS))) $(REPORT_ANALYSIS_OBJS:$(OBJDIR)/%.o=%.c) tests/fuzz/fuzz_targets.c \
+	tests/fuzz/json_check.c
 FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_OBJDIR)/%.o) $(FUZZ_OBJDIR)/kmemtrace_check_main.o
 FUZZ_BINS := $(FUZZ_ALL_TARGETS:%=$(FUZZ_OUT)/fuzz_%)
 
@@ -96,7 +100,7 @@ $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FUZZ_OBJDIR)/report/core/report_core.o: FUZZ_CFLAGS += $(FUZZ_SMALL_TABLES)
+$(REPORT_ANALYSIS_OBJS:$(OBJDIR)/%=$(FUZZ_OBJDIR)/%): FUZZ_CFLAGS += $(FUZZ_SMALL_TABLES)
 
 # The JSON validator is the harness's oracle, not code under test: without coverage
 # instrumentation it neither slows the runs nor steers the fuzzer toward JSON shapes.
