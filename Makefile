@@ -77,6 +77,10 @@ $(OBJDIR)/%.o: %.c
 
 -include $(shell find $(OBJDIR) -name '*.d' 2>/dev/null)
 
+# The builds of demo and check use every core unless the caller's make already runs jobs
+# (its jobserver is then in MAKEFLAGS, which is complete only inside a recipe).
+KMT_JOBS = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc))
+
 # "+": scripts/kbuild runs make, which takes part in this make's jobserver.
 module:
 	+$(KMAKE) M=$(CURDIR)/kmod W=1 modules
@@ -87,23 +91,33 @@ test-modules:
 deps:
 	scripts/install-deps
 
+# The tests start python3 hundreds of times. A version manager's shim first on PATH (pyenv's)
+# takes 0.6 s a start where Debian's /usr/bin/python3 (install-deps installs it) takes 0.06 s, so
+# the targets that run tests put a directory holding only a link to it first on PATH.
+TEST_BIN := $(CURDIR)/build/test-bin
+TEST_PATH = PATH="$(TEST_BIN):$$PATH"
+.PHONY: test-bin
+test-bin:
+	@mkdir -p $(TEST_BIN) && if [ -x /usr/bin/python3 ]; then ln -sfn /usr/bin/python3 $(TEST_BIN)/python3; fi
+
 # The README's test command: installs what it needs, builds everything (also under
 # ASan/UBSan), then runs every test through one prove so CI sees one summary: the whole guest
-# suite on the default kernel and, through tests/guest/matrix-tests, its core on every other
-# kernel of the matrix. Two at a time: a guest keeps one core busy and the machine has two.
+# suite on the default kernel and, through tests/guest/matrix-tests, one smoke test (load, drain,
+# the oracle's report, dmesg clean) on every other kernel of the matrix; check-kernels runs the
+# whole suite on each. Two at a time: a guest keeps one core busy and the machine has two.
 # The globs are the shell's, expanded when prove starts, after the builds made the tests.
-check: deps
-	$(MAKE) all test-modules unit-tests
-	$(MAKE) SAN=1 tools unit-tests
+check: deps test-bin
+	$(MAKE) $(KMT_JOBS) all test-modules unit-tests
+	$(MAKE) $(KMT_JOBS) SAN=1 tools unit-tests
 	tests/guest/matrix-tests >$(BUILD)/matrix-tests.list
-	prove -j2 --exec '' --timer build/tests/*.t build/san/tests/*.t tests/host/*.t tests/guest/*.t \
+	$(TEST_PATH) prove -j2 --exec '' --timer build/tests/*.t build/san/tests/*.t tests/host/*.t tests/guest/*.t \
 		$$(cat $(BUILD)/matrix-tests.list)
 
 # Trace a small workload in the qemu guest and print the report. It installs only what it needs
 # (install-deps --demo: no kernel matrix, no test tools); KVER= another kernel needs make deps.
 demo:
 	scripts/install-deps --demo
-	$(MAKE) all
+	$(MAKE) $(KMT_JOBS) all
 	scripts/kmemtrace-vm $(VM_KVER) -o out/demo -- sh -c 'find / -xdev >/dev/null; ls -lR /sys/kernel/slab >/dev/null 2>&1'
 	$(BUILD)/kmemtrace-report out/demo
 
@@ -114,16 +128,16 @@ check-fresh:
 	scripts/check-fresh $(CHECK_FRESH)
 
 # The whole guest suite again on the PREEMPT_RT kernel (check itself runs 51-rt.t there).
-check-rt: deps
+check-rt: deps test-bin
 	$(MAKE) all test-modules
-	KMT_FLAVOUR=rt-amd64 prove --exec '' --timer tests/guest/*.t
+	$(TEST_PATH) KMT_FLAVOUR=rt-amd64 prove --exec '' --timer tests/guest/*.t
 
 # The whole guest suite once per kernel of the matrix (scripts/kernels.sh: 6.1, 6.12 and 7.3, each
 # amd64 and rt-amd64): KMT_KVER makes every kmemtrace-vm run boot that kernel. Every kernel runs
 # even when one fails; the summary names those that failed or are missing.
 # CHECK_KERNELS="6.12 7.3.4+deb13-rt-amd64" (series or releases) runs only those.
 CHECK_KERNELS ?=
-check-kernels: deps
+check-kernels: deps test-bin
 	$(MAKE) tools
 	@scripts/kernel-version --matrix >$(BUILD)/check-kernels.matrix
 	@failed=; \
@@ -136,20 +150,20 @@ check-kernels: deps
 			failed="$$failed $$series-$$flavour(missing)"; continue; \
 		fi; \
 		echo "check-kernels: === $$kver ($$series $$flavour, from $$source)"; \
-		KMT_KVER=$$kver KMT_FLAVOUR=$$flavour prove --exec '' --timer tests/guest/*.t </dev/null || \
+		$(TEST_PATH) KMT_KVER=$$kver KMT_FLAVOUR=$$flavour prove --exec '' --timer tests/guest/*.t </dev/null || \
 			failed="$$failed $$kver"; \
 	done <$(BUILD)/check-kernels.matrix; \
 	if [ -n "$$failed" ]; then echo "check-kernels: FAILED:$$failed"; exit 1; fi; \
 	echo "check-kernels: all kernels passed"
 
 # Not part of check: benchmarks (BENCHMARKS.md) and long fault/load runs.
-bench: deps
+bench: deps test-bin
 	$(MAKE) all test-modules unit-tests
-	scripts/bench
+	$(TEST_PATH) scripts/bench
 
-stress: deps
+stress: deps test-bin
 	$(MAKE) all test-modules unit-tests
-	prove --exec '' --timer tests/stress/*.t
+	$(TEST_PATH) prove --exec '' --timer tests/stress/*.t
 
 # --- Installing (README.md, "Installing"); PREFIX and DESTDIR as usual --------------------------
 # install         install-tools and install-module
@@ -221,9 +235,9 @@ deb:
 # with its unit tests, lintian, kmemtrace-tools installed and used, DKMS for every installed
 # kernel of the matrix (7.3 in the trixie root), and the DKMS-built module loaded by modprobe
 # in the guest.
-check-packaging: deps
+check-packaging: deps test-bin
 	$(MAKE) tools
-	KMT_PACKAGING_FULL=1 prove --exec '' --timer tests/host/60-packaging.t tests/guest/60-dkms.t
+	$(TEST_PATH) KMT_PACKAGING_FULL=1 prove --exec '' --timer tests/host/60-packaging.t tests/guest/60-dkms.t
 
 clean:
 	rm -rf build out

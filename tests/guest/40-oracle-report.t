@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # 40-oracle-report.t - kmemtrace-report against the oracle module in a two-node guest: the
-# oracle's known pattern, traced by kmemtraced, must come out of the report's JSON with exactly
-# the expected numbers per call site (by the oracle's function names), per cache, in the
-# errors, cross-CPU frees, cross-node allocations, outstanding objects and the failed
-# allocation; file:line of every oracle call site through libdw from the oracle's .ko, and
-# libdw and libbfd agreeing on every call site. Expected numbers come from the oracle's
-# "expected" file and the guest's /sys/kernel/slab sizes, never from the trace.
+# oracle's known pattern, traced by kmemtraced (every file kmemtrace_check --strict clean), must
+# come out of the report's JSON with exactly the expected numbers per call site (by the oracle's
+# function names), per cache, in the errors, cross-CPU frees, cross-node allocations,
+# outstanding objects and the failed allocation; file:line of every oracle call site through
+# libdw from the oracle's .ko, and libdw and libbfd agreeing on every call site. Expected
+# numbers come from the oracle's "expected" file and the guest's /sys/kernel/slab sizes, never
+# from the trace. make check also runs it as the one smoke test of every other kernel.
 KMT_TEST_TIMEOUT=240
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +37,7 @@ vm_ok report --numa -c 2 -T 150 -m kmemtrace_oracle -a "$guest" -- oracle-report
 o=$VM_OUT
 is "$(command_status)" 0 "the oracle ran in the guest"
 dmesg_clean
+ok "every cpu file passes kmemtrace_check --strict" all_strict "$o"
 [ -s "$o/oracle.expected" ] || bail "no oracle.expected from the guest"
 
 kver=$(guest_kernel)
