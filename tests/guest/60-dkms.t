@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # 60-dkms.t - kmemtrace installed the way users install it: the Debian packages built, DKMS
-# building kmemtrace.ko from kmemtrace-dkms for every kernel of the matrix, the guest loading
-# its own with modprobe (parameters given to modprobe and on the kernel command line), the
-# packaged kmemtraced tracing there, and the packaged report tools, installed with dpkg -i on
-# this machine, reading that trace.
+# building kmemtrace.ko from kmemtrace-dkms for the guest's kernel (for every kernel of the
+# matrix under make check-packaging, KMT_PACKAGING_FULL=1), the guest loading its own with
+# modprobe (parameters given to modprobe and on the kernel command line), the packaged kmemtraced
+# tracing there, and the packaged report tools, installed with dpkg -i on this machine, reading
+# that trace.
 #
 # DKMS runs with throwaway source, DKMS and install trees and a tmpfs on /var/lib/dkms, so the
 # machine's own DKMS state is untouched; kmemtrace-tools is purged again at the end (left alone,
@@ -108,6 +109,8 @@ trap cleanup EXIT
 need_root_dkms=$full
 [ "${rootdir[$G]:-/}" != / ] && need_root_dkms=1
 for rel in $(printf '%s\n' "${!rootdir[@]}" | sort -V); do
+	# make check: DKMS builds for the guest's kernel, the one it boots; check-packaging: for all.
+	[ "$full" = 1 ] || [ "$rel" = "$G" ] || continue
 	root=${rootdir[$rel]}
 	if [ "$root" = / ]; then
 		t=$W/host-dkms
