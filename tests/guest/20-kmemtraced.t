@@ -5,7 +5,9 @@
 # buffers, a CPU coming online during a trace, a second signal while draining, lockdown.
 # Files are verified here on the host with kmemtrace_check; every expected number comes from
 # the guest's own stats and meta.
-KMT_TEST_TIMEOUT=280
+# Bounds: the guest run took 51 s beside two nice -n 19 busy loops (29 s on a quieter host), the
+# whole test 111 s with a first build of the module; -T 300 and 600 s are over 5x those.
+KMT_TEST_TIMEOUT=600
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -20,14 +22,29 @@ cat >"$script" <<'EOS'
 D=$KMT_DEBUGFS
 OR=/sys/kernel/debug/kmemtrace_oracle
 O=$KMT_OUT
+# dropped, wait_dropped: the module's dropped records, and a wait for more of them.
+. "$KMT_FILES/guest-lib.sh"
 
-# wait_for FILE: up to 30 s for FILE to appear.
+# wait_for FILE: up to 60 s for FILE to appear (a kmemtraced start under TCG on a loaded host
+# takes seconds; the waits below are for what the host then checks, never a set time).
 wait_for() {
 	i=0
-	while [ ! -e "$1" ] && [ $i -lt 300 ]; do
+	while [ ! -e "$1" ] && [ $i -lt 600 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
+}
+# saved DIR: up to 60 s for a record in one of DIR's cpuN.out files (after its 64-byte header).
+saved() {
+	i=0
+	while [ $i -lt 600 ]; do
+		for f in "$1"/cpu*.out; do
+			[ -e "$f" ] && [ "$(wc -c < "$f")" -gt 64 ] && return 0
+		done
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
 }
 
 # 1. -- COMMAND after records were left buffered: they are discarded, the command's status
@@ -52,7 +69,8 @@ wait_for $O/s2/t/kmemtrace.meta
 # dropped); the load that follows fills sub-buffers, which hands it to this first reader.
 taskset 1 sh -c "echo 1 > $OR/run"
 echo 64 > $OR/load
-sleep 1
+# Killed once it saved records (the host checks it did), not after a set second.
+saved $O/s2/t
 kill -9 $pid
 wait $pid
 echo $? > $O/s2/status
@@ -60,10 +78,13 @@ echo 0 > $OR/load
 cat $D/enabled > $O/s2/enabled
 # Tracing stays on (no -- COMMAND, so no disable/enable): the cache is used again while the
 # new reader runs, and only the new reader's open can make the module describe it again.
-kmemtraced -o $O/s2/t2 -t 2 > $O/s2/err2 2>&1 &
+# Stopped by SIGINT once the run is done (its final drain reads every record): with -t 2, a
+# loaded host could take the two seconds between the meta and the run.
+kmemtraced -o $O/s2/t2 > $O/s2/err2 2>&1 &
 pid=$!
 wait_for $O/s2/t2/kmemtrace.meta
 taskset 1 sh -c "echo 1 > $OR/run"
+kill -INT $pid
 wait $pid
 echo $? > $O/s2/status2
 
@@ -80,19 +101,23 @@ rm -f /mnt/tiny/t/kallsyms
 cp -a /mnt/tiny/t $O/s3/t
 umount /mnt/tiny
 
-# 4. Tiny buffers: records are dropped; the summary must say so and name subbufs.
+# 4. Tiny buffers: records are dropped; the summary must say so and name subbufs. The load
+# runs until the module has dropped some, however slow the host (it was 2 s).
 mkdir -p $O/s4
 rmmod kmemtrace
 insmod $KMT_MODDIR/kmemtrace.ko subbufs=2 subbuf_size=4096 start_disabled=1
 cat /sys/module/kmemtrace/parameters/subbufs > $O/s4/subbufs
 cat $D/stats > $O/s4/stats.before
-kmemtraced -o $O/s4/t -- sh -c "echo 64 > $OR/load; sleep 2; echo 0 > $OR/load" \
+kmemtraced -o $O/s4/t -- sh -c ". $KMT_FILES/guest-lib.sh; n=\$(dropped); echo 64 > $OR/load;
+	wait_dropped \$n; echo 0 > $OR/load" \
 	> $O/s4/out 2> $O/s4/err
 echo $? > $O/s4/status
 cat $D/stats > $O/s4/stats.after
 
 # 5. CPU 1 offline when the module loads, online during the trace: relay gives it a new
-# buffer file and kmemtraced must pick it up.
+# buffer file and kmemtraced must pick it up (it looks every 0.5 s). The command waits for
+# kmemtraced's cpu1.out rather than a set 2 s, then runs the oracle on CPU 1 so that cpu1.out
+# has records whatever else ran there.
 mkdir -p $O/s5
 rmmod kmemtrace
 echo 0 > /sys/devices/system/cpu/cpu1/online
@@ -100,7 +125,9 @@ insmod $KMT_MODDIR/kmemtrace.ko start_disabled=1
 ls $D > $O/s5/files.before
 cat $D/stats > $O/s5/stats.before
 kmemtraced -v -o $O/s5/t -- sh -c \
-	"sleep 1; echo 1 > /sys/devices/system/cpu/cpu1/online; sleep 2; echo 1 > $OR/run" \
+	"sleep 1; echo 1 > /sys/devices/system/cpu/cpu1/online; i=0;
+	while [ ! -e $O/s5/t/cpu1.out ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done;
+	taskset 2 sh -c 'echo 1 > $OR/run'" \
 	> $O/s5/out 2> $O/s5/err
 echo $? > $O/s5/status
 cat $D/stats > $O/s5/stats.after
@@ -137,8 +164,8 @@ chmod +x "$script"
 
 # The traces grow with the speed of the host (the load runs for set times), and the guest keeps
 # them in RAM until they go to the results disk: room for several times what a fast host makes.
-vm_ok scenarios -T 200 -c 2 --san --mem 2048 --disk 1024 -p start_disabled=1 -m kmemtrace_oracle --no-daemon \
-	-a "$script" -- daemon-scenarios.sh || true
+vm_ok scenarios -T 300 -c 2 --san --mem 2048 --disk 1024 -p start_disabled=1 -m kmemtrace_oracle --no-daemon \
+	-a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" -- daemon-scenarios.sh || true
 CHECK=$KMT_TOP/build/kmemtrace_check
 R=$VM_OUT
 

@@ -98,12 +98,15 @@ kmemtraced -o $O/tiny -- sh -c \
 echo $? > $O/tiny.status
 
 # 3. Tiny buffers under load: stacks dropped with the records, the accounting still exact.
-# kmemtraced (the command's parent) is stopped while the oracle's stacks are first taken, so
-# the buffers are full then and their stack records are dropped whatever the machine's speed.
+# kmemtraced (the command's parent) is stopped while the oracle's stacks are first taken, once
+# every CPU's buffer is full (wait_full: the module dropped records on each since the stop; a
+# set 0.3 s assumed the load filled them in that time), so their stack records are dropped
+# whatever the machine's speed.
 rmmod kmemtrace
 insmod $KO start_disabled=1 subbufs=2 subbuf_size=4096 stack_depth=64 stack_frees=1
-kmemtraced -o $O/lossy -- sh -c "echo 4 > $OR/load; sleep 1; kill -STOP \$PPID; sleep 0.3;
-	echo 1 > $OR/stacks; kill -CONT \$PPID; echo 1 > $OR/stacks; sleep 1; echo 0 > $OR/load" \
+kmemtraced -o $O/lossy -- sh -c ". $KMT_FILES/guest-lib.sh; echo 4 > $OR/load; sleep 1;
+	kill -STOP \$PPID; wait_full; echo 1 > $OR/stacks; kill -CONT \$PPID; echo 1 > $OR/stacks;
+	sleep 1; echo 0 > $OR/load" \
 	> $O/lossy.err 2>&1
 echo $? > $O/lossy.status
 

@@ -12,7 +12,9 @@
 # two tracing instances, both with tracing_on=0), so that attaching and detaching kmemtrace's
 # probes never patches a call site: tracing_on/enabled then only edit the probe arrays. That
 # makes multi-threaded TCG safe for this test, and three CPUs run at a usable speed.
-KMT_TEST_TIMEOUT=280
+# Bounds: the guest run took 45 s beside two nice -n 19 busy loops and 62 s on another busy
+# host, the whole test 67 s; -T 320 is over 5x the guest run, 420 s over 5x the test and -T.
+KMT_TEST_TIMEOUT=420
 export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -69,7 +71,13 @@ sleep 1
 stamp cpu2-online
 echo 1 > $CPU/cpu2/online
 echo $? > $O/h/online2
-sleep 1
+# kmemtraced looks for new CPUs every 0.5 s: wait for its cpu2.out (up to 60 s) rather than a
+# set second, or a slow host could end the trace before it looked.
+i=0
+while [ ! -e $O/h/t/cpu2.out ] && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 echo 0 > $OR/load
 echo 4 > $OR/load
 cat $OR/load > $O/h/load3
@@ -185,7 +193,7 @@ insmod $KO start_disabled=1
 EOS
 chmod +x "$script"
 
-vm_ok faults -T 240 -c 3 --mem 2048 --disk 1024 -p start_disabled=1 -m kmemtrace_oracle \
+vm_ok faults -T 320 -c 3 --mem 2048 --disk 1024 -p start_disabled=1 -m kmemtrace_oracle \
 	--no-daemon -a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" -- faults.sh || true
 R=$VM_OUT
 diag "$(cat "$R/times" 2>/dev/null)"

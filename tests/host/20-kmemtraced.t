@@ -101,6 +101,16 @@ is "$rc" 3 "unreadable abi_version: exit 3"
 like "$err" "abi_version: unexpected content 'one'" "unreadable abi_version: shows it"
 
 # --- Draining a fake debugfs ---------------------------------------------------------------
+# started DIR DESC: one test, passing once kmemtraced started in the background has written
+# DIR/kmemtrace.meta, which it does after its signal handlers are set and before it reads the
+# buffers. Within 60 s, far above 5x the slowest start seen beside two nice -n 19 busy loops
+# (0.64 s); only a failure waits that long. (It was 5 s, unchecked: a slower start got a
+# signal before the handlers were set.)
+started() {
+	wait_for 600 test -e "$1/kmemtrace.meta"
+	ok $? "$2"
+}
+
 if [ ! -x "$GEN" ] || [ ! -x "$CHECK" ]; then
 	echo "# $GEN or $CHECK not built: skipping the drain tests"
 	echo "1..$n"
@@ -155,8 +165,10 @@ like "$meta" $'\ncpu_records 0 '"$((bytes0 / 64))"$'\n' "meta: records of cpu0"
 like "$meta" $'\nstop_reason time limit (-t)\n' "meta: why it stopped"
 start=$(sed -n 's/^start_mono_ns //p' "$O/kmemtrace.meta")
 end=$(sed -n 's/^end_mono_ns //p' "$O/kmemtrace.meta")
+# At least the 1 s asked for (a monotonic clock); under 10 s, over 5x the slowest seen beside two
+# nice -n 19 busy loops (1.15 s, start to end with the setup and the final drain).
 ok_cmd "meta: end_mono_ns - start_mono_ns is about the 1 s asked for" \
-	test -n "$start" -a -n "$end" -a $((end - start)) -ge 1000000000 -a $((end - start)) -lt 5000000000
+	test -n "$start" -a -n "$end" -a $((end - start)) -ge 1000000000 -a $((end - start)) -lt 10000000000
 ok_cmd "meta: no temporary file left" test ! -e "$O/.kmemtrace.meta.tmp"
 is "$(cat "$K/enabled")" 0 "tracing is switched off at the end"
 like "$err" "traced 2 CPUs for" "summary: first line"
@@ -166,30 +178,28 @@ ok_cmd "summary: cpu1 records, bytes and the module's dropped delta" \
 ok_cmd "summary: total" grep -Eq "^ +total +$(((bytes0 + bytes1) / 64)) +$((bytes0 + bytes1)) +0$" "$T/err"
 like "$err" "total_overruns: 0 during this trace (5 since kmemtrace.ko was loaded)" "summary: total_overruns"
 
-# total_overruns grows from 5 to 9 once kmemtraced has read it at the start (its meta, written
-# after that read, exists): after a set delay instead, a slow start could read 9 already.
-overruns_grow_after_start() {	# OUTDIR (empty before kmemtraced starts)
-	for _ in $(seq 100); do
-		[ -e "$1/kmemtrace.meta" ] && break
-		sleep 0.05
-	done
-	printf '9\n' >"$K/total_overruns"
-}
-
+# total_overruns grows from 5 to 9 between kmemtraced's two reads of it: after its meta (written
+# after the first read) exists, and before the SIGINT that ends the trace (the second read comes
+# after that). A 1 s trace (-t 1) with the write after a set delay, or in a background loop, made
+# the verdict depend on the write landing inside that second on a loaded machine.
 # The overrun hint: from the module's "# buffers" stats line, four times the sub-buffers, and the
-# mem_share they would need when that is more than the module allows now. total_overruns grows
-# during the trace.
+# mem_share they would need when that is more than the module allows now.
 hint_run() {	# SUBBUFS TOTAL AVAILABLE ALLOWED
 	printf '# buffers given: subbufs %s subbuf_size 65536 bytes_per_cpu %s possible_cpus 2 total %s mem_share 10 available %s allowed %s\n# cpu emitted written dropped\n0 10 10 0\n1 20 18 2\n' \
 		"$1" "$(($2 / 2))" "$2" "$3" "$4" >"$K/stats"
 	hint_trace
 }
-hint_trace() {	# a 1 s trace into $T/hint during which total_overruns grows by 4
+hint_trace() {	# a trace into $T/hint during which total_overruns grows by 4; its stderr in $err
+	local pid
 	printf '5\n' >"$K/total_overruns"
 	rm -rf "$T/hint"
-	overruns_grow_after_start "$T/hint" &
-	run "$D" -f -r "$FAKE" -o "$T/hint" -t 1
-	wait
+	"$D" -f -r "$FAKE" -o "$T/hint" >/dev/null 2>"$T/err" &
+	pid=$!
+	started "$T/hint" "overrun hint: kmemtraced started"
+	printf '9\n' >"$K/total_overruns"
+	kill -INT "$pid"
+	wait "$pid"
+	err=$(cat "$T/err")
 }
 hint_run 512 67117056 1000000000 100000000
 like "$err" "4 records were lost because a buffer was full: reload the module with more sub-buffers than now (subbufs=512), e.g. rmmod kmemtrace; modprobe kmemtrace subbufs=2048 mem_share=$((67117056 / 512 * 2048 * 100 / 1000000000 + 1))" \
@@ -244,6 +254,7 @@ is "$rc" 0 "COMMAND without --: its options stay its own"
 t0=$(date +%s)
 run "$D" -r "$FAKE" -o "$T/cmd5" -t 1 -- sleep 60
 is "$rc" 143 "-t ending before COMMAND: the command gets SIGTERM, its status comes back"
+# Under 20 s, over 5x the slowest seen under load (about 1.2 s); COMMAND would take 60 s.
 ok_cmd "-t ending before COMMAND: no wait for the command's end" test $(($(date +%s) - t0)) -lt 20
 like "$(cat "$T/cmd5/kmemtrace.meta")" $'\nstop_reason time limit (-t)\n' "-t before COMMAND: meta says why"
 : >"$T/afile"
@@ -254,8 +265,7 @@ like "$err" "-o $T/afile: not a directory" "-o naming a file: says so"
 # SIGINT stops a trace like -t does, and exits 0.
 "$D" -q -r "$FAKE" -o "$T/sig" >/dev/null 2>"$T/err" &
 pid=$!
-wait_for 50 test -e "$T/sig/kmemtrace.meta"
-sleep 0.3
+started "$T/sig" "SIGINT: kmemtraced started"
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
@@ -266,7 +276,7 @@ is "$(stat -c %s "$T/sig/cpu1.out")" "$((bytes1 + 64))" "SIGINT: every record dr
 # One reader at a time; a second signal while draining only gets a note.
 "$D" -q -r "$FAKE" -o "$T/sig2" >/dev/null 2>"$T/stderr2" &
 pid=$!
-wait_for 50 test -e "$T/sig2/kmemtrace.meta"
+started "$T/sig2" "SIGINT then SIGTERM: kmemtraced started"
 run "$D" -r "$FAKE" -o "$T/second"
 is "$rc" 3 "a second kmemtraced on the same module: exit 3"
 like "$err" "another kmemtraced is already draining $K" "a second kmemtraced: says why"
@@ -315,14 +325,15 @@ fi
 rm -f "$K/cpu1"
 "$D" -q -r "$FAKE" -o "$T/hot" >/dev/null 2>"$T/err" &
 pid=$!
-wait_for 50 test -e "$T/hot/kmemtrace.meta"
+started "$T/hot" "hotplug: kmemtraced started"
 ok_cmd "hotplug: no cpu1.out before cpu1 exists" test ! -e "$T/hot/cpu1.out"
 tail -c +65 "$T/gen/cpu1.out" >"$T/cpu1.tmp"
 mv "$T/cpu1.tmp" "$K/cpu1"
-for _ in $(seq 30); do
-	[ "$(stat -c %s "$T/hot/cpu1.out" 2>/dev/null)" = "$((bytes1 + 64))" ] && break
-	sleep 0.1
-done
+# kmemtraced looks for new CPUs every 0.5 s (RESCAN_MS): wait for the whole of cpu1 (a SIGTERM
+# before its scan would leave no cpu1.out), however long a loaded machine takes; the check below
+# still fails if it never comes.
+cpu1_whole() { [ "$(stat -c %s "$T/hot/cpu1.out" 2>/dev/null)" = "$((bytes1 + 64))" ]; }
+wait_for 600 cpu1_whole
 kill -TERM "$pid"
 rc=0
 wait "$pid" || rc=$?

@@ -40,10 +40,19 @@ grow() {
 
 # ---- plain output while the directory grows: every allocation counted once ----------------
 grow "$T/g1" 1
-# 8 intervals of 0.5 s: the last part comes 0.75 s in, with seconds to spare on a loaded machine.
+# 8 intervals of 0.5 s. Part P comes once table P-1 is out (kmemtrace-top flushes each table),
+# so the directory grows while it follows it however slowly it starts; the last part comes
+# after table 3, with five intervals (2.5 s) left to read it: over 5x the slowest look and
+# grow seen beside two nice -n 19 busy loops (0.1 s + 0.22 s). With set sleeps instead, a slow
+# start had all 4 parts there before the first table, and a slow machine could have had the
+# last come after the last table.
+tables() { [ "$(grep -c '^interval ' "$T/plain.txt" 2>/dev/null)" -ge "$1" ]; }
 "$TOP" -d "$T/g1" 0.5 8 >"$T/plain.txt" 2>"$T/plain.err" &
 pid=$!
-for p in 2 3 4; do sleep 0.25; grow "$T/g1" "$p"; done
+for p in 2 3 4; do
+	wait_for 600 tables $((p - 1))
+	grow "$T/g1" "$p"
+done
 wait "$pid"
 is "$?" 0 "not a terminal, count 8: exit 0"
 is "$(grep -c '^interval ' "$T/plain.txt")" 8 "eight tables"
@@ -71,6 +80,12 @@ fi
 grow "$T/g2" 1 40
 tmux new-session -d -s "$S" -x 100 -y 30 \
 	"$TOP -d $T/g2 -r 5 -s allocs 0.3; echo \$? >$T/rc; sleep 30"
+# Its first screen (the heading) before the trace grows: a start slower than the 40 looks
+# (~11 s) would leave nothing to draw rows from. Up to 60 s, the bound of every wait below:
+# over 5x the slowest seen beside two nice -n 19 busy loops (0.46 s), and only a failure
+# waits that long.
+drawn() { tmux capture-pane -p -t "$S" | grep -qF "following $T/g2"; }
+wait_for 600 drawn
 # A capture of the screen; one whose table has rows is tallied (the rows are checked on those)
 # and kept in full.
 maxrows=0 minrows=99 sorted=0 full=
@@ -106,16 +121,16 @@ ok $? "screen: -r 5 shows 1 to 5 rows (got $minrows to $maxrows)"
 is "$sorted" 0 "screen: -s allocs sorts by allocations"
 is "$(awk 'length > 100' <<<"$screen" | wc -l)" 0 "screen: fits 100 columns"
 tmux resize-window -t "$S" -x 60 -y 30 2>/dev/null || tmux resize-pane -t "$S" -x 60
-for _ in $(seq 100); do
-	sleep 0.1
+resized() {
 	screen=$(tmux capture-pane -p -t "$S")
 	[ "$(awk 'length > 60' <<<"$screen" | wc -l)" = 0 ] &&
-		tr -s ' ' <<<"$screen" | grep -q "ALLOCS BYTES FREES NET FRAG%" && break
-done
+		tr -s ' ' <<<"$screen" | grep -q "ALLOCS BYTES FREES NET FRAG%"
+}
+wait_for 600 resized
 is "$(awk 'length > 60' <<<"$screen" | wc -l)" 0 "resized to 60 columns: the screen follows"
 like "$(tr -s ' ' <<<"$screen")" "ALLOCS BYTES FREES NET FRAG%" "resized: the columns are still there"
 tmux send-keys -t "$S" q
-wait_for 100 test -s "$T/rc"
+wait_for 600 test -s "$T/rc"
 is "$(cat "$T/rc" 2>/dev/null)" 0 "q quits, exit 0"
 tmux kill-session -t "$S" 2>/dev/null
 
