@@ -105,13 +105,16 @@ test-bin:
 # suite on the default kernel and, through tests/guest/matrix-tests, one smoke test (load, drain,
 # the oracle's report, dmesg clean) on every other kernel of the matrix; check-kernels runs the
 # whole suite on each. Two at a time: a guest keeps one core busy and the machine has two.
+# Longest first, so that both slots finish together: the W=1 builds of every kernel and the
+# guests, then the host tests, then the unit tests of a second or less.
 # The globs are the shell's, expanded when prove starts, after the builds made the tests.
 check: deps test-bin
 	$(MAKE) $(KMT_JOBS) all test-modules unit-tests
 	$(MAKE) $(KMT_JOBS) SAN=1 tools unit-tests
 	tests/guest/matrix-tests >$(BUILD)/matrix-tests.list
-	$(TEST_PATH) prove -j2 --exec '' --timer build/tests/*.t build/san/tests/*.t tests/host/*.t tests/guest/*.t \
-		$$(cat $(BUILD)/matrix-tests.list)
+	$(TEST_PATH) prove -j2 --exec '' --timer tests/host/05-checkpatch.t tests/guest/*.t \
+		$$(cat $(BUILD)/matrix-tests.list) $$(ls tests/host/*.t | grep -vx tests/host/05-checkpatch.t) \
+		build/tests/*.t build/san/tests/*.t
 
 # Trace a small workload in the qemu guest and print the report. It installs only what it needs
 # (install-deps --demo: no kernel matrix, no test tools); KVER= another kernel needs make deps.
