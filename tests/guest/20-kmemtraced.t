@@ -39,7 +39,7 @@ saved() {
 	i=0
 	while [ $i -lt 600 ]; do
 		for f in "$1"/cpu*.out; do
-			[ -e "$f" ] && [ "$(wc -c < "$f")" -gt 64 ] && return 0
+			[ -e "$f" ] && [ "$(stat -c %s "$f")" -gt 64 ] && return 0
 		done
 		sleep 0.1
 		i=$((i + 1))
