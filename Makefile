@@ -137,7 +137,8 @@ check-rt: deps test-bin
 
 # The whole guest suite once per kernel of the matrix (scripts/kernels.sh: 6.1, 6.12 and 7.3, each
 # amd64 and rt-amd64): KMT_KVER makes every kmemtrace-vm run boot that kernel. Every kernel runs
-# even when one fails; the summary names those that failed or are missing.
+# even when one fails; the summary names those that failed or are missing. Two guests at a
+# time, as in check.
 # CHECK_KERNELS="6.12 7.3.4+deb13-rt-amd64" (series or releases) runs only those.
 CHECK_KERNELS ?=
 check-kernels: deps test-bin
@@ -153,7 +154,8 @@ check-kernels: deps test-bin
 			failed="$$failed $$series-$$flavour(missing)"; continue; \
 		fi; \
 		echo "check-kernels: === $$kver ($$series $$flavour, from $$source)"; \
-		$(TEST_PATH) KMT_KVER=$$kver KMT_FLAVOUR=$$flavour prove --exec '' --timer tests/guest/*.t </dev/null || \
+		$(TEST_PATH) KMT_KVER=$$kver KMT_FLAVOUR=$$flavour prove -j2 --exec '' --timer \
+			tests/guest/*.t </dev/null || \
 			failed="$$failed $$kver"; \
 	done <$(BUILD)/check-kernels.matrix; \
 	if [ -n "$$failed" ]; then echo "check-kernels: FAILED:$$failed"; exit 1; fi; \

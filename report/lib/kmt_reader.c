@@ -23,9 +23,14 @@
  * Large reads keep the per-record cost to a few compares; a multiple of
  * the slot size keeps slots from straddling refills in the common case of
  * a whole file. Not larger: a merge reads several files in turn, and their
- * buffers should still be in the cache when their records are used.
+ * buffers should still be in the cache when their records are used. The
+ * fuzz build makes it small, so that short inputs refill it too.
  */
+#ifndef KMT_READ_BUF
 #define KMT_READ_BUF	(1u << 18)
+#endif
+_Static_assert(KMT_READ_BUF % KMT_RECORD_SIZE == 0 && KMT_READ_BUF >= KMT_RECORD_SIZE,
+	       "the read buffer holds whole slots");
 
 int kmt_error_exit(const struct kmt_error *err)
 {

@@ -39,7 +39,7 @@ static int add_str(struct ksyms *k, const char *s, uint32_t *off)
 	size_t n = strlen(s) + 1;
 
 	if (k->slen + n > k->scap) {
-		size_t ncap = k->scap ? k->scap * 2 : 1 << 16;
+		size_t ncap = k->scap ? k->scap * 2 : 1 << 12;
 		char *p;
 
 		while (ncap < k->slen + n)
@@ -247,7 +247,7 @@ struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, ch
 		if (!*name)
 			continue;
 		if (k->nsyms == k->cap) {
-			size_t ncap = k->cap ? k->cap * 2 : 1 << 15;
+			size_t ncap = k->cap ? k->cap * 2 : 1 << 8;
 			struct ksym *ns = realloc(k->syms, ncap * sizeof(*ns));
 
 			if (!ns)
