@@ -264,11 +264,73 @@ static inline const char *kmt_cache_layout_source(void)
 #define KMT_NOLOCK_HAS_ARGS	1
 #endif
 
-/* Argument N (from 0) of the probed function, at its entry. */
+/*
+ * Argument N (from 0) of the probed function, at its entry. s390's
+ * regs_get_kernel_argument() calls regs_get_register(), which it does not
+ * export; its first five arguments are in r2..r6, and kmemtrace reads no
+ * more than four.
+ */
+#if defined(CONFIG_S390)
+static inline unsigned long kmt_arg(struct pt_regs *regs, unsigned int n)
+{
+	return n < 5 ? regs->gprs[2 + n] : 0;
+}
+#else
 static inline unsigned long kmt_arg(struct pt_regs *regs, unsigned int n)
 {
 	return regs_get_kernel_argument(regs, n);
 }
+#endif
+
+/*
+ * The probed function's return address, at its entry: where each arch's
+ * call instruction left it, as its arch_prepare_kretprobe() reads it.
+ * x86 pushes it (regs_get_kernel_stack_nth(), exported there only),
+ * arm64 and arm keep it in the link register, s390 in r14. Any other
+ * arch gets 0: the probed paths' records then name no call site, which
+ * kmt_paths.c says at load.
+ */
+#if defined(CONFIG_X86)
+#define KMT_HAVE_ENTRY_RET	1
+static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
+{
+	return regs_get_kernel_stack_nth(regs, 0);
+}
+#elif defined(CONFIG_ARM64)
+#define KMT_HAVE_ENTRY_RET	1
+static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
+{
+	return procedure_link_pointer(regs);
+}
+#elif defined(CONFIG_ARM)
+#define KMT_HAVE_ENTRY_RET	1
+static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
+{
+	return regs->ARM_lr;
+}
+#elif defined(CONFIG_S390)
+#define KMT_HAVE_ENTRY_RET	1
+static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
+{
+	return regs->gprs[14];
+}
+#else
+#define KMT_HAVE_ENTRY_RET	0
+static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
+{
+	return 0;
+}
+#endif
+
+/*
+ * struct_size_t() reached 6.1 in a stable update: Debian's 6.1.0-56
+ * (6.1.192) has it, 6.1.0-50 (6.1.176) and older do not. The same size
+ * from struct_size() on a typed null pointer, which it never reads.
+ */
+#ifndef struct_size_t
+#define struct_size_t(type, member, count) \
+	struct_size((type *)NULL, member, count)
+#endif
 
 #ifdef KMT_COMPAT_SLAB_PROBES
 /*

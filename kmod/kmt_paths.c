@@ -114,8 +114,7 @@ static int kmt_free_bulk_pre(struct kprobe *kp, struct pt_regs *regs)
 		/* kfree_bulk() passes no cache: any slab object may come. */
 		.type = s ? KMT_REC_CACHE_FREE : KMT_REC_KFREE,
 		.flags = KMT_F_PROBED,
-		/* At the entry, the return address is on top of the stack. */
-		.call_site = regs_get_kernel_stack_nth(regs, 0),
+		.call_site = kmt_entry_ret(regs),
 		.cache = s,
 		.node = KMT_NODE_ANY,
 	};
@@ -177,12 +176,13 @@ static int kmt_kfree_nolock_pre(struct kprobe *kp, struct pt_regs *regs)
 	struct kmt_ev ev = {
 		.type = KMT_REC_KFREE,
 		.flags = KMT_F_PROBED,
-		.call_site = regs_get_kernel_stack_nth(regs, 0),
+		.call_site = kmt_entry_ret(regs),
 		.ptr = kmt_arg(regs, 0),
 		.node = KMT_NODE_ANY,
 	};
 
-	if (READ_ONCE(kmt_probes_on) && !ZERO_OR_NULL_PTR((void *)ev.ptr))
+	if (READ_ONCE(kmt_probes_on) &&
+	    !ZERO_OR_NULL_PTR((void *)(unsigned long)ev.ptr))
 		kmt_record(&ev);
 	return 0;
 }
@@ -318,6 +318,8 @@ void kmt_register_paths(void)
 			pr_warn("cannot hook %s (%s): %d; its objects are not recorded\n",
 				path->name, path->symbol, path->err);
 	}
+	if (!KMT_HAVE_ENTRY_RET)
+		pr_info("no return address at a probe's entry on this arch: kmem_cache_free_bulk and kfree_nolock records name no call site\n");
 	if (kmt_paths[0].how == KMT_HOW_HOOKED)
 		kmt_function_bounds((unsigned long)kmt_paths[0].rp.kp.addr,
 				    &kmt_alloc_bulk_start, &kmt_alloc_bulk_end);
