@@ -29,6 +29,45 @@ KMT_DEFAULT_SERIES=6.1
 KMT_TRIXIE_ROOT=${KMT_TRIXIE_ROOT:-/var/lib/kmemtrace/trixie-root}
 KMT_ROOT_MARKER=.kmemtrace-kernels
 
+# The kernels built for but not booted (scripts/install-cross): Debian 6.1's newest headers for
+# each other architecture, "ARCH FLAVOUR CROSS-GCC-PACKAGE", and every amd64 6.1 point release
+# still in the archive. Extracted into $KMT_HEADERS_ROOT/usr/src; the releases ready are listed
+# in its marker file, "RELEASE ARCH" a line. A 32-bit kernel: i386's 686-pae (qemu-system-x86
+# boots it, as it boots the amd64 guests).
+KMT_CROSS='
+arm64  arm64    gcc-aarch64-linux-gnu
+s390x  s390x    gcc-s390x-linux-gnu
+i386   686-pae  gcc-i686-linux-gnu
+'
+KMT_HEADERS_ROOT=${KMT_HEADERS_ROOT:-/var/lib/kmemtrace/headers}
+KMT_HEADERS_MARKER=.kmemtrace-headers
+
+# kmt_headers [ARCH]: print "RELEASE ARCH" for every extracted release (of ARCH).
+kmt_headers() {
+	[ -r "$KMT_HEADERS_ROOT/$KMT_HEADERS_MARKER" ] || return 0
+	awk -v a="${1:-}" 'a == "" || $2 == a' "$KMT_HEADERS_ROOT/$KMT_HEADERS_MARKER"
+}
+
+# kmt_cross_make RELEASE: for an extracted release, set KMT_KDIR (its headers) and KMT_CROSS_ARGS
+# (make's ARCH= and CROSS_COMPILE=, none for amd64). Fails for any other release.
+kmt_cross_make() {
+	local r a
+	while read -r r a; do
+		[ "$r" = "$1" ] || continue
+		KMT_KDIR=$KMT_HEADERS_ROOT/usr/src/linux-headers-$r
+		case $a in
+		amd64) KMT_CROSS_ARGS=() ;;
+		arm64) KMT_CROSS_ARGS=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
+		s390x) KMT_CROSS_ARGS=(ARCH=s390 CROSS_COMPILE=s390x-linux-gnu-) ;;
+		i386) KMT_CROSS_ARGS=(ARCH=x86 CROSS_COMPILE=i686-linux-gnu-) ;;
+		*) return 1 ;;
+		esac
+		[ -e "$KMT_KDIR/Makefile" ]
+		return
+	done < <(kmt_headers)
+	return 1
+}
+
 # kmt_parse RELEASE: is RELEASE a Debian kernel release? Sets KMT_SERIES (6.12) and KMT_FLAV
 # (rt-amd64). Both styles: VERSION-ABI-FLAVOUR (6.1.0-56-amd64) and VERSION+debNN-FLAVOUR
 # (6.12.117+deb12-amd64). A flavour starts with a letter, so "-amd64" never matches "-rt-amd64".

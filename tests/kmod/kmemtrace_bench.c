@@ -309,11 +309,14 @@ static int bench_rate_fn(void *data)
 		/* When the 2 * pairs events are due at the target rate. */
 		due_ns = div_u64(2 * pairs * NSEC_PER_SEC, rate);
 		ahead_ns = (s64)(t0 + due_ns - ktime_get_ns());
-		if (ahead_ns > 0)
-			usleep_range(ahead_ns / NSEC_PER_USEC,
-				     ahead_ns / NSEC_PER_USEC + 50);
-		else
+		if (ahead_ns > 0) {
+			/* div_u64(): a 64-bit '/' needs libgcc on 32-bit. */
+			u64 ahead_us = div_u64(ahead_ns, NSEC_PER_USEC);
+
+			usleep_range(ahead_us, ahead_us + 50);
+		} else {
 			cond_resched();
+		}
 	}
 	return 0;
 }
