@@ -49,6 +49,14 @@ KMT_VERSION_FLAG := -DKMT_VERSION='"$(KMT_VERSION)"'
 KMT_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror \
 	-Wshadow -Wformat=2 -Wvla -Iabi -Ireport/lib -Ireport $(KMT_VERSION_FLAG) $(SAN_FLAGS) $(CFLAGS)
 KMT_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
+# The tools for a guest of another architecture (scripts/kernels.sh, kmt_tools_args gives CC,
+# BUILD and these two): linked statically, so the guest needs no C library, against the arch's
+# libdw and libelf extracted by scripts/install-cross, with what libdw.a needs after them.
+ifdef TOOLS_SYSROOT
+KMT_CFLAGS += -isystem $(TOOLS_SYSROOT)/usr/include -isystem $(TOOLS_SYSROOT)/usr/include/$(TOOLS_MULTIARCH)
+KMT_LDFLAGS += -static -L$(TOOLS_SYSROOT)/usr/lib/$(TOOLS_MULTIARCH)
+KMT_STATIC_LIBS := -lz -llzma -lbz2 -lzstd -pthread
+endif
 OBJDIR := $(BUILD)/obj
 
 # Fragments append to these. LIBKMT is the one reader library (report/lib.mk builds it);

@@ -27,9 +27,10 @@ REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o) $(
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
 # (-include, not a '#include' line: make 4.3 keeps the backslash of '\#' in $(shell), which
 # made the probe a line the preprocessor ignores, so that it passed without <bfd.h>.)
-HAVE_LIBBFD := $(shell $(CC) -E -DPACKAGE='"x"' -include bfd.h -x c /dev/null >/dev/null 2>&1 && \
-	echo 1)
-REPORT_LIBS := -ldw -lelf
+# A cross build for a guest (TOOLS_SYSROOT) leaves it out: the arch's libbfd is not in its sysroot.
+HAVE_LIBBFD := $(if $(TOOLS_SYSROOT),,$(shell $(CC) -E -DPACKAGE='"x"' -include bfd.h -x c /dev/null >/dev/null 2>&1 && \
+	echo 1))
+REPORT_LIBS := -ldw -lelf $(KMT_STATIC_LIBS)
 ifeq ($(HAVE_LIBBFD),1)
 REPORT_VIEW_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
 REPORT_OBJS += $(OBJDIR)/report/sym/sym_bfd.o

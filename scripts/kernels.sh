@@ -15,11 +15,14 @@
 #                     install-deps then adds), installed on the host
 #   trixie-backports  Debian 13's backports: headers installed in the trixie build root
 #                     ($KMT_TRIXIE_ROOT), image and modules extracted there without installing
+#   cross             the other architectures (KMT_CROSS below, one flavour each): Debian 12's
+#                     newest kernel of each, extracted by scripts/install-cross and cross-built
 # KMT_DEFAULT_SERIES is what the guest boots unless told otherwise (-k, KMT_KVER, --series).
 KMT_MATRIX='
 6.1   bookworm          amd64 rt-amd64
 6.12  bookworm-newest   amd64 rt-amd64
 7.3   trixie-backports  amd64 rt-amd64
+6.1   cross             arm64 s390x 686-pae
 '
 KMT_DEFAULT_SERIES=6.1
 
@@ -29,15 +32,19 @@ KMT_DEFAULT_SERIES=6.1
 KMT_TRIXIE_ROOT=${KMT_TRIXIE_ROOT:-/var/lib/kmemtrace/trixie-root}
 KMT_ROOT_MARKER=.kmemtrace-kernels
 
-# The kernels built for but not booted (scripts/install-cross): Debian 6.1's newest headers for
-# each other architecture, "ARCH FLAVOUR CROSS-GCC-PACKAGE", and every amd64 6.1 point release
-# still in the archive. Extracted into $KMT_HEADERS_ROOT/usr/src; the releases ready are listed
-# in its marker file, "RELEASE ARCH" a line. A 32-bit kernel: i386's 686-pae (qemu-system-x86
-# boots it, as it boots the amd64 guests).
+# The other architectures (scripts/install-cross), "ARCH FLAVOUR TRIPLET QEMU-PACKAGE": Debian
+# 6.1's newest kernel of each, its headers extracted into $KMT_HEADERS_ROOT/usr/src, its image and
+# modules into $KMT_HEADERS_ROOT/{boot,lib/modules}, its busybox-static and the -dev libraries the
+# tools link statically into $KMT_HEADERS_ROOT/sysroot/ARCH; cross-compiled with TRIPLET-gcc and
+# booted by kmemtrace-vm under qemu-system-ARCH from QEMU-PACKAGE. The 32-bit kernel is i386's
+# 686-pae: qemu-system-x86, already installed for the amd64 guests, boots it, and the mirror
+# here has no armhf security index. Every amd64 6.1 point release still in the archive is
+# extracted too, to be built for (not booted). The releases ready are listed in the marker,
+# "RELEASE ARCH" a line.
 KMT_CROSS='
-arm64  arm64    gcc-aarch64-linux-gnu
-s390x  s390x    gcc-s390x-linux-gnu
-i386   686-pae  gcc-i686-linux-gnu
+arm64  arm64    aarch64-linux-gnu  qemu-system-arm
+s390x  s390x    s390x-linux-gnu    qemu-system-misc
+i386   686-pae  i686-linux-gnu     qemu-system-x86
 '
 KMT_HEADERS_ROOT=${KMT_HEADERS_ROOT:-/var/lib/kmemtrace/headers}
 KMT_HEADERS_MARKER=.kmemtrace-headers
@@ -48,6 +55,36 @@ kmt_headers() {
 	awk -v a="${1:-}" 'a == "" || $2 == a' "$KMT_HEADERS_ROOT/$KMT_HEADERS_MARKER"
 }
 
+# kmt_cross ARCH: set KMT_CROSS_FLAV, KMT_CROSS_TRIPLET and KMT_CROSS_QEMU for an arch of
+# KMT_CROSS; fails for any other.
+kmt_cross() {
+	local a f t q
+	while read -r a f t q; do
+		[ -n "$a" ] && [ "$a" = "$1" ] || continue
+		KMT_CROSS_FLAV=$f KMT_CROSS_TRIPLET=$t KMT_CROSS_QEMU=$q
+		return 0
+	done <<<"$KMT_CROSS"
+	return 1
+}
+
+# kmt_flavour_arch FLAVOUR: the Debian architecture of a kernel flavour (amd64 for the matrix's).
+kmt_flavour_arch() {
+	local a f t q
+	while read -r a f t q; do
+		[ -n "$a" ] && [ "$f" = "$1" ] && { echo "$a"; return 0; }
+	done <<<"$KMT_CROSS"
+	echo amd64
+}
+
+# kmt_kbuild_arch ARCH: the kernel's ARCH= for a Debian architecture.
+kmt_kbuild_arch() {
+	case $1 in
+	arm64) echo arm64 ;;
+	s390x) echo s390 ;;
+	*) echo x86 ;;
+	esac
+}
+
 # kmt_cross_make RELEASE: for an extracted release, set KMT_KDIR (its headers) and KMT_CROSS_ARGS
 # (make's ARCH= and CROSS_COMPILE=, none for amd64). Fails for any other release.
 kmt_cross_make() {
@@ -55,25 +92,36 @@ kmt_cross_make() {
 	while read -r r a; do
 		[ "$r" = "$1" ] || continue
 		KMT_KDIR=$KMT_HEADERS_ROOT/usr/src/linux-headers-$r
-		case $a in
-		amd64) KMT_CROSS_ARGS=() ;;
-		arm64) KMT_CROSS_ARGS=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
-		s390x) KMT_CROSS_ARGS=(ARCH=s390 CROSS_COMPILE=s390x-linux-gnu-) ;;
-		i386) KMT_CROSS_ARGS=(ARCH=x86 CROSS_COMPILE=i686-linux-gnu-) ;;
-		*) return 1 ;;
-		esac
+		KMT_CROSS_ARGS=()
+		if [ "$a" != amd64 ]; then
+			kmt_cross "$a" || return 1
+			KMT_CROSS_ARGS=("ARCH=$(kmt_kbuild_arch "$a")" "CROSS_COMPILE=$KMT_CROSS_TRIPLET-")
+		fi
 		[ -e "$KMT_KDIR/Makefile" ]
 		return
 	done < <(kmt_headers)
 	return 1
 }
 
+# kmt_tools_args ARCH: make's arguments that build the tools for a guest of ARCH (empty for
+# amd64): statically linked, with TRIPLET-gcc, against the arch's libraries in its sysroot (in
+# Debian's multiarch directories: i386-linux-gnu for i686-linux-gnu-gcc), into build/ARCH.
+kmt_tools_args() {
+	KMT_TOOLS_ARGS=()
+	[ "$1" = amd64 ] && return 0
+	kmt_cross "$1" || return 1
+	KMT_TOOLS_ARGS=("BUILD=build/$1" "CC=$KMT_CROSS_TRIPLET-gcc" "AR=$KMT_CROSS_TRIPLET-ar"
+		"TOOLS_SYSROOT=$KMT_HEADERS_ROOT/sysroot/$1"
+		"TOOLS_MULTIARCH=$(dpkg-architecture -a "$1" -qDEB_HOST_MULTIARCH 2>/dev/null)")
+}
+
 # kmt_parse RELEASE: is RELEASE a Debian kernel release? Sets KMT_SERIES (6.12) and KMT_FLAV
 # (rt-amd64). Both styles: VERSION-ABI-FLAVOUR (6.1.0-56-amd64) and VERSION+debNN-FLAVOUR
-# (6.12.117+deb12-amd64). A flavour starts with a letter, so "-amd64" never matches "-rt-amd64".
+# (6.12.117+deb12-amd64). The ABI is the one number after the version, so the flavour is all
+# that follows it (686-pae starts with a digit) and holds a letter.
 kmt_parse() {
-	[[ $1 =~ ^([0-9]+\.[0-9]+)(\.[0-9]+)*(-[0-9]+|\+deb[0-9]+)-([a-z][a-z0-9]*(-[a-z0-9]+)*)$ ]] ||
-		return 1
+	[[ $1 =~ ^([0-9]+\.[0-9]+)(\.[0-9]+)*(-[0-9]+|\+deb[0-9]+)-([a-z0-9]+(-[a-z0-9]+)*)$ ]] &&
+		[[ ${BASH_REMATCH[4]} == *[a-z]* ]] || return 1
 	KMT_SERIES=${BASH_REMATCH[1]}
 	KMT_FLAV=${BASH_REMATCH[4]}
 }
@@ -100,24 +148,44 @@ kmt_installed() {
 	done <"$KMT_TRIXIE_ROOT/$KMT_ROOT_MARKER"
 }
 
+# kmt_installed_cross: the same for the other architectures' kernels (scripts/install-cross):
+# headers, image and modules extracted under $KMT_HEADERS_ROOT, which is their ROOT.
+kmt_installed_cross() {
+	local r a d
+	while read -r r a; do
+		[ "$a" != amd64 ] && kmt_parse "$r" || continue
+		d=$KMT_HEADERS_ROOT/lib/modules/$r
+		if [ -d "$d/kernel" ] && [ -e "$KMT_HEADERS_ROOT/boot/vmlinuz-$r" ] &&
+			[ -e "$KMT_HEADERS_ROOT/usr/src/linux-headers-$r/Makefile" ]; then
+			echo "$r $KMT_FLAV $KMT_SERIES $KMT_HEADERS_ROOT"
+		fi
+	done < <(kmt_headers)
+}
+
 # kmt_newest SERIES FLAVOUR: the newest installed release of SERIES (any, if empty) and FLAVOUR.
 kmt_newest() {
 	local r f s root
-	kmt_installed | while read -r r f s root; do
+	{ kmt_installed; kmt_installed_cross; } | while read -r r f s root; do
 		if [ "$f" = "$2" ] && { [ -z "$1" ] || [ "$s" = "$1" ]; }; then
 			echo "$r"
 		fi
 	done | sort -V | tail -n 1
 }
 
-# kmt_locate RELEASE: find an installed kernel. Sets KMT_ROOT (empty for the host), KMT_MODDIR
-# (its modules directory as the host sees it) and KMT_IMAGE (its bzImage). Fails if RELEASE is
-# not installed with image, modules and headers.
+# kmt_locate RELEASE: find an installed kernel. Sets KMT_ROOT (the build root: empty for the
+# host and for the other architectures, which are cross-built on the host), KMT_MODDIR (its
+# modules directory as the host sees it), KMT_IMAGE (its vmlinuz) and KMT_ARCH (its Debian
+# architecture). Fails if RELEASE is not installed with image, modules and headers.
 kmt_locate() {
 	local r f s root
 	while read -r r f s root; do
 		[ "$r" = "$1" ] || continue
-		if [ "$root" = / ]; then
+		KMT_ARCH=$(kmt_flavour_arch "$f")
+		if [ "$KMT_ARCH" != amd64 ]; then
+			KMT_ROOT=
+			KMT_MODDIR=$root/lib/modules/$r
+			KMT_IMAGE=$root/boot/vmlinuz-$r
+		elif [ "$root" = / ]; then
 			KMT_ROOT=
 			KMT_MODDIR=/lib/modules/$r
 			KMT_IMAGE=/boot/vmlinuz-$r
@@ -128,7 +196,7 @@ kmt_locate() {
 			KMT_IMAGE=$KMT_MODDIR/vmlinuz
 		fi
 		return 0
-	done < <(kmt_installed)
+	done < <(kmt_installed; kmt_installed_cross)
 	return 1
 }
 
@@ -141,7 +209,7 @@ kmt_matrix() {
 		for f in $extra; do
 			echo "$s $src $f"
 		done
-		if [ -n "${KMT_FLAVOUR:-}" ] && [[ " $extra " != *" $KMT_FLAVOUR "* ]]; then
+		if [ -n "${KMT_FLAVOUR:-}" ] && [ "$src" != cross ] && [[ " $extra " != *" $KMT_FLAVOUR "* ]]; then
 			echo "$s $src $KMT_FLAVOUR"
 		fi
 	done <<<"$KMT_MATRIX"
