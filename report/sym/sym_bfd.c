@@ -53,6 +53,18 @@ static void *bh_open(const char *path, char *err, size_t errlen)
 		goto bfd_err;
 	if (!bfd_check_format(h->abfd, bfd_object))
 		goto bfd_err;
+	/*
+	 * A libbfd built for other targets opens another arch's object through a generic ELF
+	 * target, which cannot apply its relocations to the debug sections of a .ko: every
+	 * lookup would then fail without a word.
+	 */
+	if (bfd_get_arch(h->abfd) == bfd_arch_unknown) {
+		snprintf(err, errlen,
+			 "%s: this host's libbfd does not support its architecture (%s): no file:line from libbfd; libdw (--resolver=dw) reads it",
+			 path, bfd_get_target(h->abfd));
+		bh_close(h);
+		return NULL;
+	}
 	sz = bfd_get_symtab_upper_bound(h->abfd);
 	if (sz <= 0) {
 		snprintf(err, errlen, "%s: no symbol table", path);

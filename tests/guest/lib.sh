@@ -23,6 +23,8 @@
 #   command_status             COMMAND's exit status in the guest ("" if it did not run)
 #   dmesg_clean [DESC]         ok when $VM_OUT/dmesg.txt has no BUG/WARNING/Oops/... line
 #   guest_kernel               the guest kernel release (for building test modules)
+#   guest_arch                 its Debian architecture (amd64, arm64, s390x, i386)
+#   guest_config OPTION        OPTION's value in its config (y, m, a number; empty when unset)
 #   rounded_subbuf_size N SIZE the subbuf_size kmemtrace.ko uses for subbufs=N subbuf_size=SIZE
 #   stat_of FILE CPU FIELD     column FIELD of CPU's line in a saved debugfs `stats` file
 #                              (2 emitted, 3 written, 4 dropped); empty if there is none
@@ -199,6 +201,30 @@ dmesg_clean() {
 
 guest_kernel() {
 	"$KMT_VM" --print-kernel
+}
+
+guest_arch() {
+	# shellcheck source=scripts/kernels.sh
+	. "$KMT_TOP/scripts/kernels.sh"
+	kmt_parse "$(guest_kernel)" || return 1
+	kmt_flavour_arch "$KMT_FLAV"
+}
+
+guest_config() {
+	local kver d f
+	kver=$(guest_kernel) || return 1
+	# shellcheck source=scripts/kernels.sh
+	. "$KMT_TOP/scripts/kernels.sh"
+	kmt_locate "$kver" || return 1
+	# Beside the modules (the trixie root), or in the /boot above them (the host, install-cross).
+	d=$(dirname "$(dirname "$(dirname "$KMT_MODDIR")")")
+	for f in "$KMT_MODDIR/config" "${d%/}/boot/config-$kver"; do
+		if [ -r "$f" ]; then
+			sed -n "s/^$1=//p" "$f"
+			return 0
+		fi
+	done
+	return 1
 }
 
 build_runas() {
