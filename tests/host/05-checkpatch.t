@@ -6,7 +6,9 @@
 # checkpatch.pl --strict). kmod/kmt_compat.h alone may use LINUX_VERSION_CODE: it is the one
 # place the design keeps kernel-version differences. Then both modules are compiled with W=1
 # against every kernel of the matrix (scripts/kernels.sh: 6.1, 6.12 and 7.3, generic and
-# PREEMPT_RT; 7.3 in its trixie build root through scripts/kbuild), and no build may warn.
+# PREEMPT_RT, 7.3 in its trixie build root through scripts/kbuild; 6.1 for arm64, s390x and
+# i386 686-pae, cross-compiled) and every amd64 6.1 point release still in Debian's archive
+# (headers from scripts/install-cross), and no build may warn.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/host/lib.sh
@@ -46,6 +48,14 @@ else
 		fi
 		kvers+="$rel "
 	done < <(scripts/kernel-version --matrix)
+	# Compile only: every amd64 6.1 point release still in the archive (scripts/install-cross).
+	# shellcheck source=scripts/kernels.sh
+	. scripts/kernels.sh
+	points=$(kmt_headers amd64 | awk '{ print $1 }')
+	if [ -z "$points" ]; then
+		ok 1 "the amd64 6.1 point releases' headers are installed (scripts/install-cross)"
+	fi
+	kvers+=$points
 fi
 # Built the way the guests get them (scripts/kmemtrace-vm --build-only, in build/guest/KVER): a
 # guest test of the same kernel and this test share one build, and kmemtrace-vm starts again
