@@ -18,11 +18,18 @@ head -c 100000 /dev/urandom >"$blob"
 want_status=$((RANDOM % 100 + 1))
 
 # A dynamically linked sanitizer build, like the tools' build/san: it runs only if the bench
-# copied its libraries (libasan, libc, the loader) into the guest.
+# copied its libraries (libasan, libc, the loader) into the guest. Another arch's guest gets a
+# static program of its arch, as its tools are (no sanitizer build there).
 hello=$KMT_TEST_DIR/kmt-hello
 token=$RANDOM$RANDOM
 printf '#include <stdio.h>\nint main(void) { puts("hello %s"); return 0; }\n' "$token" >"$hello.c"
-if ! cc -fsanitize=address,undefined -o "$hello" "$hello.c" 2>"$hello.err"; then
+hello_flags=(-fsanitize=address,undefined)
+hello_what="a dynamically linked ASan program"
+if [ "$(guest_arch)" != amd64 ]; then
+	hello_flags=(-static)
+	hello_what="a static program built for $(guest_arch)"
+fi
+if ! guest_cc "${hello_flags[@]}" -o "$hello" "$hello.c" 2>"$hello.err"; then
 	note_file "$hello.err"
 	bail "cannot compile $hello.c"
 fi
@@ -66,7 +73,7 @@ ok "  a file written to KMT_OUT comes back byte-exact" cmp -s "$blob" "$VM_OUT/b
 is "$(cat "$VM_OUT/ncpus" 2>/dev/null)" 2 "  guest has the 2 CPUs asked for"
 ok "  command.out has the command's stdout" grep -qx 'stdout line' "$VM_OUT/command.out"
 ok "  command.out has the command's stderr" grep -qx 'stderr line' "$VM_OUT/command.out"
-is "$(cat "$VM_OUT/hello" 2>/dev/null)" "hello $token" "  a dynamically linked ASan program runs in the guest"
+is "$(cat "$VM_OUT/hello" 2>/dev/null)" "hello $token" "  $hello_what runs in the guest"
 ok "  dmesg.txt was collected" grep -q 'Linux version' "$VM_OUT/dmesg.txt"
 ok "  console.log was written" test -s "$VM_OUT/console.log"
 dmesg_clean "  guest dmesg is clean after boot and command"

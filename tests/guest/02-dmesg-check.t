@@ -101,8 +101,9 @@ vm panic -T 90 -c 1 --no-module --no-daemon --no-tools -m "$src/kmt_test_panic.k
 is "$VM_STATUS" 2 "a kernel panic: kmemtrace-vm exits 2"
 like "$VM_ERR" "guest crashed: Kernel panic - not syncing: kmt_test_panic on purpose" "  and quotes the panic"
 
-# Too short for a boot: the bound must kill qemu.
-vm timeout -T 2 -c 1 --no-module --no-daemon --no-tools -- echo ran
+# Too short for the command (an arm64 guest boots and powers off within 2 s): the bound must
+# kill qemu.
+vm timeout -T 2 -c 1 --no-module --no-daemon --no-tools -- sleep 60
 is "$VM_STATUS" 5 "a guest over its time bound: kmemtrace-vm exits 5"
 like "$VM_ERR" "did not finish within 2s" "  and says so"
 

@@ -29,7 +29,7 @@ mkdir -p "$KMT_TEST_DIR"
 TRUTH=$KMT_TOP/tests/guest/truth.py
 PAGE_SIZE=$(getconf PAGESIZE)
 drain=$KMT_TEST_DIR/rawdrain
-cc -static -O2 -o "$drain" "$KMT_TOP/tests/guest/rawdrain.c" ||
+guest_cc -static -O2 -o "$drain" "$KMT_TOP/tests/guest/rawdrain.c" ||
 	bail "cannot build a static helper (libc6-dev)"
 
 # The full field list of each event kmemtrace hooks, per kernel series: MAJOR.MINOR of the

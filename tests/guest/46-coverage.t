@@ -16,7 +16,7 @@ REPORT=$KMT_TOP/build/kmemtrace-report
 script=$KMT_TEST_DIR/coverage.sh
 judge=$KMT_TEST_DIR/judge.py
 loop=$KMT_TEST_DIR/mmaploop
-cc -static -O2 -Wall -Wextra -Werror -o "$loop" "$KMT_TOP/tests/guest/mmaploop.c" ||
+guest_cc -static -O2 -Wall -Wextra -Werror -o "$loop" "$KMT_TOP/tests/guest/mmaploop.c" ||
 	bail "cannot build a static mmaploop (libc6-dev)"
 ROUNDS=40
 

@@ -25,6 +25,12 @@
 #   guest_kernel               the guest kernel release (for building test modules)
 #   guest_arch                 its Debian architecture (amd64, arm64, s390x, i386)
 #   guest_config OPTION        OPTION's value in its config (y, m, a number; empty when unset)
+#   guest_cc ARG...            the C compiler for programs the guest runs (cc for amd64, the
+#                              arch's cross compiler otherwise), with ARGs; pass -static for a
+#                              program that must run without the guest's having a C library
+#   guest_tool NAME            the build of tool NAME the guest runs: build/NAME for amd64,
+#                              build/ARCH/NAME (static, cross-built by kmemtrace-vm) otherwise
+#   guest_endian               the guest's byte order as python's struct writes it: < or >
 #   rounded_subbuf_size N SIZE the subbuf_size kmemtrace.ko uses for subbufs=N subbuf_size=SIZE
 #   stat_of FILE CPU FIELD     column FIELD of CPU's line in a saved debugfs `stats` file
 #                              (2 emitted, 3 written, 4 dropped); empty if there is none
@@ -46,6 +52,9 @@ KMT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # so they run every guest CPU in one host thread unless told otherwise.
 export KMT_TCG_THREAD=${KMT_TCG_THREAD:-single}
 KMT_VM=$KMT_TOP/scripts/kmemtrace-vm
+# The kernel matrix and the other architectures (guest_arch, guest_config, guest_cc).
+# shellcheck source=scripts/kernels.sh
+. "$KMT_TOP/scripts/kernels.sh"
 KMT_TEST=$(basename "$0" .t)
 # A run on another kernel than the default (KMT_KVER, which kmemtrace-vm follows) keeps its own.
 KMT_TEST_DIR=$KMT_TOP/build/guest-tests/${KMT_KVER:+$KMT_KVER/}$KMT_TEST
@@ -204,8 +213,6 @@ guest_kernel() {
 }
 
 guest_arch() {
-	# shellcheck source=scripts/kernels.sh
-	. "$KMT_TOP/scripts/kernels.sh"
 	kmt_parse "$(guest_kernel)" || return 1
 	kmt_flavour_arch "$KMT_FLAV"
 }
@@ -213,8 +220,6 @@ guest_arch() {
 guest_config() {
 	local kver d f
 	kver=$(guest_kernel) || return 1
-	# shellcheck source=scripts/kernels.sh
-	. "$KMT_TOP/scripts/kernels.sh"
 	kmt_locate "$kver" || return 1
 	# Beside the modules (the trixie root), or in the /boot above them (the host, install-cross).
 	d=$(dirname "$(dirname "$(dirname "$KMT_MODDIR")")")
@@ -227,8 +232,33 @@ guest_config() {
 	return 1
 }
 
+guest_cc() {
+	local arch
+	arch=$(guest_arch) || return 1
+	if [ "$arch" = amd64 ]; then
+		cc "$@"
+	else
+		kmt_cross "$arch" || return 1
+		"$KMT_CROSS_TRIPLET-gcc" "$@"
+	fi
+}
+
+guest_tool() {
+	local arch
+	arch=$(guest_arch) || return 1
+	if [ "$arch" = amd64 ]; then
+		echo "$KMT_TOP/build/$1"
+	else
+		echo "$KMT_TOP/build/$arch/$1"
+	fi
+}
+
+guest_endian() {
+	if [ "$(guest_arch)" = s390x ]; then echo '>'; else echo '<'; fi
+}
+
 build_runas() {
-	cc -static -O2 -o "$1" "$KMT_TOP/tests/guest/runas.c" ||
+	guest_cc -static -O2 -o "$1" "$KMT_TOP/tests/guest/runas.c" ||
 		bail "cannot build a static helper (libc6-dev)"
 }
 
