@@ -52,8 +52,8 @@ EOS
 chmod +x "$run" "$guest"
 
 arch=$(guest_arch) || bail "cannot tell the guest kernel's architecture"
-numa=(--numa)
-[ "$(guest_config CONFIG_NUMA)" = y ] && [ "$arch" != s390x ] || numa=()
+numa=()
+guest_has_numa && numa=(--numa)
 vm_ok report "${numa[@]}" -c 2 -T 150 --no-daemon -m kmemtrace_oracle -a "$run" -a "$guest" -- \
 	oracle-report.sh
 o=$VM_OUT

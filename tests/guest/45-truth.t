@@ -259,7 +259,9 @@ step done
 EOS
 chmod +x "$guest"
 
-vm_ok truth --numa -c 2 -T 120 -p 'start_disabled=1 pages=1' -m kmemtrace_oracle --no-daemon \
+numa=()
+guest_has_numa && numa=(--numa)
+vm_ok truth "${numa[@]}" -c 2 -T 120 -p 'start_disabled=1 pages=1' -m kmemtrace_oracle --no-daemon \
 	-a "$guest" -a "$drain" -- truth.sh || true
 R=$VM_OUT
 is "$(command_status)" 0 "the guest script ran"

@@ -42,7 +42,9 @@ chmod +x "$script"
 
 # The judge: each oracle bulk function's records, by kind and KMT_F_PROBED, against its counts.
 cat >"$judge" <<'EOF'
-import bisect, collections, struct, sys
+import bisect, collections, os, struct, sys
+# The traced kernel's byte order (tests/guest/lib.sh exports it: ">" for s390x).
+E = os.environ.get("KMT_GUEST_ENDIAN", "<")
 
 KMALLOC, CACHE_ALLOC, KFREE, CACHE_FREE = 1, 2, 4, 5
 PROBED = 0x10
@@ -77,7 +79,7 @@ def main(expected, kallsyms, *paths):
     for p in paths:
         data = open(p, "rb").read()[64:]
         data = data[:len(data) - len(data) % 64]
-        for t, fl, _, _, ts, cs, ptr in struct.iter_unpack("<BBHIQQQ32x", data):
+        for t, fl, _, _, ts, cs, ptr in struct.iter_unpack(E + "BBHIQQQ32x", data):
             if t not in (KMALLOC, CACHE_ALLOC, KFREE, CACHE_FREE):
                 continue
             i = bisect.bisect_right(addrs, cs) - 1

@@ -11,6 +11,9 @@ import os
 import struct
 import sys
 
+# The traced kernel's byte order (tests/guest/lib.sh exports it: ">" for s390x).
+E = os.environ.get("KMT_GUEST_ENDIAN", "<")
+
 LOST = 8
 
 for path in sys.argv[1:]:
@@ -20,7 +23,7 @@ for path in sys.argv[1:]:
     data = data[:len(data) - len(data) % 64]
     ndata = lost_sum = markers = gaps = 0
     first = expect = None
-    for t, _, _, seq, _, count in struct.iter_unpack("<BBHIQQ40x", data):
+    for t, _, _, seq, _, count in struct.iter_unpack(E + "BBHIQQ40x", data):
         if first is None:
             first = expect = seq
         if t == LOST:

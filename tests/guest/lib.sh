@@ -31,6 +31,9 @@
 #   guest_tool NAME            the build of tool NAME the guest runs: build/NAME for amd64,
 #                              build/ARCH/NAME (static, cross-built by kmemtrace-vm) otherwise
 #   guest_endian               the guest's byte order as python's struct writes it: < or >
+#   guest_has_numa             true when kmemtrace-vm --numa gives this guest two nodes: its
+#                              kernel has NUMA (686-pae has not) and qemu's machine does
+#                              (s390x's has none)
 #   rounded_subbuf_size N SIZE the subbuf_size kmemtrace.ko uses for subbufs=N subbuf_size=SIZE
 #   stat_of FILE CPU FIELD     column FIELD of CPU's line in a saved debugfs `stats` file
 #                              (2 emitted, 3 written, 4 dropped); empty if there is none
@@ -257,6 +260,10 @@ guest_endian() {
 	if [ "$(guest_arch)" = s390x ]; then echo '>'; else echo '<'; fi
 }
 
+guest_has_numa() {
+	[ "$(guest_arch)" != s390x ] && [ "$(guest_config CONFIG_NUMA)" = y ]
+}
+
 build_runas() {
 	guest_cc -static -O2 -o "$1" "$KMT_TOP/tests/guest/runas.c" ||
 		bail "cannot build a static helper (libc6-dev)"
@@ -302,3 +309,12 @@ rounded_subbuf_size() {
 	echo $(( ($2 + unit - 1) / unit * unit ))
 }
 _gcd() { local a=$1 b=$2 t; while [ "$b" -ne 0 ]; do t=$((a % b)); a=$b; b=$t; done; echo "$a"; }
+
+# For the python readers of raw records and the file headers they write (tests/guest/*.py): the
+# guest's byte order and pointer width.
+if [ -z "${KMT_GUEST_ENDIAN:-}" ]; then
+	KMT_GUEST_ENDIAN=$(guest_endian 2>/dev/null) || KMT_GUEST_ENDIAN='<'
+	KMT_GUEST_WORD_BITS=64
+	[ "$(guest_arch 2>/dev/null)" = i386 ] && KMT_GUEST_WORD_BITS=32
+	export KMT_GUEST_ENDIAN KMT_GUEST_WORD_BITS
+fi

@@ -76,6 +76,9 @@ import os
 import struct
 import sys
 
+# The traced kernel's byte order (tests/guest/lib.sh exports it: ">" for s390x).
+E = os.environ.get("KMT_GUEST_ENDIAN", "<")
+
 REC = 64
 KMALLOC, CACHE_ALLOC, PAGE_ALLOC, KFREE, CACHE_FREE, PAGE_FREE, DESC, LOST, STACK = range(1, 10)
 ALLOCS = (KMALLOC, CACHE_ALLOC, PAGE_ALLOC)
@@ -125,7 +128,7 @@ class Cpu:
         with open(path, "rb") as f:
             head = f.read(REC)
             data = f.read()
-        magic, major, minor = struct.unpack_from("<IHH", head)
+        magic, major, minor = struct.unpack_from(E + "IHH", head)
         if magic != 0x52544d4b or (major, minor) < (1, 2):
             self.defects.append("%s: header %#x %d.%d, not a 1.2 trace" %
                                 (path, magic, major, minor))
@@ -134,7 +137,7 @@ class Cpu:
         part = None                  # (id, depth, frames so far) of a stack being read
         for off in range(0, len(data), REC):
             rec = data[off:off + REC]
-            t, flags, cpu, seq, ts = struct.unpack_from("<BBHIQ", rec)
+            t, flags, cpu, seq, ts = struct.unpack_from(E + "BBHIQ", rec)
             if part is not None and t != STACK:
                 # Its remaining slots were dropped: a LOST record says so, nothing else may.
                 if t == LOST:
@@ -144,8 +147,8 @@ class Cpu:
                                         (seq, part[0], t))
                 part = None
             if t == STACK:
-                sid, depth, first, nf = struct.unpack_from("<HBBB", rec, 16)
-                frames = struct.unpack_from("<5Q", rec, 24)
+                sid, depth, first, nf = struct.unpack_from(E + "HBBB", rec, 16)
+                frames = struct.unpack_from(E + "5Q", rec, 24)
                 ok = 1 <= nf <= SLOT_FRAMES and first + nf <= depth and sid and \
                     all(x == 0 for x in frames[nf:])
                 if not ok:
@@ -174,8 +177,8 @@ class Cpu:
                 e = Event()
                 e.type, e.flags, e.cpu, e.seq, e.ts = t, flags, cpu, seq, ts
                 (e.call_site, e.ptr, e.cache_id, e.bytes_req, e.bytes_alloc,
-                 e.stack_id) = struct.unpack_from("<QQQII", rec, 16) + \
-                    struct.unpack_from("<H", rec, 62)
+                 e.stack_id) = struct.unpack_from(E + "QQQII", rec, 16) + \
+                    struct.unpack_from(E + "H", rec, 62)
                 e.frames = stacks.get(e.stack_id) if e.stack_id else None
                 if e.stack_id and e.frames is None:
                     self.defects.append("seq %d: stack id %d used before it was written" %

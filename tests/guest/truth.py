@@ -22,6 +22,12 @@ import re
 import struct
 import sys
 
+# The traced kernel's byte order (tests/guest/lib.sh exports it: ">" for s390x).
+E = os.environ.get("KMT_GUEST_ENDIAN", "<")
+# And its file-header fields (abi/kmemtrace_abi.h: KMT_BYTE_ORDER_LE 1, _BE 2; pointer bits).
+BYTE_ORDER = 2 if E == ">" else 1
+WORD_BITS = int(os.environ.get("KMT_GUEST_WORD_BITS", "64"))
+
 # --- output -------------------------------------------------------------------------------
 
 def check(name, got, want):
@@ -202,7 +208,7 @@ def parse_header_page(path):
 
 
 def u32(b, o):
-    return struct.unpack_from("<I", b, o)[0]
+    return struct.unpack_from(E + "I", b, o)[0]
 
 
 def read_ftrace(path, hp):
@@ -282,8 +288,8 @@ def decode(entry, fields):
 KMALLOC, CACHE_ALLOC, PAGE_ALLOC, KFREE, CACHE_FREE, PAGE_FREE, CACHE_DESC, LOST = range(1, 9)
 F_HARDIRQ, F_SOFTIRQ, F_CLAMPED, F_NAME_TRUNC = 0x01, 0x02, 0x04, 0x08
 F_PROBED = 0x10     # (ABI 1.1) from a kprobe on a path no tracepoint covers
-EVENT = struct.Struct("<BBHIQQQQIIIiIhH")
-DESC = struct.Struct("<BBHIQQII32s")
+EVENT = struct.Struct(E + "BBHIQQQQIIIiIhH")
+DESC = struct.Struct(E + "BBHIQQII32s")
 U32_MAX = (1 << 32) - 1
 ZERO_SIZE_PTR = 16      # include/linux/slab.h: ((void *)16)
 
@@ -441,7 +447,7 @@ def cmd_compare(d, page_size):
               "; ".join(errors[:3]) or "ok", "ok")
         evs, unknown = [], 0
         for ts, entry in entries:
-            ev_id = struct.unpack_from("<H", entry, 0)[0]
+            ev_id = struct.unpack_from(E + "H", entry, 0)[0]
             if ev_id not in fmts:
                 unknown += 1
                 continue
@@ -715,9 +721,9 @@ def cmd_wrap(d, page):
         if not m:
             continue
         raw = open(os.path.join(d, "kmt", f), "rb").read()
-        first_ts = struct.unpack_from("<Q", raw, 8)[0] if len(raw) >= 64 else 0
-        hdr = struct.pack("<IHHHHHBBB3xIQQ24x", 0x52544d4b, major, minor, 64, 64,
-                          int(m.group(1)), 1, 64, 1, page, first_ts, 0)
+        first_ts = struct.unpack_from(E + "Q", raw, 8)[0] if len(raw) >= 64 else 0
+        hdr = struct.pack(E + "IHHHHHBBB3xIQQ24x", 0x52544d4b, major, minor, 64, 64,
+                          int(m.group(1)), BYTE_ORDER, WORD_BITS, 1, page, first_ts, 0)
         with open(os.path.join(d, "kmt", "cpu%s.out" % m.group(1)), "wb") as out:
             out.write(hdr + raw)
 
