@@ -26,6 +26,7 @@ import sys
 E = os.environ.get("KMT_GUEST_ENDIAN", "<")
 # And its file-header fields (abi/kmemtrace_abi.h: KMT_BYTE_ORDER_LE 1, _BE 2; pointer bits).
 BYTE_ORDER = 2 if E == ">" else 1
+ORDER = "big" if E == ">" else "little"
 WORD_BITS = int(os.environ.get("KMT_GUEST_WORD_BITS", "64"))
 
 # --- output -------------------------------------------------------------------------------
@@ -71,7 +72,8 @@ def field_text(f):
 
 
 # Each event kmemtrace hooks and the fields of it that a kmemtrace record carries, with the
-# kind of value kmemtrace stores: "addr" a 64-bit address field (call_site, ptr; pfn, which
+# kind of value kmemtrace stores: "addr" an address-wide field, 64 bits (32 on a 32-bit kernel),
+# which the record keeps in 64 (call_site, ptr; pfn, which
 # the record keeps in ptr), "uint" an unsigned count kmemtrace keeps in 32 bits (saturated,
 # flag CLAMPED) or a 32-bit gfp_t, "sint" the signed 32-bit node.
 HOOKED = {
@@ -89,9 +91,9 @@ HOOKED = {
 def compatible(f, kind):
     """Why field f cannot hold what kmemtrace records as kind, or None."""
     if kind == "addr":
-        if f.size != 8 or f.signed or not ("*" in f.type or f.type == "unsigned long"):
-            return "%s is '%s' (%d bytes, %s): not a 64-bit address" % (
-                f.name, f.type, f.size, "signed" if f.signed else "unsigned")
+        if f.size != WORD_BITS // 8 or f.signed or not ("*" in f.type or f.type == "unsigned long"):
+            return "%s is '%s' (%d bytes, %s): not a %d-bit address" % (
+                f.name, f.type, f.size, "signed" if f.signed else "unsigned", WORD_BITS)
     elif kind == "uint":
         if f.signed or f.size not in (4, 8) or "*" in f.type or "[" in f.type:
             return "%s is '%s' (%d bytes, %s): not an unsigned integer" % (
@@ -103,12 +105,16 @@ def compatible(f, kind):
     return None
 
 
-def series_of(release, version):
+def series_of(release, version, machine="x86_64"):
     """MAJOR.MINOR of the release, with "-rt" for a PREEMPT_RT kernel (whose ftrace entry
-    header has one more common field, which moves every other field)."""
+    header has one more common field, which moves every other field), and "-MACHINE" for
+    another architecture than x86_64 (char is unsigned on aarch64 and s390x; a 32-bit kernel's
+    longs and pointers are 4 bytes)."""
     m = re.match(r"(\d+)\.(\d+)", release)
     series = "%s.%s" % m.groups() if m else release
-    return series + "-rt" if "PREEMPT_RT" in version else series
+    if "PREEMPT_RT" in version:
+        series += "-rt"
+    return series if machine == "x86_64" else series + "-" + machine
 
 
 def read_expected(path):
@@ -132,7 +138,9 @@ def read_expected(path):
 
 def cmd_formats(expected_path, d):
     release = open(os.path.join(d, "uname")).read().strip()
-    series = series_of(release, open(os.path.join(d, "uname-v")).read())
+    m_path = os.path.join(d, "uname-m")
+    machine = open(m_path).read().strip() if os.path.exists(m_path) else "x86_64"
+    series = series_of(release, open(os.path.join(d, "uname-v")).read(), machine)
     info("guest kernel %s: series %s" % (release, series))
     observed = {}
     for event, wanted in HOOKED.items():
@@ -223,8 +231,8 @@ def read_ftrace(path, hp):
         errors.append("%s: %d bytes, not whole %d-byte pages" % (path, len(raw), page))
     for p in range(0, len(raw) - len(raw) % page, page):
         pg = raw[p:p + page]
-        ts = int.from_bytes(pg[ts_off:ts_off + ts_size], "little")
-        commit = int.from_bytes(pg[c_off:c_off + c_size], "little")
+        ts = int.from_bytes(pg[ts_off:ts_off + ts_size], ORDER)
+        commit = int.from_bytes(pg[c_off:c_off + c_size], ORDER)
         if commit & (RB_MISSED_EVENTS | RB_MISSED_STORED):
             missed += 1
         length = commit & (RB_MISSED_STORED - 1)
@@ -235,7 +243,12 @@ def read_ftrace(path, hp):
         off = 0
         while off + 4 <= length:
             hdr = u32(data, off)
-            tl, delta = hdr & 31, hdr >> 5
+            # struct ring_buffer_event's bitfields, type_len:5 then time_delta:27, are
+            # allocated from the most significant bit on a big-endian kernel.
+            if ORDER == "big":
+                tl, delta = hdr >> 27, hdr & ((1 << 27) - 1)
+            else:
+                tl, delta = hdr & 31, hdr >> 5
             if tl == RB_PADDING:
                 if delta == 0:          # the rest of the page is empty
                     break
@@ -268,7 +281,7 @@ def decode(entry, fields):
     v = {}
     for f in fields:
         if f.type.startswith("__data_loc") or f.type.startswith("__rel_loc"):
-            loc = int.from_bytes(entry[f.offset:f.offset + 4], "little")
+            loc = int.from_bytes(entry[f.offset:f.offset + 4], ORDER)
             start, n = loc & 0xffff, loc >> 16
             if f.type.startswith("__rel_loc"):
                 start += f.offset + f.size
@@ -278,7 +291,7 @@ def decode(entry, fields):
         elif "[" in f.type:
             v[f.name] = entry[f.offset:f.offset + f.size]
         else:
-            v[f.name] = int.from_bytes(entry[f.offset:f.offset + f.size], "little",
+            v[f.name] = int.from_bytes(entry[f.offset:f.offset + f.size], ORDER,
                                        signed=f.signed)
     return v
 
