@@ -251,6 +251,7 @@ struct kmt_ev {
 	gfp_t gfp;
 	int node;
 	u64 cache_id;		/* cache_id when there is no cache (pages) */
+	unsigned long entry_pc;	/* a kprobe's at a function's entry: its address */
 };
 
 /* The stack taken for an event; id is set when the walk cache knew it. */
@@ -306,7 +307,7 @@ void kmt_snapshot(unsigned int cpu, u64 *emitted, u64 *written, u64 *dropped);
 u64 kmt_total_dropped(void);
 
 /* kmt_stacks.c: taking a stack per event, and the tables' setup. */
-void kmt_take_stack(struct kmt_cpu *c, u8 type, unsigned long call_site,
+void kmt_take_stack(struct kmt_cpu *c, const struct kmt_ev *ev,
 		    struct kmt_taken *t);
 int kmt_check_stack_params(void);
 u64 kmt_stack_cost(void);

@@ -115,6 +115,7 @@ static int kmt_free_bulk_pre(struct kprobe *kp, struct pt_regs *regs)
 		.type = s ? KMT_REC_CACHE_FREE : KMT_REC_KFREE,
 		.flags = KMT_F_PROBED,
 		.call_site = kmt_entry_ret(regs),
+		.entry_pc = (unsigned long)kp->addr,
 		.cache = s,
 		.node = KMT_NODE_ANY,
 	};
@@ -177,6 +178,7 @@ static int kmt_kfree_nolock_pre(struct kprobe *kp, struct pt_regs *regs)
 		.type = KMT_REC_KFREE,
 		.flags = KMT_F_PROBED,
 		.call_site = kmt_entry_ret(regs),
+		.entry_pc = (unsigned long)kp->addr,
 		.ptr = kmt_arg(regs, 0),
 		.node = KMT_NODE_ANY,
 	};

@@ -448,7 +448,7 @@ void kmt_record(const struct kmt_ev *ev)
 	flags = kmt_context_flags() | ev->flags;
 	want_stack = kmt_wants_stack(ev->type);
 	if (want_stack)
-		kmt_take_stack(c, ev->type, ev->call_site, &taken);
+		kmt_take_stack(c, ev, &taken);
 	now = ktime_get_mono_fast_ns();
 
 	raw_write_seqcount_begin(&c->stats_seq);

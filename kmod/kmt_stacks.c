@@ -220,19 +220,27 @@ static bool kmt_walk_agrees(struct kmt_cpu *c, const struct kmt_taken *t,
  * c->scratch, and cuts off the tracer's frames. An event with a call
  * site keeps the frames from the first one equal to it: the allocator's
  * frames above its caller go too, as the call site itself leaves them
- * out. None equal to it (an unwinder that lost its way, or a call site
- * further out than the frames taken) means no stack, rather than one
- * that might start inside the tracer. A page event has no call site:
+ * out. An event of a kprobe at a function's entry, on an arch whose
+ * calls leave the return address in a register (arm64's link register,
+ * s390's r14), finds no such frame: the probed function has not stored
+ * it yet, so a frame-pointer walk goes from the function's address (the
+ * exception's frame) straight to its caller's caller. The call site
+ * takes the function's place there. Anything else (an unwinder that
+ * lost its way, or a call site further out than the frames taken) means
+ * no stack, rather than one that might start inside the tracer. A page
+ * event has no call site:
  * its stack starts after the frames of this module and of the page
  * tracepoint's iterator, in the page allocator.
  *
  * Never inlined: the walk cache measures from this function's frame,
  * which must be the same for every event through the same path.
  */
-noinline void kmt_take_stack(struct kmt_cpu *c, u8 type,
-			     unsigned long call_site, struct kmt_taken *t)
+noinline void kmt_take_stack(struct kmt_cpu *c, const struct kmt_ev *ev,
+			     struct kmt_taken *t)
 {
 	unsigned long base = (unsigned long)__builtin_frame_address(0);
+	unsigned long call_site = ev->call_site;
+	u8 type = ev->type;
 	unsigned long room = c->walk ? kmt_task_stack_room(base) : 0;
 	unsigned int n, i = 0;
 	u16 cached = 0;
@@ -259,6 +267,13 @@ noinline void kmt_take_stack(struct kmt_cpu *c, u8 type,
 	if (call_site) {
 		while (i < n && c->scratch[i] != call_site)
 			i++;
+		if (i == n && ev->entry_pc) {
+			i = 0;
+			while (i < n && c->scratch[i] != ev->entry_pc)
+				i++;
+			if (i < n)
+				c->scratch[i] = call_site;
+		}
 	} else {
 		while (i < n && !within_module(c->scratch[i], THIS_MODULE))
 			i++;

@@ -311,10 +311,13 @@ rounded_subbuf_size() {
 _gcd() { local a=$1 b=$2 t; while [ "$b" -ne 0 ]; do t=$((a % b)); a=$b; b=$t; done; echo "$a"; }
 
 # For the python readers of raw records and the file headers they write (tests/guest/*.py): the
-# guest's byte order and pointer width.
+# guest's byte order and pointer width, and whether its kernel has the stack walk cache.
 if [ -z "${KMT_GUEST_ENDIAN:-}" ]; then
 	KMT_GUEST_ENDIAN=$(guest_endian 2>/dev/null) || KMT_GUEST_ENDIAN='<'
 	KMT_GUEST_WORD_BITS=64
 	[ "$(guest_arch 2>/dev/null)" = i386 ] && KMT_GUEST_WORD_BITS=32
-	export KMT_GUEST_ENDIAN KMT_GUEST_WORD_BITS
+	# The stack walk cache needs x86-64's ORC unwinder (kmod/kmt_compat.h).
+	KMT_GUEST_WALK_CACHE=0
+	[ "$(guest_arch 2>/dev/null)" = amd64 ] && KMT_GUEST_WALK_CACHE=1
+	export KMT_GUEST_ENDIAN KMT_GUEST_WORD_BITS KMT_GUEST_WALK_CACHE
 fi
