@@ -22,6 +22,9 @@
 #include "kmt_compat.h"
 #include "kmt_internal.h"
 
+/* A kprobe's frame from its probe address: on ftrace, past the 5-byte call. */
+#define KMT_ENTRY_SLOP	8
+
 /* The most stack_entries may ask: an id, the entry's position + 1, is a u16. */
 #define KMT_STACK_ENTRIES_MAX	65535U
 #define KMT_WALK_CACHE_MAX	65536U
@@ -220,12 +223,14 @@ static bool kmt_walk_agrees(struct kmt_cpu *c, const struct kmt_taken *t,
  * c->scratch, and cuts off the tracer's frames. An event with a call
  * site keeps the frames from the first one equal to it: the allocator's
  * frames above its caller go too, as the call site itself leaves them
- * out. An event of a kprobe at a function's entry, on an arch whose
- * calls leave the return address in a register (arm64's link register,
- * s390's r14), finds no such frame: the probed function has not stored
- * it yet, so a frame-pointer walk goes from the function's address (the
- * exception's frame) straight to its caller's caller. The call site
- * takes the function's place there. Anything else (an unwinder that
+ * out. An event of a kprobe at a function's entry finds no such frame
+ * where the unwinder follows frame pointers and the function has not
+ * stored its return address yet: arm64 and s390 leave it in a register,
+ * and i386's kprobes on ftrace fire from the call to __fentry__ before
+ * the function's prologue. The walk then goes from the function's entry
+ * (the exception's frame, or the return address of that call: within
+ * KMT_ENTRY_SLOP bytes of the probe) straight to its caller's caller,
+ * and the call site takes the function's place. Anything else (an unwinder that
  * lost its way, or a call site further out than the frames taken) means
  * no stack, rather than one that might start inside the tracer. A page
  * event has no call site:
@@ -269,7 +274,8 @@ noinline void kmt_take_stack(struct kmt_cpu *c, const struct kmt_ev *ev,
 			i++;
 		if (i == n && ev->entry_pc) {
 			i = 0;
-			while (i < n && c->scratch[i] != ev->entry_pc)
+			while (i < n &&
+			       c->scratch[i] - ev->entry_pc >= KMT_ENTRY_SLOP)
 				i++;
 			if (i < n)
 				c->scratch[i] = call_site;

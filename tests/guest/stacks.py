@@ -104,8 +104,11 @@ PROBE_PREFIXES = ("kmt_record", "kmt_tp_", "kmt_on_", "kmt_take_stack", "kmt_sta
 WALK_CACHE = os.environ.get("KMT_GUEST_WALK_CACHE", "1") == "1"
 # An interrupt or exception entry: the frames beyond it are the interrupted context's, which may
 # be a probe that the interrupt arrived in (before or after its interrupts-off part).
-# x86's entry stubs are asm_*; arm64's from kernel mode el1h_64_* (el1h_64_irq, _sync, _fiq).
-ENTRY_PREFIX = ("asm_", "el1h_64_")
+# x86-64's entry stubs are asm_*, i386's handle_exception; arm64's from kernel mode el1h_64_*
+# (el1h_64_irq, _sync, _fiq); s390's ext_int_handler, io_int_handler, mcck_int_handler and
+# pgm_check_handler (its exceptions: a page fault in copy_to_user, say).
+ENTRY_PREFIX = ("asm_", "handle_exception", "el1h_64_", "ext_int_handler", "io_int_handler",
+                "mcck_int_handler", "pgm_check_handler")
 
 
 def check(name, got, want):
@@ -527,10 +530,15 @@ def cmd_foreign(d, expected, text_path=None):
                 none[cpu] += 1
     for fn, a, b in ((site_fn, "home", "away"), (reach_fn, "near", "far")):
         evs = allocs[fn]
-        check("nostack: allocations in %s: %s's and %s's, of %d bytes, at one call site" %
-              (fn, a, b, size), (len(evs), sorted({e.bytes_req for e in evs}),
-                                 len({e.call_site for e in evs})),
-              (done[a + "_alloc"] + done[b + "_alloc"], [size], 1))
+        # One call site for both is what the walk cache test needs (it keys on the call
+        # site); where there is no walk cache the compiler may make two (s390x's gcc does).
+        sites = len({e.call_site for e in evs})
+        check("nostack: allocations in %s: %s's and %s's, of %d bytes, at %s" %
+              (fn, a, b, size, "one call site" if WALK_CACHE else "its call sites"),
+              (len(evs), sorted({e.bytes_req for e in evs}), sites if WALK_CACHE else 0),
+              (done[a + "_alloc"] + done[b + "_alloc"], [size], 1 if WALK_CACHE else 0))
+        if not WALK_CACHE:
+            info("nostack: %s's allocations at %d call site(s)" % (fn, sites))
         check("nostack: %s's allocations, with a stack from the call site on, <- %s" %
               (a, run_fn), sum(1 for e in evs if from_site(e, run_fn)), done[a + "_alloc"])
         check("nostack: %s's allocations: KMT_F_NO_STACK and stack id 0" % b,
