@@ -11,9 +11,29 @@
  * probes, which call that file's static handlers.
  *
  * Tested in the guest on Debian's 6.1, 6.12 and 7.3 kernels (generic and
- * PREEMPT_RT). The branches for 5.10..6.0 are written from those kernels'
+ * PREEMPT_RT) on x86_64, and on Debian's 6.1 for arm64, s390x and i386
+ * (686-pae); built W=1 for every amd64 6.1 point release in Debian's
+ * archive too. The branches for 5.10..6.0 are written from those kernels'
  * headers and compile-tested on none of them: a starting point, not
  * support.
+ *
+ * What differs between the architectures, all of it here:
+ *  - a kprobe's return address at a function's entry, kmt_entry_ret():
+ *    the top of the stack on x86 (regs_get_kernel_stack_nth() is exported
+ *    there only), the link register on arm64 and arm, r14 on s390; none
+ *    elsewhere (KMT_HAVE_ENTRY_RET 0: the probed bulk paths' events then
+ *    have no call site, and the module says so at load).
+ *  - a kprobe's arguments, kmt_arg(): regs_get_kernel_argument(), except
+ *    on s390, whose version calls the unexported regs_get_register(): r2
+ *    to r6 directly.
+ *  - the stack walk cache (KMT_HAVE_WALK_CACHE) needs x86-64's ORC
+ *    unwinder; elsewhere stack_cache is turned off at load, with a
+ *    message, and every stack is unwound.
+ *  - struct_size_t() appeared in a 6.1 point release: older ones (as
+ *    every arch but amd64 has in Debian's archive) get it from
+ *    struct_size().
+ * A 64-bit record field holding a pointer is cast through unsigned long,
+ * for 32-bit kernels.
  *
  * Tracepoint history this file encodes:
  *  < 6.0   kmalloc/kmem_cache_alloc(call_site, ptr, bytes_req, bytes_alloc,
