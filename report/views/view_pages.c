@@ -90,6 +90,10 @@ struct pctx {
 	size_t n;
 };
 
+/*
+ * The columns the three tables share; PC_MT_ID, the migrate type's number,
+ * is null in the tables by order and by GFP mask, whose rows have none.
+ */
 enum { PC_KEY, PC_ALLOCS, PC_FAILED, PC_BYTES, PC_FREES, PC_UNTRACKED, PC_LIVE, PC_LIVE_BYTES,
 	PC_KMALLOC, PC_KMALLOC_BYTES, PC_MT_ID, PC_NCOLS };
 
@@ -153,8 +157,9 @@ static void page_cell(const void *ctx, size_t row, size_t col, struct out_cell *
 		out->u = t->kmalloc_bytes;
 		break;
 	case PC_MT_ID:
-		out->null = t->key == RPT_MT_UNKNOWN;
-		out->u = t->key;
+		/* The key is a migrate type only in the table by migrate type. */
+		out->null = c->by != RPT_PG_MT || t->key == RPT_MT_UNKNOWN;
+		out->u = out->null ? 0 : t->key;
 		break;
 	}
 }
