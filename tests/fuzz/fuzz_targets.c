@@ -920,7 +920,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 				     (uint64_t)rec->c.timestamp, last_ts);
 			last_ts = rec->c.timestamp;
 			tally_rec(&y, rec);
-			raw_print(devnull(), rec, 0, o.raw_ip ? NULL : fixed_ksyms());
+			raw_print(devnull(), rec, 0, o.raw_ip ? NULL : fixed_ksyms(), NULL);
 			fed++;
 			nb++;
 		}
@@ -1145,14 +1145,14 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		rec.ev.bytes_req = 24;
 		rec.ev.bytes_alloc = i % 5 ? 32 : 16;
 		rec.ev.node = KMT_NODE_ANY;
-		raw_print(devnull(), &rec, 0, ks);
+		raw_print(devnull(), &rec, 0, ks, NULL);
 		if (rpt_feed(r, &rec))
 			harness_fail("rpt_feed: out of memory");
 		if (i % 2) {
 			rec.ev.type = KMT_REC_KFREE;
 			rec.ev.call_site = addrs[naddrs - 1 - i];
 			rec.ev.timestamp += 500;
-			raw_print(devnull(), &rec, 0, ks);
+			raw_print(devnull(), &rec, 0, ks, NULL);
 			if (rpt_feed(r, &rec) || rpt_feed(r, &rec))
 				harness_fail("rpt_feed: out of memory");
 		}
@@ -1166,7 +1166,7 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		rec.cache.cache_id = 0x5000;
 		if (name)
 			snprintf(rec.cache.name, sizeof(rec.cache.name), "%s", name);
-		raw_print(devnull(), &rec, 0, ks);
+		raw_print(devnull(), &rec, 0, ks, NULL);
 		if (rpt_feed(r, &rec))
 			harness_fail("rpt_feed: out of memory");
 	}
