@@ -26,15 +26,10 @@ scratch_dir formats
 export KMEMTRACED_TEST_FAKE_DEBUGFS=1
 FAKE=$T/fake
 K=$FAKE/kmemtrace
-mkdir -p "$K"
+fake_module "$K" 1.2
 "$GEN" -o "$T/gen" --cpus 1 --events 200 --seed 3 >/dev/null ||
 	{ echo "Bail out! kmemtrace-gen failed"; exit 1; }
 tail -c +65 "$T/gen/cpu0.out" >"$T/records"
-: >"$K/cpu0"
-printf '1.2\n' >"$K/abi_version"
-printf '0\n' >"$K/enabled"
-printf '0\n' >"$K/total_overruns"
-printf '# cpu emitted written dropped\n0 1 1 0\n' >"$K/stats"
 feed="cat '$T/records' >>'$K/cpu0'"
 
 # tracefs as the guest's was: events/kmem/EVENT/format, split from the file kmemtraced wrote
