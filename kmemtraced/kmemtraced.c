@@ -426,6 +426,7 @@ static int run(struct kmtd *d)
 	bool fake = getenv(KMTD_FAKE_ENV) && strcmp(getenv(KMTD_FAKE_ENV), "1") == 0;
 	bool changed_enabled = false, threads = false, failed = false;
 	bool made_kallsyms = false, made_modules = false, made_meta = false;
+	bool made_formats = false;
 	int go_w = -1, report_r = -1, enabled = 0, ret = KMT_EXIT_IO;
 	sigset_t block, waitmask;
 	struct sigaction sa;
@@ -502,6 +503,11 @@ static int run(struct kmtd *d)
 	if (kmtd_write_modules(&d->run) < 0)
 		goto abort;
 	made_modules = true;
+	/* No tracefs costs only the GFP names: the report prints masks in hex then. */
+	r = kmtd_write_formats(&d->run, d->debugfs, d->run.formats, sizeof(d->run.formats));
+	if (r < 0)
+		goto abort;
+	made_formats = r > 0;
 
 	if (d->run.cmd) {
 		int go[2], rep[2];
@@ -757,7 +763,8 @@ abort:
 	{
 		const char *made[] = { made_kallsyms ? KMTD_KALLSYMS : NULL,
 				       made_modules ? KMTD_MODULES : NULL,
-				       made_meta ? KMTD_META : NULL };
+				       made_meta ? KMTD_META : NULL,
+				       made_formats ? KMTD_FORMATS : NULL };
 		char path[PATH_MAX + 32];
 
 		for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {

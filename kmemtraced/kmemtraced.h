@@ -8,14 +8,15 @@
  *   kmemtraced.c   options, struct kmtd, the main loop, signals, COMMAND,
  *        |         starting and stopping the drain threads
  *        v
- *   env.c  drain.c  meta.c    leaves: each is given what it needs (paths,
- *        |                    struct kmtd_run, struct kmtd_drain, struct
- *        v                    kmtd_meta) and calls no other leaf
+ *   env.c  drain.c  meta.c  formats.c
+ *        |         leaves: each is given what it needs (paths, struct
+ *        v         kmtd_run, struct kmtd_drain, struct kmtd_meta) and
+ *                  calls no other leaf
  *   kmtd_util.c    messages, file helpers, struct kmtd_run
  *
  * Only kmemtraced.c includes this header: the leaves never see struct
  * kmtd, so none can reach into the state the main loop owns. Each leaf's
- * header (env.h, drain.h, meta.h) says what it offers. scripts/check-layers
+ * header (env.h, drain.h, meta.h, formats.h) says what it offers. scripts/check-layers
  * checks the calls in the built objects (tests/host/22-layers.t).
  */
 #ifndef KMEMTRACED_H
@@ -25,6 +26,7 @@
 
 #include "drain.h"
 #include "env.h"
+#include "formats.h"
 #include "kmtd_util.h"
 #include "meta.h"
 

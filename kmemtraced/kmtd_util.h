@@ -49,6 +49,8 @@ struct kmtd_run {
 	bool command_done;
 	const char *stop_reason;
 	char error[PATH_MAX + 256];	/* first fatal error, for the metadata */
+	/* Where tracepoint_formats came from, or "none: WHY" (formats.c). */
+	char formats[PATH_MAX + 128];
 	/* For the end-of-run metadata: records per CPU below ncpus, -1 if not traced. */
 	unsigned int ncpus;
 	int64_t cpu_records[KMTD_MAX_CPUS];

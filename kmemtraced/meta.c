@@ -556,6 +556,12 @@ static char *meta_text(const struct kmtd_run *run, const struct kmtd_meta *m, bo
 				fprintf(f, "cpu_node %u %d\n", cpu, cpu_node(cpu));
 	}
 	put_params(f);
+	if (run->formats[0]) {
+		fputs("tracepoint_formats ", f);
+		for (const char *p = run->formats; *p; p++)
+			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+		fputc('\n', f);
+	}
 	put_lines(f, "coverage", m->coverage);
 	put_stacks(f, m->stacks_start, true, "stacks_start");
 	for (size_t i = 0; i < m->nslab; i++) {

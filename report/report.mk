@@ -13,8 +13,8 @@ TOOLS += $(KMT_REPORT)
 REPORT_ANALYSIS_OBJS := $(addprefix $(OBJDIR)/report/core/,report_core.o rpt_errors.o \
 	rpt_large.o rpt_map.o rpt_objects.o rpt_pages.o rpt_results.o rpt_sites.o)
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
-REPORT_CORE_OBJS := $(REPORT_ANALYSIS_OBJS) $(addprefix $(OBJDIR)/report/,core/report_life.o \
-	core/report_meta.o core/report_slab.o sym/sym_kallsyms.o sym/sym_path.o \
+REPORT_CORE_OBJS := $(REPORT_ANALYSIS_OBJS) $(addprefix $(OBJDIR)/report/,core/report_gfp.o \
+	core/report_life.o core/report_meta.o core/report_slab.o sym/sym_kallsyms.o sym/sym_path.o \
 	views/view.o writers/out_common.o writers/out_text.o writers/out_csv.o \
 	writers/out_json.o)
 # What kmemtrace-report and kmemtrace-top share beyond the core: views, writers, file:line.

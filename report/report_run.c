@@ -16,6 +16,7 @@
 
 #include "kmt_exit.h"
 #include "kmt_reader.h"
+#include "core/report_gfp.h"
 #include "core/report_meta.h"
 #include "core/report_slab.h"
 #include "report_run.h"
@@ -43,6 +44,7 @@ struct run {
 	struct kmt_inputs in;
 	uint64_t total_bytes;
 	struct rpt_meta *meta;
+	struct gfp_names *gfp;
 	struct ksyms *ks;
 	struct srcline *sl;
 	struct kmt_merge *m;
@@ -124,6 +126,27 @@ static void load_meta_syms(struct run *x)
 		fprintf(stderr, PROG ": note: %s has no %s%s\n", dir, absent + 2,
 			strstr(absent, "kallsyms") && !j->out.raw_ip ?
 			": call sites are shown as raw addresses" : "");
+}
+
+/*
+ * The traced kernel's GFP flag names: a trace without tracepoint_formats
+ * (no tracefs, an older kmemtraced) shows masks in hex; a file that is
+ * there but wrong stops the report with its file and line.
+ */
+static int load_gfp(struct run *x)
+{
+	char msg[1024];
+	int missing;
+
+	x->gfp = gfp_names_load_dir(x->in.dir, msg, sizeof(msg), &missing);
+	if (!x->gfp && !missing) {
+		if (errno == ENOMEM)
+			return RUN_NOMEM;
+		fprintf(stderr, PROG ": %s\n", msg);
+		return errno == EINVAL ? KMT_EXIT_DATA : KMT_EXIT_IO;
+	}
+	x->j->out.gfp = x->gfp;
+	return 0;
 }
 
 /* file:line from --vmlinux, --ko and --module-dir, each checked readable first. */
@@ -222,7 +245,8 @@ static int read_trace(struct run *x)
 				t0 = batch[0]->c.timestamp;
 			first = false;
 			for (i = 0; i < (size_t)n; i++)
-				raw_print(stdout, batch[i], t0, j->out.raw_ip ? NULL : x->ks);
+				raw_print(stdout, batch[i], t0, j->out.raw_ip ? NULL : x->ks,
+					  x->gfp);
 		} else if (x->iv) {
 			if (ivl_feed(x->iv, batch, (size_t)n, ivl_emit, &x->ie))
 				return RUN_NOMEM;
@@ -377,6 +401,9 @@ static int run_steps(struct run *x)
 	if (ret)
 		return ret;
 	load_meta_syms(x);
+	ret = load_gfp(x);
+	if (ret)
+		return ret;
 	ret = open_srcline(x);
 	if (ret)
 		return ret;
@@ -421,6 +448,7 @@ int report_run(struct report_job *j)
 	srcline_close(x.sl);
 	ksyms_free(x.ks);
 	meta_free(x.meta);
+	gfp_names_free(x.gfp);
 	kmt_inputs_free(&x.in);
 	return ret;
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "core/report_core.h"
+#include "core/report_gfp.h"
 #include "core/report_meta.h"
 #include "sym/sym_kallsyms.h"
 #include "sym/sym_srcline.h"
@@ -57,6 +58,8 @@ struct out_opts {
 	uint64_t truncated_bytes;	/* partial records ignored (--allow-truncated) */
 	const char *filters;		/* human description of the filters, or NULL */
 	const struct rpt_meta *meta;
+	/* The traced kernel's GFP flag names (tracepoint_formats); NULL or none: hex. */
+	const struct gfp_names *gfp;
 
 	/*
 	 * A registered view (below) selected in place of the main

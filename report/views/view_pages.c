@@ -86,14 +86,21 @@ struct pctx {
 	enum rpt_page_by by;
 	unsigned int page_shift;
 	const struct rpt_page_tally **rows;
-	char (*keys)[32];
+	char **keys;		/* migrate type or GFP flags' names, per row */
+	char (*hex)[16];	/* GFP mask in hex, per row */
 	size_t n;
 };
 
+/*
+ * The columns the three tables share; PC_MT_ID, the migrate type's number,
+ * is null in the tables by order and by GFP mask, whose rows have none.
+ * The table by GFP mask has one more, PC_GFP_HEX: its key column holds the
+ * traced kernel's names for the mask, and this one the mask.
+ */
 enum { PC_KEY, PC_ALLOCS, PC_FAILED, PC_BYTES, PC_FREES, PC_UNTRACKED, PC_LIVE, PC_LIVE_BYTES,
-	PC_KMALLOC, PC_KMALLOC_BYTES, PC_MT_ID, PC_NCOLS };
+	PC_KMALLOC, PC_KMALLOC_BYTES, PC_MT_ID, PC_NCOLS, PC_GFP_HEX = PC_NCOLS };
 
-#define PAGE_COLS(key, head, kind) { \
+#define PAGE_COLS(key, head, kind, ...) { \
 	[PC_KEY] = { key, head, kind, 0, OC_LEFT }, \
 	[PC_ALLOCS] = { "allocs", "Allocs", COL_U64, 0, 0 }, \
 	[PC_FAILED] = { "failed", "Failed", COL_U64, 0, 0 }, \
@@ -105,11 +112,13 @@ enum { PC_KEY, PC_ALLOCS, PC_FAILED, PC_BYTES, PC_FREES, PC_UNTRACKED, PC_LIVE, 
 	[PC_KMALLOC] = { "kmalloc_allocs", "kmalloc", COL_U64, 0, 0 }, \
 	[PC_KMALLOC_BYTES] = { "kmalloc_bytes", NULL, COL_U64, 0, OC_NO_TEXT }, \
 	[PC_MT_ID] = { "migratetype_id", NULL, COL_U64, 0, OC_NO_TEXT }, \
+	__VA_ARGS__ \
 }
 
 static const struct out_col order_cols[PC_NCOLS] = PAGE_COLS("order", "Order", COL_U64);
 static const struct out_col mt_cols[PC_NCOLS] = PAGE_COLS("migratetype", "Migrate type", COL_STR);
-static const struct out_col gfp_cols[PC_NCOLS] = PAGE_COLS("gfp_flags", "GFP flags", COL_STR);
+static const struct out_col gfp_cols[PC_NCOLS + 1] = PAGE_COLS("gfp_names", "GFP flags", COL_STR,
+	[PC_GFP_HEX] = { "gfp_flags", NULL, COL_STR, 0, OC_NO_TEXT });
 
 static void page_cell(const void *ctx, size_t row, size_t col, struct out_cell *out)
 {
@@ -122,6 +131,9 @@ static void page_cell(const void *ctx, size_t row, size_t col, struct out_cell *
 			out->u = t->key;
 		else
 			out->s = c->keys[row];
+		break;
+	case PC_GFP_HEX:
+		out->s = c->hex[row];
 		break;
 	case PC_ALLOCS:
 		out->u = t->allocs;
@@ -153,8 +165,9 @@ static void page_cell(const void *ctx, size_t row, size_t col, struct out_cell *
 		out->u = t->kmalloc_bytes;
 		break;
 	case PC_MT_ID:
-		out->null = t->key == RPT_MT_UNKNOWN;
-		out->u = t->key;
+		/* The key is a migrate type only in the table by migrate type. */
+		out->null = c->by != RPT_PG_MT || t->key == RPT_MT_UNKNOWN;
+		out->u = out->null ? 0 : t->key;
 		break;
 	}
 }
@@ -180,17 +193,16 @@ static int page_table(const struct view_ctx *v, enum rpt_page_by by, table_emit_
 	static const struct out_col *const cols[] = { order_cols, mt_cols, gfp_cols };
 	struct pctx c = { .by = by };
 	const struct rpt_page_tally *all = rpt_pages(v->r, by, &c.n);
+	char names[GFP_NAMES_LEN];
 	struct out_table t;
 	size_t i, m = 0;
-	int ret;
+	int ret = -1;
 
 	c.rows = calloc(c.n ? c.n : 1, sizeof(*c.rows));
 	c.keys = calloc(c.n ? c.n : 1, sizeof(*c.keys));
-	if (!c.rows || !c.keys) {
-		free(c.rows);
-		free(c.keys);
-		return -1;
-	}
+	c.hex = calloc(c.n ? c.n : 1, sizeof(*c.hex));
+	if (!c.rows || !c.keys || !c.hex)
+		goto out;
 	for (i = 0; i < c.n; i++)
 		if (all[i].allocs || all[i].frees || all[i].untracked_frees)
 			c.rows[m++] = &all[i];
@@ -198,27 +210,43 @@ static int page_table(const struct view_ctx *v, enum rpt_page_by by, table_emit_
 	if (by == RPT_PG_GFP && m)
 		qsort(c.rows, m, sizeof(*c.rows), by_allocs);
 	for (i = 0; i < m; i++) {
-		if (by == RPT_PG_MT)
-			snprintf(c.keys[i], sizeof(c.keys[i]), "%s", pages_mt_name((unsigned int)c.rows[i]->key));
-		else if (by == RPT_PG_GFP)
-			snprintf(c.keys[i], sizeof(c.keys[i]), "0x%" PRIx64, c.rows[i]->key);
+		const char *k = NULL;
+
+		if (by == RPT_PG_MT) {
+			k = pages_mt_name((unsigned int)c.rows[i]->key);
+		} else if (by == RPT_PG_GFP) {
+			snprintf(c.hex[i], sizeof(c.hex[i]), "0x%" PRIx64, c.rows[i]->key);
+			k = gfp_names_format(v->o->gfp, (uint32_t)c.rows[i]->key,
+					     names, sizeof(names));
+		}
+		if (k && !(c.keys[i] = strdup(k)))
+			goto out;
 	}
 	c.n = m;
 	memset(&t, 0, sizeof(t));
 	t.key = keys[by];
 	t.title = titles[by];
-	if (by == RPT_PG_GFP)
-		t.note = "GFP masks in hex: their bits are numbered differently by each kernel "
-			 "series and configuration (include/linux/gfp_types.h of the traced kernel).";
+	if (by == RPT_PG_GFP && gfp_names_has_table(v->o->gfp))
+		t.note = "GFP flags as the traced kernel's tracepoints name them (the trace's "
+			 "tracepoint_formats), as ftrace and perf print them.";
+	else if (by == RPT_PG_GFP)
+		t.note = "GFP masks in hex: the trace has no tracepoint_formats (taken without "
+			 "tracefs, or by an older kmemtraced) to name them with, and their bits "
+			 "are numbered differently by each kernel series and configuration "
+			 "(include/linux/gfp_types.h of the traced kernel).";
 	t.cols = cols[by];
-	t.ncols = PC_NCOLS;
+	t.ncols = by == RPT_PG_GFP ? PC_NCOLS + 1 : PC_NCOLS;
 	t.nrows = by == RPT_PG_GFP ? limit_of(v->o, m) : m;
 	t.total = m;
 	t.cell = page_cell;
 	t.ctx = &c;
 	ret = emit(&t, arg);
+out:
+	for (i = 0; c.keys && i < m; i++)
+		free(c.keys[i]);
 	free(c.rows);
 	free(c.keys);
+	free(c.hex);
 	return ret;
 }
 

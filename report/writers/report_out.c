@@ -614,7 +614,8 @@ void raw_print_legend(FILE *fp)
 	      "bytes_alloc gfp node cpu_node pid flags [symbol]\n", fp);
 }
 
-void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks)
+void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks,
+	       const struct gfp_names *gfp)
 {
 	uint64_t ts = (uint64_t)rec->c.timestamp, rel = ts >= t0 ? ts - t0 : 0;
 	char sym[SYM_LEN];
@@ -629,12 +630,14 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 	case KMT_REC_CACHE_FREE:
 	case KMT_REC_PAGE_FREE: {
 		const struct kmt_event *e = &rec->ev;
+		char names[GFP_NAMES_LEN];
 
 		fprintf(fp, " call_site=0x%" PRIx64 " ptr=0x%" PRIx64 " cache_id=0x%" PRIx64
-			" bytes_req=%u bytes_alloc=%u gfp=0x%x node=%d cpu_node=%d pid=%u"
+			" bytes_req=%u bytes_alloc=%u gfp=%s node=%d cpu_node=%d pid=%u"
 			" flags=0x%x", (uint64_t)e->call_site, (uint64_t)e->ptr,
-			(uint64_t)e->cache_id, e->bytes_req,
-			e->bytes_alloc, e->gfp_flags, e->node, e->cpu_node, e->pid, e->flags);
+			(uint64_t)e->cache_id, e->bytes_req, e->bytes_alloc,
+			gfp_names_format(gfp, e->gfp_flags, names, sizeof(names)), e->node,
+			e->cpu_node, e->pid, e->flags);
 		if (e->stack_id)
 			fprintf(fp, " stack_id=%u", e->stack_id);
 		if (ks)

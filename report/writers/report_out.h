@@ -26,7 +26,8 @@ int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o);
  * --raw: one line for any record, all its fields; t0 is the trace's first
  * timestamp (times are printed relative to it and absolute).
  */
-void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks);
+void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks,
+	       const struct gfp_names *gfp);
 /* The column legend printed before the records. */
 void raw_print_legend(FILE *fp);
 

@@ -23,9 +23,11 @@
 #include "kmt_reader.h"
 #include "kmt_writer.h"
 #include "core/report_core.h"
+#include "core/report_gfp.h"
 #include "core/report_meta.h"
 #include "writers/report_out.h"
 #include "sym/sym_kallsyms.h"
+#include "views/view_pages.h"
 #include "views/view_stacks.h"
 
 /* kmemtrace_check.c's main(), renamed when compiled for the fuzz targets. */
@@ -530,6 +532,29 @@ static const char fixed_meta[] =
 	"overruns_start 3\n"
 	"overruns_end 10\n";
 
+/* A gfp_flags table as 7.3 writes it: shifts, casts, a null name at the end. */
+static const char fixed_formats[] =
+	"event kmem/kmalloc\n"
+	"print fmt: \"gfp_flags=%s\", (REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", "
+	"{( unsigned long)((( gfp_t)(((((1UL))) << (10))|((((1UL))) << (11)))) | "
+	"(( gfp_t)((((1UL))) << (6))) | (( gfp_t)((((1UL))) << (7)))), \"GFP_KERNEL\"}, "
+	"{( unsigned long)(( gfp_t)((((1UL))) << (8))), \"__GFP_ZERO\"}, "
+	"{( unsigned long)(( gfp_t)((((1UL))) << (22))), \"__GFP_ACCOUNT\"}, "
+	"{ 0, ((void *)0) } ) : \"none\"\n";
+
+static const struct gfp_names *fixed_gfp(void)
+{
+	static struct gfp_names *g;
+	char err[1024];
+
+	if (g)
+		return g;
+	g = gfp_names_parse(fixed_formats, sizeof(fixed_formats) - 1, "fixed", err, sizeof(err));
+	if (!g || !gfp_names_has_table(g))
+		harness_fail("fixed tracepoint_formats: %s", g ? "no table" : err);
+	return g;
+}
+
 static const struct ksyms *fixed_ksyms(void)
 {
 	static struct ksyms *ks;
@@ -920,7 +945,8 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 				     (uint64_t)rec->c.timestamp, last_ts);
 			last_ts = rec->c.timestamp;
 			tally_rec(&y, rec);
-			raw_print(devnull(), rec, 0, o.raw_ip ? NULL : fixed_ksyms());
+			raw_print(devnull(), rec, 0, o.raw_ip ? NULL : fixed_ksyms(),
+				  o.raw_ip ? NULL : fixed_gfp());
 			fed++;
 			nb++;
 		}
@@ -969,6 +995,11 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	o.meta = fixed_meta_get();
 	o.ks = o.raw_ip ? NULL : fixed_ksyms();
 	print_all(r, &o);
+	/* The pages view names GFP masks (in hex with --raw-ip's runs). */
+	o.gfp = o.raw_ip ? NULL : fixed_gfp();
+	o.xview = &view_pages;
+	print_all(r, &o);
+	o.xview = NULL;
 	check_stacks(r);
 	{
 		static const char *const excl[] = { "kmem_site_two", "0xffffffff81001047" };
@@ -1053,20 +1084,53 @@ static void check_lookup(const struct ksyms *ks, uint64_t a)
 		fail("symbol '%s' found by address, not by name", name);
 }
 
+/*
+ * A tracepoint_formats: refused with its name and a line, or every mask
+ * named within GFP_NAMES_LEN without being cut, 0 and all bits included.
+ */
+static struct gfp_names *check_gfp(const uint8_t *p, size_t len, const uint64_t *addrs,
+				   size_t naddrs)
+{
+	static const char path[] = "s/" GFP_FORMATS_FILE;
+	char err[1024], buf[GFP_NAMES_LEN];
+	struct gfp_names *g = gfp_names_parse((const char *)p, len, path, err, sizeof(err));
+	uint32_t masks[MAX_ADDRS + 3] = { 0, 0xffffffffu, 0xcc0 };
+	size_t i, n = 3;
+
+	if (!g) {
+		if (strcmp(err, "out of memory") == 0)
+			harness_fail("gfp_names_parse: out of memory");
+		if (strncmp(err, path, strlen(path)) || err[strlen(path)] != ':')
+			fail("tracepoint_formats error names no file and line: %s", err);
+		return NULL;
+	}
+	for (i = 0; i < naddrs; i++)
+		masks[n++] = (uint32_t)addrs[i];
+	for (i = 0; i < n; i++) {
+		gfp_names_format(g, masks[i], buf, sizeof(buf));
+		if (!buf[0] || strlen(buf) >= sizeof(buf) - 1)
+			fail("mask 0x%x named '%.40s...' (%zu bytes)", masks[i], buf, strlen(buf));
+		if (!gfp_names_has_table(g) && strncmp(buf, "0x", 2))
+			fail("mask 0x%x named '%s' without a table", masks[i], buf);
+	}
+	return g;
+}
+
 int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 {
-	const uint8_t *part[3] = { data, NULL, NULL };
-	size_t plen[3] = { size, 0, 0 }, i, naddrs = 0;
+	const uint8_t *part[4] = { data, NULL, NULL, NULL };
+	size_t plen[4] = { size, 0, 0, 0 }, i, naddrs = 0;
 	char kp[1024], mp[1024], metap[1024], err[1024];
 	uint64_t addrs[MAX_ADDRS], v;
 	struct ksyms *ks;
 	struct rpt_meta *meta = NULL;
+	struct gfp_names *gfp = NULL;
 	struct out_opts o = { 0 };
 	struct rpt *r;
 	int missing, np = 1;
 
-	/* Split at the first two separator lines ("====" first in a part: it is empty). */
-	while (np < 3) {
+	/* Split at the first three separator lines ("====" first in a part: it is empty). */
+	while (np < 4) {
 		const uint8_t *p = part[np - 1], *s;
 		size_t l = plen[np - 1], seplen = strlen(SYMS_SEP) - 1;
 
@@ -1125,6 +1189,8 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	}
 	if (ks && !ksyms_count(ks))
 		fail("loaded a kallsyms with no symbol");
+	if (np > 3)
+		gfp = check_gfp(part[3], plen[3], addrs, naddrs);
 	for (i = 0; i < naddrs; i++)
 		check_lookup(ks, addrs[i]);
 
@@ -1145,14 +1211,15 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		rec.ev.bytes_req = 24;
 		rec.ev.bytes_alloc = i % 5 ? 32 : 16;
 		rec.ev.node = KMT_NODE_ANY;
-		raw_print(devnull(), &rec, 0, ks);
+		rec.ev.gfp_flags = (uint32_t)addrs[i];
+		raw_print(devnull(), &rec, 0, ks, gfp);
 		if (rpt_feed(r, &rec))
 			harness_fail("rpt_feed: out of memory");
 		if (i % 2) {
 			rec.ev.type = KMT_REC_KFREE;
 			rec.ev.call_site = addrs[naddrs - 1 - i];
 			rec.ev.timestamp += 500;
-			raw_print(devnull(), &rec, 0, ks);
+			raw_print(devnull(), &rec, 0, ks, gfp);
 			if (rpt_feed(r, &rec) || rpt_feed(r, &rec))
 				harness_fail("rpt_feed: out of memory");
 		}
@@ -1166,7 +1233,7 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		rec.cache.cache_id = 0x5000;
 		if (name)
 			snprintf(rec.cache.name, sizeof(rec.cache.name), "%s", name);
-		raw_print(devnull(), &rec, 0, ks);
+		raw_print(devnull(), &rec, 0, ks, gfp);
 		if (rpt_feed(r, &rec))
 			harness_fail("rpt_feed: out of memory");
 	}
@@ -1178,9 +1245,13 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	o.page_size = 4096;
 	o.meta = meta;
 	o.ks = ks;
+	o.gfp = gfp;
 	o.view = VIEW_ALLOC;
 	o.lines = 0;
 	print_all(r, &o);
+	o.xview = &view_pages;
+	print_all(r, &o);
+	o.xview = NULL;
 	/* The JSON above has every table; the cache view's text fits names its own way. */
 	o.view = VIEW_CACHE;
 	o.fmt = FMT_TEXT;
@@ -1188,6 +1259,7 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		harness_fail("report_print: out of memory");
 	rpt_free(r);
 	meta_free(meta);
+	gfp_names_free(gfp);
 	ksyms_free(ks);
 	unlink(kp);
 	unlink(mp);

@@ -481,6 +481,22 @@ static void syms(void)
 		"overruns_end 12\n"
 		"command sh -c 'ls /'\n"
 		"command_status 0\n";
+	/* A tracepoint_formats cut to one event, its masks as 6.1 and 6.12 write them. */
+	static const char formats[] =
+		"# kmemtrace: the traced kernel's tracepoint formats\n"
+		"event kmem/kmalloc\n"
+		"name: kmalloc\n"
+		"ID: 552\n"
+		"format:\n"
+		"\tfield:unsigned long gfp_flags;\toffset:40;\tsize:8;\tsigned:0;\n"
+		"\n"
+		"print fmt: \"gfp_flags=%s\", (REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", "
+		"{( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u)), "
+		"\"GFP_KERNEL\"}, {( unsigned long)(( gfp_t)((((1UL))) << (8))), \"__GFP_ZERO\"}, "
+		"{( unsigned long)(((( gfp_t)(0x400u|0x800u)) & ~(( gfp_t)0x400u))), \"GFP_NOWAIT\"}, "
+		"{ 0, ((void *)0) } ) : \"none\", REC->node\n"
+		"event kmem/kfree\n"
+		"print fmt: \"call_site=%pS ptr=%p\", (void *)REC->call_site, REC->ptr\n";
 	static const char sep[] = "====\n";
 	static const char crlf[] =
 		"ffffffff81000000 T _stext\r\n"
@@ -496,6 +512,8 @@ static void syms(void)
 	put_seed("syms", "kallsyms-modules-meta", buf, (size_t)n, NULL, 0);
 	n = snprintf(buf, sizeof(buf), "%s%s%s%s", crlf, sep, sep, meta);
 	put_seed("syms", "crlf-empty-modules", buf, (size_t)n, NULL, 0);
+	n = snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", ks, sep, mods, sep, meta, sep, formats);
+	put_seed("syms", "kallsyms-modules-meta-formats", buf, (size_t)n, NULL, 0);
 	put_seed("syms", "no-root-zeros",
 		 "0000000000000000 T _stext\n0000000000000000 t x [m]\n", 51, NULL, 0);
 }

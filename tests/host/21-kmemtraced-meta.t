@@ -21,16 +21,11 @@ scratch_dir meta
 # A fake module of trace format 1.1 with one CPU whose buffer holds a generated trace.
 export KMEMTRACED_TEST_FAKE_DEBUGFS=1
 K=$T/fake/kmemtrace
-mkdir -p "$K"
+fake_module "$K" 1.1
 "$GEN" -o "$T/gen" --cpus 1 --events 2000 --seed 11 --probed-every 5 >/dev/null ||
 	{ echo "Bail out! kmemtrace-gen failed"; exit 1; }
 # With -- COMMAND the daemon drops what was buffered before: the command writes the records.
 tail -c +65 "$T/gen/cpu0.out" >"$T/records"
-: >"$K/cpu0"
-printf '1.1\n' >"$K/abi_version"
-printf '0\n' >"$K/enabled"
-printf '0\n' >"$K/total_overruns"
-printf '# cpu emitted written dropped\n0 1 1 0\n' >"$K/stats"
 # As the module writes it, with a CR and a blank line a careless writer might add.
 printf '%s\n' '# path how detail' 'kmalloc tracepoint' 'kmem_cache_alloc tracepoint' \
 	'kfree tracepoint' 'kmem_cache_free tracepoint' \

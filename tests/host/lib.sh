@@ -23,6 +23,9 @@
 #   at_exit CMD              run the shell command CMD when the test exits, before T goes
 #   wait_for TENTHS CMD...   run CMD every 0.1 s until it succeeds, at most TENTHS times;
 #                            fails if it never did
+#   fake_module DIR ABI      make DIR a fake <debugfs>/kmemtrace (for KMEMTRACED_TEST_FAKE_DEBUGFS=1)
+#                            of trace format ABI: one CPU whose buffer cpu0 is empty, tracing
+#                            off, no overruns
 #
 # Sets BIN (the tool directory), n (tests run) and failed (tests failed).
 
@@ -145,4 +148,13 @@ scratch_dir() {
 _scratch_exit() {
 	eval "$_at_exit"
 	[ -n "${KEEP:-}" ] || rm -rf "$T"
+}
+
+fake_module() {
+	mkdir -p "$1" &&
+		: >"$1/cpu0" &&
+		printf '%s\n' "$2" >"$1/abi_version" &&
+		printf '0\n' >"$1/enabled" &&
+		printf '0\n' >"$1/total_overruns" &&
+		printf '# cpu emitted written dropped\n0 1 1 0\n' >"$1/stats"
 }

@@ -20,3 +20,6 @@ $(REPORT_UNIT_TESTS): $(BUILD)/tests/%.t: $(OBJDIR)/tests/unit/%.o $(REPORT_CORE
 else
 $(REPORT_UNIT_TESTS): $(REPORT_CORE_OBJS) $(TESTLIB_REPORT_OBJS)
 endif
+
+# The GFP names' test reads the kernels' tracepoint formats under tests/gfp.
+$(OBJDIR)/tests/unit/test_report_gfp.o: KMT_CFLAGS += -DKMT_SRCDIR='"$(CURDIR)"'
