@@ -6,7 +6,9 @@
 # against perf record -g (cost, bytes, the stacks' depth read from a trace) are the ones the
 # test's own numbers give; --update keeps every section of BENCHMARKS.md it has no results for, word for
 # word, and adds the new ones in their place; malformed results end in an error naming the
-# file. No guest: a quick test of the script.
+# file. Part 1 with an arm64 kernel beside an amd64 one: its own column, "not measured" for
+# perf (its guest has none), its own summary line, and the plot's data amd64's only. No guest:
+# a quick test of the script.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -183,5 +185,65 @@ ok "$([[ $err != *Traceback* ]]; echo $?)" "... without a traceback"
 echo x >"$P/batch.txt"
 run "$RENDER" --update -n "$R"
 like "$err" "batch.txt: 'x' is not a batch size" "a bad batch.txt: named"
+
+# Part 1 on amd64 and on arm64 (its guest has no perf): one column each, one summary line each.
+R2=$T/res2
+A=6.1.0-56-arm64
+mkdir -p "$R2/overhead/$K" "$R2/overhead/$A"
+cat >"$R2/run.txt" <<EOF
+date 2026-01-01 00:00 UTC
+commit 0123abc
+parts overhead
+kernels $K
+cross_kernels $A
+guest_kernel $K
+qemu_arm64 qemu-system-aarch64: QEMU emulator version 7.2.0
+EOF
+echo arm64 >"$R2/overhead/$A/arch.txt"
+declare -A x86=([kmemtrace]=300 [kmemtrace-probe]=220 [ftrace]=600 [perf]=1600)
+declare -A arm=([kmemtrace]=480 [kmemtrace-probe]=360 [ftrace]=690)
+oh_lines() {	# DIR ADDED-ARRAY-NAME: three rounds of both workloads
+	local -n add=$2
+	local r w m a
+	for r in 1 2 3; do
+		for w in module user; do
+			printf '%s\tnone\t%s\t700000\t%s\t0\t0\t0\t0\n' "$r" "$w" "$ev"
+			for m in "${!add[@]}"; do
+				a=${add[$m]}
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t0\t%s\t0\n' "$r" "$m" "$w" \
+					$((700000 + a * ev)) "$ev" "$ev" $((64 * ev))
+			done
+		done
+	done >"$1/overhead.tsv"
+}
+oh_lines "$R2/overhead/$K" x86
+oh_lines "$R2/overhead/$A" arm
+printf 'perf-module\t%s\t0\t0\nperf-user\t%s\t0\t0\n' "$ev" "$ev" >"$R2/overhead/$K/perf-stats.tsv"
+run "$RENDER" -n "$R2"
+is "$rc" 0 "bench-render -n, overhead on amd64 and arm64: exit 0" || echo "# $err"
+sec1=$(printf '%s\n' "$out" | sed -n '/^## 1\./,/^## 4\./p')
+sum=$(printf '%s\n' "$out" | sed -n '/^## Summary/,/^## 1\./p')
+like "$sec1" "| added instructions / slab event | 6.1 \`$K\` | 6.1 arm64 \`$A\` |" \
+	"an arm64 column beside amd64's"
+like "$sec1" "| kmemtrace (module + kmemtraced draining to a file) | ${x86[kmemtrace]} | ${arm[kmemtrace]} |" \
+	"each column's added cost per event"
+like "$sec1" "| perf record -a, the same four kmem events | ${x86[perf]} | not measured |" \
+	"arm64's perf cell: not measured"
+x_r=$(ratio "${x86[kmemtrace]}" "${x86[ftrace]}")
+a_r=$(ratio "${arm[kmemtrace]}" "${arm[ftrace]}")
+like "$sec1" "| **kmemtrace ÷ ftrace** | **$x_r** | **$a_r** |" "the ratio to ftrace in each column"
+like "$sec1" "perf: not measured on arm64 (no perf binary for the guest)" "the page says why"
+like "$sum" "- Overhead: kmemtrace's added cost per event against ftrace's (module / user workload): 6.1 ${x_r}x / ${x_r}x; target" \
+	"the summary's amd64 line has amd64's kernels only"
+like "$sum" "- Overhead: arm64: kmemtrace's added cost per event against ftrace's (module / user workload): 6.1 arm64 ${a_r}x / ${a_r}x; target at most 0.6x on every kernel: **missed** on 6.1 arm64 (module), 6.1 arm64 (user)." \
+	"the summary's arm64 line, judged against the target"
+p_r=$(ratio "${x86[kmemtrace]}" "${x86[perf]}")
+like "$sum" "6.1 ${p_r}x / ${p_r}x; perf: not measured on arm64 (no perf binary for the guest)." \
+	"perf's summary line: amd64's ratio, and arm64 not measured"
+like "$out" "qemu-system-aarch64: QEMU emulator version 7.2.0" "the arm64 guest's qemu is named"
+like "$(printf '%s\n' "$out" | sed -n "/^#### $A/,/^## /p")" \
+	"perf: not measured on arm64 (no perf binary for the guest)." "... and again in arm64's own tables"
+# The plot compares one instruction set: its data has amd64's kernels only.
+is "$(head -n 1 "$R2/plot/overhead-module.dat")" "method 6.1" "the plot's data: amd64's kernels only"
 
 done_testing
