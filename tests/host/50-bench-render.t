@@ -246,4 +246,16 @@ like "$(printf '%s\n' "$out" | sed -n "/^#### $A/,/^## /p")" \
 # The plot compares one instruction set: its data has amd64's kernels only.
 is "$(head -n 1 "$R2/plot/overhead-module.dat")" "method 6.1" "the plot's data: amd64's kernels only"
 
+# --update: the new part's summary lines stand where those they replace stood.
+run "$RENDER" --update -n "$R2"
+sum=$(printf '%s\n' "$out" | sed -n '/^## Summary/,/^## 1\./p')
+first=$(printf '%s\n' "$sum" | grep -m 1 '^- ')
+old_first=$(sed -n '/^## Summary/,/^## 1\./p' "$TOP/BENCHMARKS.md" | grep -m 1 '^- ')
+if [[ $old_first == "- Overhead: "* ]]; then
+	like "$first" "- Overhead: kmemtrace's added cost per event" \
+		"--update: the overhead lines replace the old ones in place, not at the end"
+else
+	skip "BENCHMARKS.md's summary does not start with the overhead lines"
+fi
+
 done_testing
