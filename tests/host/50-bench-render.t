@@ -245,6 +245,8 @@ like "$(printf '%s\n' "$out" | sed -n "/^#### $A/,/^## /p")" \
 	"perf: not measured on arm64 (no perf binary for the guest)." "... and again in arm64's own tables"
 # The plot compares one instruction set: its data has amd64's kernels only.
 is "$(head -n 1 "$R2/plot/overhead-module.dat")" "method 6.1" "the plot's data: amd64's kernels only"
+is "$(cut -d' ' -f1 "$R2/plot/overhead-module.dat" | sed 1d | tr '\n' ' ')" \
+	'"kmemtrace" "kmemtrace-probe" "ftrace" "perf" ' "... and the methods the part ran only"
 
 # --update: the new part's summary lines stand where those they replace stood.
 run "$RENDER" --update -n "$R2"
