@@ -54,6 +54,22 @@ for r in 1 2 3; do
 	done >>"$P/overhead.tsv"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# render DESC ARG...: bench-render ARG..., which must exit 0 (its page in $out).
+render() {
+	local desc=$1
+	shift
+	run "$RENDER" "$@"
+	is "$rc" 0 "$desc" || echo "# $err"
+}
+# part TEXT FROM TO: TEXT's lines from the first matching the sed pattern FROM to the next
+# matching TO (or its end: TO '$').
+part() {
+	if [ "$3" = '$' ]; then
+		printf '%s\n' "$1" | sed -n "/$2/,\$p"
+	else
+		printf '%s\n' "$1" | sed -n "/$2/,/$3/p"
+	fi
+}
 commas() { printf '%s' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 
 # kmemtrace-top: one rate, two runs each; the medians are what the test expects.
@@ -109,12 +125,11 @@ for sid in (1, 1, 1, 2):
 open(sys.argv[1], "wb").write(b"".join(recs))
 PY
 
-run "$RENDER" --update -n "$R"
-is "$rc" 0 "bench-render --update -n: exit 0" || echo "# $err"
+render "bench-render --update -n: exit 0" --update -n "$R"
 page=$out
-sec6=$(printf '%s\n' "$page" | sed -n '/^## 6\./,/^## 7\./p')
-sec7=$(printf '%s\n' "$page" | sed -n '/^## 7\./,/^## 8\./p')
-sec8=$(printf '%s\n' "$page" | sed -n '/^## 8\./,$p')
+sec6=$(part "$page" '^## 6\.' '^## 7\.')
+sec7=$(part "$page" '^## 7\.' '^## 8\.')
+sec8=$(part "$page" '^## 8\.' '$')
 like "$sec6" "| probes only: kmem_cache_alloc_bulk() + kmem_cache_free_bulk(), 16 objects a call (kretprobe + kprobe) | ${probe[bulk]} |" \
 	"probes only, bulk: the added instructions per event the results hold"
 like "$sec6" "| with kmemtraced: kmem_cache_alloc_bulk() + kfree_bulk(), 16 objects a call (kretprobe + kprobe) | ${kmtd[kfree_bulk]} |" \
@@ -135,7 +150,7 @@ like "$sec7" "| kmemtraced + kmemtrace-top -d (follow) | 403 | $((403 - 169)) | 
 like "$sec7" "| kmemtrace-top live alone (no kmemtraced) | 410 | $((410 - 169)) | +$((410 - 400)) | $(cpu 80) | 80.0 |" \
 	"live: likewise"
 like "$sec7" "refused, exit 3" "live beside kmemtraced: the refusal is shown"
-like "$(printf '%s\n' "$page" | sed -n '/^## Summary/,/^## 1\./p')" \
+like "$(part "$page" '^## Summary' '^## 1\.')" \
 	"- kmemtrace-top: following kmemtraced's directory (-d), at 500 k events/s per CPU: $(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.1f", 360 * e / s / 1e7 }')% of a CPU, 360 instructions per event (4.0 times kmemtraced's own); the traced load's cost per event against kmemtraced alone: +3." \
 	"the summary has kmemtrace-top's line"
 
@@ -145,7 +160,7 @@ like "$sec8" "| kmemtrace with stacks, stack_depth=8 (frees too) | ${sadd[kmemtr
 like "$sec8" "| perf record -a -g, the same four kmem events with callchains | ${sadd[perf-g]} | 1.00 | ${sbytes[perf-g]}.0 | 1.00 |" \
 	"perf -g's own row"
 like "$sec8" "stack_depth=32: 5 frames (median)" "the median depth of the events' stacks, from the trace"
-like "$(printf '%s\n' "$page" | sed -n '/^## Summary/,/^## 1\./p')" \
+like "$(part "$page" '^## Summary' '^## 1\.')" \
 	"- Stacks (6.1, module workload): kmemtrace's added cost per event with stacks ÷ perf record -g's, by stack_depth: 8: $(ratio "${sadd[kmemtrace-stacks8]}" "${sadd[perf-g]}")x, 32: $(ratio "${sadd[kmemtrace-stacks32]}" "${sadd[perf-g]}")x" \
 	"the summary has the stacks line"
 
@@ -219,10 +234,9 @@ oh_lines() {	# DIR ADDED-ARRAY-NAME: three rounds of both workloads
 oh_lines "$R2/overhead/$K" x86
 oh_lines "$R2/overhead/$A" arm
 printf 'perf-module\t%s\t0\t0\nperf-user\t%s\t0\t0\n' "$ev" "$ev" >"$R2/overhead/$K/perf-stats.tsv"
-run "$RENDER" -n "$R2"
-is "$rc" 0 "bench-render -n, overhead on amd64 and arm64: exit 0" || echo "# $err"
-sec1=$(printf '%s\n' "$out" | sed -n '/^## 1\./,/^## 4\./p')
-sum=$(printf '%s\n' "$out" | sed -n '/^## Summary/,/^## 1\./p')
+render "bench-render -n, overhead on amd64 and arm64: exit 0" -n "$R2"
+sec1=$(part "$out" '^## 1\.' '^## 4\.')
+sum=$(part "$out" '^## Summary' '^## 1\.')
 like "$sec1" "| added instructions / slab event | 6.1 \`$K\` | 6.1 arm64 \`$A\` |" \
 	"an arm64 column beside amd64's"
 like "$sec1" "| kmemtrace (module + kmemtraced draining to a file) | ${x86[kmemtrace]} | ${arm[kmemtrace]} |" \
@@ -241,7 +255,7 @@ p_r=$(ratio "${x86[kmemtrace]}" "${x86[perf]}")
 like "$sum" "6.1 ${p_r}x / ${p_r}x; perf: not measured on arm64 (no perf binary for the guest)." \
 	"perf's summary line: amd64's ratio, and arm64 not measured"
 like "$out" "qemu-system-aarch64: QEMU emulator version 7.2.0" "the arm64 guest's qemu is named"
-like "$(printf '%s\n' "$out" | sed -n "/^#### $A/,/^## /p")" \
+like "$(part "$out" "^#### $A" '^## ')" \
 	"perf: not measured on arm64 (no perf binary for the guest)." "... and again in arm64's own tables"
 # The plot compares one instruction set: its data has amd64's kernels only.
 is "$(head -n 1 "$R2/plot/overhead-module.dat")" "method 6.1" "the plot's data: amd64's kernels only"
@@ -249,10 +263,10 @@ is "$(cut -d' ' -f1 "$R2/plot/overhead-module.dat" | sed 1d | tr '\n' ' ')" \
 	'"kmemtrace" "kmemtrace-probe" "ftrace" "perf" ' "... and the methods the part ran only"
 
 # --update: the new part's summary lines stand where those they replace stood.
-run "$RENDER" --update -n "$R2"
-sum=$(printf '%s\n' "$out" | sed -n '/^## Summary/,/^## 1\./p')
+render "bench-render --update -n, overhead: exit 0" --update -n "$R2"
+sum=$(part "$out" '^## Summary' '^## 1\.')
 first=$(printf '%s\n' "$sum" | grep -m 1 '^- ')
-old_first=$(sed -n '/^## Summary/,/^## 1\./p' "$TOP/BENCHMARKS.md" | grep -m 1 '^- ')
+old_first=$(part "$(cat "$TOP/BENCHMARKS.md")" '^## Summary' '^## 1\.' | grep -m 1 '^- ')
 if [[ $old_first == "- Overhead: "* ]]; then
 	like "$first" "- Overhead: kmemtrace's added cost per event" \
 		"--update: the overhead lines replace the old ones in place, not at the end"
