@@ -6,7 +6,9 @@
 # against perf record -g (cost, bytes, the stacks' depth read from a trace) are the ones the
 # test's own numbers give; --update keeps every section of BENCHMARKS.md it has no results for, word for
 # word, and adds the new ones in their place; malformed results end in an error naming the
-# file. No guest: a quick test of the script.
+# file. Part 1 with an arm64 kernel beside an amd64 one: its own column, "not measured" for
+# perf (its guest has none), its own summary line, and the plot's data amd64's only. No guest:
+# a quick test of the script.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -52,6 +54,22 @@ for r in 1 2 3; do
 	done >>"$P/overhead.tsv"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# render DESC ARG...: bench-render ARG..., which must exit 0 (its page in $out).
+render() {
+	local desc=$1
+	shift
+	run "$RENDER" "$@"
+	is "$rc" 0 "$desc" || echo "# $err"
+}
+# part TEXT FROM TO: TEXT's lines from the first matching the sed pattern FROM to the next
+# matching TO (or its end: TO '$').
+part() {
+	if [ "$3" = '$' ]; then
+		printf '%s\n' "$1" | sed -n "/$2/,\$p"
+	else
+		printf '%s\n' "$1" | sed -n "/$2/,/$3/p"
+	fi
+}
 commas() { printf '%s' "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
 
 # kmemtrace-top: one rate, two runs each; the medians are what the test expects.
@@ -107,12 +125,11 @@ for sid in (1, 1, 1, 2):
 open(sys.argv[1], "wb").write(b"".join(recs))
 PY
 
-run "$RENDER" --update -n "$R"
-is "$rc" 0 "bench-render --update -n: exit 0" || echo "# $err"
+render "bench-render --update -n: exit 0" --update -n "$R"
 page=$out
-sec6=$(printf '%s\n' "$page" | sed -n '/^## 6\./,/^## 7\./p')
-sec7=$(printf '%s\n' "$page" | sed -n '/^## 7\./,/^## 8\./p')
-sec8=$(printf '%s\n' "$page" | sed -n '/^## 8\./,$p')
+sec6=$(part "$page" '^## 6\.' '^## 7\.')
+sec7=$(part "$page" '^## 7\.' '^## 8\.')
+sec8=$(part "$page" '^## 8\.' '$')
 like "$sec6" "| probes only: kmem_cache_alloc_bulk() + kmem_cache_free_bulk(), 16 objects a call (kretprobe + kprobe) | ${probe[bulk]} |" \
 	"probes only, bulk: the added instructions per event the results hold"
 like "$sec6" "| with kmemtraced: kmem_cache_alloc_bulk() + kfree_bulk(), 16 objects a call (kretprobe + kprobe) | ${kmtd[kfree_bulk]} |" \
@@ -133,7 +150,7 @@ like "$sec7" "| kmemtraced + kmemtrace-top -d (follow) | 403 | $((403 - 169)) | 
 like "$sec7" "| kmemtrace-top live alone (no kmemtraced) | 410 | $((410 - 169)) | +$((410 - 400)) | $(cpu 80) | 80.0 |" \
 	"live: likewise"
 like "$sec7" "refused, exit 3" "live beside kmemtraced: the refusal is shown"
-like "$(printf '%s\n' "$page" | sed -n '/^## Summary/,/^## 1\./p')" \
+like "$(part "$page" '^## Summary' '^## 1\.')" \
 	"- kmemtrace-top: following kmemtraced's directory (-d), at 500 k events/s per CPU: $(awk -v e="$events" -v s="$secs" 'BEGIN { printf "%.1f", 360 * e / s / 1e7 }')% of a CPU, 360 instructions per event (4.0 times kmemtraced's own); the traced load's cost per event against kmemtraced alone: +3." \
 	"the summary has kmemtrace-top's line"
 
@@ -143,7 +160,7 @@ like "$sec8" "| kmemtrace with stacks, stack_depth=8 (frees too) | ${sadd[kmemtr
 like "$sec8" "| perf record -a -g, the same four kmem events with callchains | ${sadd[perf-g]} | 1.00 | ${sbytes[perf-g]}.0 | 1.00 |" \
 	"perf -g's own row"
 like "$sec8" "stack_depth=32: 5 frames (median)" "the median depth of the events' stacks, from the trace"
-like "$(printf '%s\n' "$page" | sed -n '/^## Summary/,/^## 1\./p')" \
+like "$(part "$page" '^## Summary' '^## 1\.')" \
 	"- Stacks (6.1, module workload): kmemtrace's added cost per event with stacks ÷ perf record -g's, by stack_depth: 8: $(ratio "${sadd[kmemtrace-stacks8]}" "${sadd[perf-g]}")x, 32: $(ratio "${sadd[kmemtrace-stacks32]}" "${sadd[perf-g]}")x" \
 	"the summary has the stacks line"
 
@@ -183,5 +200,81 @@ ok "$([[ $err != *Traceback* ]]; echo $?)" "... without a traceback"
 echo x >"$P/batch.txt"
 run "$RENDER" --update -n "$R"
 like "$err" "batch.txt: 'x' is not a batch size" "a bad batch.txt: named"
+
+# Part 1 on amd64 and on arm64 (its guest has no perf): one column each, one summary line each.
+R2=$T/res2
+A=6.1.0-56-arm64
+mkdir -p "$R2/overhead/$K" "$R2/overhead/$A"
+cat >"$R2/run.txt" <<EOF
+date 2026-01-01 00:00 UTC
+commit 0123abc
+parts overhead
+kernels $K
+cross_kernels $A
+cross_missing s390x
+guest_kernel $K
+qemu_arm64 qemu-system-aarch64: QEMU emulator version 7.2.0
+EOF
+echo arm64 >"$R2/overhead/$A/arch.txt"
+declare -A x86=([kmemtrace]=300 [kmemtrace-probe]=220 [ftrace]=600 [perf]=1600)
+declare -A arm=([kmemtrace]=480 [kmemtrace-probe]=360 [ftrace]=690)
+oh_lines() {	# DIR ADDED-ARRAY-NAME: three rounds of both workloads
+	local -n add=$2
+	local r w m a
+	for r in 1 2 3; do
+		for w in module user; do
+			printf '%s\tnone\t%s\t700000\t%s\t0\t0\t0\t0\n' "$r" "$w" "$ev"
+			for m in "${!add[@]}"; do
+				a=${add[$m]}
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t0\t%s\t0\n' "$r" "$m" "$w" \
+					$((700000 + a * ev)) "$ev" "$ev" $((64 * ev))
+			done
+		done
+	done >"$1/overhead.tsv"
+}
+oh_lines "$R2/overhead/$K" x86
+oh_lines "$R2/overhead/$A" arm
+printf 'perf-module\t%s\t0\t0\nperf-user\t%s\t0\t0\n' "$ev" "$ev" >"$R2/overhead/$K/perf-stats.tsv"
+render "bench-render -n, overhead on amd64 and arm64: exit 0" -n "$R2"
+sec1=$(part "$out" '^## 1\.' '^## 4\.')
+sum=$(part "$out" '^## Summary' '^## 1\.')
+like "$sec1" "| added instructions / slab event | 6.1 \`$K\` | 6.1 arm64 \`$A\` |" \
+	"an arm64 column beside amd64's"
+like "$sec1" "| kmemtrace (module + kmemtraced draining to a file) | ${x86[kmemtrace]} | ${arm[kmemtrace]} |" \
+	"each column's added cost per event"
+like "$sec1" "| perf record -a, the same four kmem events | ${x86[perf]} | not measured |" \
+	"arm64's perf cell: not measured"
+x_r=$(ratio "${x86[kmemtrace]}" "${x86[ftrace]}")
+a_r=$(ratio "${arm[kmemtrace]}" "${arm[ftrace]}")
+like "$sec1" "| **kmemtrace ÷ ftrace** | **$x_r** | **$a_r** |" "the ratio to ftrace in each column"
+like "$sec1" "perf: not measured on arm64 (no perf binary for the guest)" "the page says why"
+like "$sec1" "Not measured: s390x, whose kernel of the matrix is not installed here (\`scripts/install-cross s390x\`)." \
+	"an architecture asked for without its kernel: said so"
+like "$sum" "- Overhead: kmemtrace's added cost per event against ftrace's (module / user workload): 6.1 ${x_r}x / ${x_r}x; target" \
+	"the summary's amd64 line has amd64's kernels only"
+like "$sum" "- Overhead: arm64: kmemtrace's added cost per event against ftrace's (module / user workload): 6.1 arm64 ${a_r}x / ${a_r}x; target at most 0.6x on every kernel: **missed** on 6.1 arm64 (module), 6.1 arm64 (user)." \
+	"the summary's arm64 line, judged against the target"
+p_r=$(ratio "${x86[kmemtrace]}" "${x86[perf]}")
+like "$sum" "6.1 ${p_r}x / ${p_r}x; perf: not measured on arm64 (no perf binary for the guest)." \
+	"perf's summary line: amd64's ratio, and arm64 not measured"
+like "$out" "qemu-system-aarch64: QEMU emulator version 7.2.0" "the arm64 guest's qemu is named"
+like "$(part "$out" "^#### $A" '^## ')" \
+	"perf: not measured on arm64 (no perf binary for the guest)." "... and again in arm64's own tables"
+# The plot compares one instruction set: its data has amd64's kernels only.
+is "$(head -n 1 "$R2/plot/overhead-module.dat")" "method 6.1" "the plot's data: amd64's kernels only"
+is "$(cut -d' ' -f1 "$R2/plot/overhead-module.dat" | sed 1d | tr '\n' ' ')" \
+	'"kmemtrace" "kmemtrace-probe" "ftrace" "perf" ' "... and the methods the part ran only"
+
+# --update: the new part's summary lines stand where those they replace stood.
+render "bench-render --update -n, overhead: exit 0" --update -n "$R2"
+sum=$(part "$out" '^## Summary' '^## 1\.')
+first=$(printf '%s\n' "$sum" | grep -m 1 '^- ')
+old_first=$(part "$(cat "$TOP/BENCHMARKS.md")" '^## Summary' '^## 1\.' | grep -m 1 '^- ')
+if [[ $old_first == "- Overhead: "* ]]; then
+	like "$first" "- Overhead: kmemtrace's added cost per event" \
+		"--update: the overhead lines replace the old ones in place, not at the end"
+else
+	skip "BENCHMARKS.md's summary does not start with the overhead lines"
+fi
 
 done_testing
