@@ -111,17 +111,6 @@ echo done > "$OUT/finished"
 EOS
 chmod +x "$guest"
 
-# A kmemtrace_check-able file: the 64-byte file header kmemtraced would write, then the records.
-mkout() {	# mkout OUT CPU RAW
-	{
-		printf 'KMTR\001\000\000\000\100\000\100\000'
-		printf "\\$(printf '%03o' "$2")\\000"
-		printf '\001\100\001\000\000\000\000\020\000\000'
-		head -c 40 /dev/zero
-		cat "$3"
-	} >"$1"
-}
-
 # lib.sh runs the guest on one TCG thread (KMT_TCG_THREAD): QEMU 7.2's multi-threaded TCG can
 # kill a guest that patches static keys while another vCPU runs the patched code ("int3: 0000
 # [#1]" in __kmalloc/kfree, reproduced with ftrace's own kmem events and no kmemtrace loaded),
@@ -144,7 +133,7 @@ for cpu in 0 1; do
 	is "$(($(stat -c %s "$o/hp_cpu$cpu") / 64))" "$w" "hotplug: cpu$cpu file holds its $w written records"
 	ok "hotplug: cpu$cpu wrote records" test "$w" -gt 0
 	if [ -x "$check" ]; then
-		mkout "$KMT_TEST_DIR/cpu$cpu.out" "$cpu" "$o/hp_cpu$cpu"
+		raw_to_out "$KMT_TEST_DIR/cpu$cpu.out" "$cpu" "$o/hp_cpu$cpu"
 		ok "hotplug: kmemtrace_check accepts cpu$cpu's records, kept after it went offline" \
 			"$check" -q "$KMT_TEST_DIR/cpu$cpu.out"
 	fi

@@ -31,6 +31,9 @@
 #   guest_tool NAME            the build of tool NAME the guest runs: build/NAME for amd64,
 #                              build/ARCH/NAME (static, cross-built by kmemtrace-vm) otherwise
 #   guest_endian               the guest's byte order as python's struct writes it: < or >
+#   raw_to_out OUT CPU RAW     OUT: RAW (records as a cpuN debugfs file gives them) behind the
+#                              64-byte file header kmemtraced writes, in the guest's byte order
+#                              and word size, ABI 1.0, 4 KiB pages: a file kmemtrace_check reads
 #   guest_has_numa             true when kmemtrace-vm --numa gives this guest two nodes: its
 #                              kernel has NUMA (686-pae has not) and qemu's machine does
 #                              (s390x's has none)
@@ -258,6 +261,19 @@ guest_tool() {
 
 guest_endian() {
 	if [ "$(guest_arch)" = s390x ]; then echo '>'; else echo '<'; fi
+}
+
+raw_to_out() {
+	python3 - "$@" <<'EOF'
+import os, struct, sys
+out, cpu, raw = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+e = os.environ.get("KMT_GUEST_ENDIAN", "<")
+# abi/kmemtrace_abi.h: struct kmt_file_header (byte order 1 LE, 2 BE; clock 1 monotonic).
+hdr = struct.pack(e + "IHHHHHBBB3xIQQ24x", 0x52544D4B, 1, 0, 64, 64, cpu, 2 if e == ">" else 1,
+                  int(os.environ.get("KMT_GUEST_WORD_BITS", "64")), 1, 4096, 0, 0)
+with open(out, "wb") as f:
+    f.write(hdr + open(raw, "rb").read())
+EOF
 }
 
 guest_has_numa() {
