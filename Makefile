@@ -268,8 +268,8 @@ deb-cross:
 
 # The packaging in full (make check runs the faster part of the same tests): the package built
 # with its unit tests, lintian, kmemtrace-tools installed and used, DKMS for every installed
-# kernel of the matrix (7.3 in the trixie root), and the DKMS-built module loaded by modprobe
-# in the guest.
+# kernel of the matrix (7.3 in the trixie root), the DKMS-built module loaded by modprobe
+# in the guest, and kmemtrace-tools cross-built for arm64 (make deb-cross, from 60-packaging.t).
 check-packaging: deps test-bin
 	$(MAKE) tools
 	$(TEST_PATH) KMT_PACKAGING_FULL=1 prove --exec '' --timer tests/host/60-packaging.t tests/guest/60-dkms.t
