@@ -3,9 +3,11 @@
 # shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this
 #
 # Sourced by install-deps (which installs the matrix), kernel-version (which picks from it),
-# kbuild (which builds against it), kmemtrace-vm (which boots it) and check-fresh; debian_mirror
-# finds the Debian mirror they all fetch from. No command runs when this
-# file is sourced, so it costs nothing to the scripts that run on every make.
+# kbuild (which builds against it), kmemtrace-vm (which boots it), check-fresh and deb-cross;
+# debian_mirror finds the Debian mirror they all fetch from, kmt_debootstrap and kmt_in_root make
+# and enter the Debian roots of install-deps (trixie) and deb-cross (bookworm with a foreign
+# architecture). No command runs when this file is sourced, so it costs nothing to the scripts
+# that run on every make.
 
 # The matrix: one line per series, "SERIES SOURCE FLAVOUR...". SOURCE says where it comes from:
 #   bookworm          Debian 12's own kernel, the meta packages linux-image-FLAVOUR and
