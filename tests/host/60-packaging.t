@@ -72,6 +72,8 @@ if [ "${KMT_PACKAGING_FULL:-0}" = 1 ]; then
 		rc=$?
 	ok $rc "make deb-cross DEB_ARCH=arm64 (dpkg-buildpackage --host-arch arm64 -Pcross in the cross root)"
 	[ $rc = 0 ] || tail -n 30 "$W/deb-cross.log" | sed 's/^/# /'
+	ok "$(dpkg --print-foreign-architectures | grep -qx arm64; [ $? = 1 ]; echo $?)" \
+		"the host's dpkg has no foreign architecture arm64 (only the cross root's has)"
 	like "$(dpkg-deb -I "$xdeb" 2>&1)" " Architecture: arm64
 " "dpkg-deb -I: kmemtrace-tools_${V}_arm64.deb is Architecture: arm64"
 	like "$(dpkg-deb -f "$xdeb" Depends 2>&1)" "libdw1 (" \
