@@ -196,7 +196,7 @@ DKMSDIR     ?= /usr/src/kmemtrace-$(KMT_VERSION)
 KMT_TOOLNAMES = $(notdir $(TOOLS))
 KMT_DKMS_FILES = VERSION abi/kmemtrace_abi.h kmod/Kbuild kmod/kmt-slab-layout.sh \
 	$(filter-out %.mod.c kmod/kmt_slab_layout.h,$(wildcard kmod/*.c kmod/*.h))
-.PHONY: install-tools install-module install-dkms uninstall deb check-packaging
+.PHONY: install-tools install-module install-dkms uninstall deb deb-cross check-packaging
 
 install: install-tools install-module
 
@@ -240,19 +240,36 @@ uninstall:
 # The .debs, .dsc and .changes land in $(DEB_OUT). DEB_BUILD_OPTIONS=nocheck skips the unit tests;
 # DEB_FLAGS adds options to dpkg-buildpackage (-b: no source package).
 DEB_OUT ?= $(BUILD)/deb
+# $(call deb_tree,DIR): DIR emptied, then the copy of the tree in DIR/kmemtrace-VERSION.
+define deb_tree
+rm -rf $(1)
+mkdir -p $(1)/kmemtrace-$(KMT_VERSION)
+{ git ls-files -z -co --exclude-standard 2>/dev/null || find . \( -path ./build -o -path ./out \
+	-o -path ./.git \) -prune -o ! -type d -print0; } | grep -zv '__pycache__/' | \
+	tar --null -T - --ignore-failed-read -cf - 2>/dev/null | \
+	tar -xf - -C $(1)/kmemtrace-$(KMT_VERSION)
+endef
 deb:
-	rm -rf $(DEB_OUT)
-	mkdir -p $(DEB_OUT)/kmemtrace-$(KMT_VERSION)
-	{ git ls-files -z -co --exclude-standard 2>/dev/null || find . \( -path ./build -o -path ./out \
-		-o -path ./.git \) -prune -o ! -type d -print0; } | grep -zv '__pycache__/' | \
-		tar --null -T - --ignore-failed-read -cf - 2>/dev/null | \
-		tar -xf - -C $(DEB_OUT)/kmemtrace-$(KMT_VERSION)
+	$(call deb_tree,$(DEB_OUT))
 	cd $(DEB_OUT)/kmemtrace-$(KMT_VERSION) && dpkg-buildpackage -us -uc $(DEB_FLAGS)
+
+# kmemtrace-tools for another architecture (DEB_ARCH: arm64, or any Debian has): cross-built
+# by scripts/deb-cross, dpkg-buildpackage --host-arch $(DEB_ARCH) -Pcross -B in a Debian 12
+# root of its own ($(CROSS_ROOT), made on first use: about 2 min), never with a foreign
+# architecture in the host's dpkg. The .deb, .changes and .buildinfo land in $(DEB_CROSS_OUT).
+# Needs root (through sudo otherwise).
+DEB_ARCH ?= arm64
+DEB_CROSS_OUT ?= $(BUILD)/deb-$(DEB_ARCH)
+CROSS_ROOT ?= $(or $(KMT_CROSS_ROOT),/var/lib/kmemtrace/cross-root)
+deb-cross:
+	$(call deb_tree,$(DEB_CROSS_OUT))
+	KMT_CROSS_ROOT='$(CROSS_ROOT)' scripts/deb-cross --arch $(DEB_ARCH) \
+		$(DEB_CROSS_OUT)/kmemtrace-$(KMT_VERSION)
 
 # The packaging in full (make check runs the faster part of the same tests): the package built
 # with its unit tests, lintian, kmemtrace-tools installed and used, DKMS for every installed
-# kernel of the matrix (7.3 in the trixie root), and the DKMS-built module loaded by modprobe
-# in the guest.
+# kernel of the matrix (7.3 in the trixie root), the DKMS-built module loaded by modprobe
+# in the guest, and kmemtrace-tools cross-built for arm64 (make deb-cross, from 60-packaging.t).
 check-packaging: deps test-bin
 	$(MAKE) tools
 	$(TEST_PATH) KMT_PACKAGING_FULL=1 prove --exec '' --timer tests/host/60-packaging.t tests/guest/60-dkms.t

@@ -28,8 +28,12 @@ REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o) $(
 # (-include, not a '#include' line: make 4.3 keeps the backslash of '\#' in $(shell), which
 # made the probe a line the preprocessor ignores, so that it passed without <bfd.h>.)
 # A cross build for a guest (TOOLS_SYSROOT) leaves it out: the arch's libbfd is not in its sysroot.
+# The header alone is not enough: a cross compiler also finds the build machine's /usr/include/bfd.h
+# (binutils-dev cannot be installed for two architectures), so the compiler must find libbfd.so
+# for its own target too (-print-file-name prints a bare name when it does not). The pattern's
+# "(" keeps make's parentheses balanced.
 HAVE_LIBBFD := $(if $(TOOLS_SYSROOT),,$(shell $(CC) -E -DPACKAGE='"x"' -include bfd.h -x c /dev/null >/dev/null 2>&1 && \
-	echo 1))
+	case "$$($(CC) -print-file-name=libbfd.so)" in (/*) echo 1 ;; esac))
 REPORT_LIBS := -ldw -lelf $(KMT_STATIC_LIBS)
 ifeq ($(HAVE_LIBBFD),1)
 REPORT_VIEW_OBJS += $(OBJDIR)/report/sym/sym_bfd.o

@@ -3,9 +3,11 @@
 # shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this
 #
 # Sourced by install-deps (which installs the matrix), kernel-version (which picks from it),
-# kbuild (which builds against it), kmemtrace-vm (which boots it) and check-fresh; debian_mirror
-# finds the Debian mirror they all fetch from. No command runs when this
-# file is sourced, so it costs nothing to the scripts that run on every make.
+# kbuild (which builds against it), kmemtrace-vm (which boots it), check-fresh and deb-cross;
+# debian_mirror finds the Debian mirror they all fetch from, kmt_debootstrap and kmt_in_root make
+# and enter the Debian roots of install-deps (trixie) and deb-cross (bookworm with a foreign
+# architecture). No command runs when this file is sourced, so it costs nothing to the scripts
+# that run on every make.
 
 # The matrix: one line per series, "SERIES SOURCE FLAVOUR...". SOURCE says where it comes from:
 #   bookworm          Debian 12's own kernel, the meta packages linux-image-FLAVOUR and
@@ -225,6 +227,84 @@ kmt_unshare() {
 	else
 		unshare -m --propagation unchanged "$@"
 	fi
+}
+
+# kmt_in_root ROOT COMMAND...: run COMMAND chrooted in ROOT (a debootstrapped Debian), in a
+# private mount namespace (its mounts of /proc and /dev go away with it; unmounted anyway when
+# the namespace cannot be private), with a clean environment but for a proxy.
+kmt_in_root() {
+	local root=$1 envv=(PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
+		DEBIAN_FRONTEND=noninteractive) v
+	shift
+	for v in http_proxy https_proxy ftp_proxy no_proxy; do
+		[ -z "${!v:-}" ] || envv+=("$v=${!v}")
+	done
+	# shellcheck disable=SC2016 # $1 and $@ are the inner shell's
+	kmt_unshare sh -c 'mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" || exit
+		chroot "$@"; st=$?; umount -R "$1/dev"; umount "$1/proc"; exit $st' \
+		sh "$root" env -i "${envv[@]}" "$@"
+}
+
+# kmt_mounted_under DIR: is anything mounted at or below DIR (left by a killed debootstrap)?
+kmt_mounted_under() {
+	awk -v d="$1" '$5 == d || index($5, d "/") == 1 { found = 1 } END { exit !found }' \
+		/proc/self/mountinfo
+}
+
+# kmt_debootstrap SUITE ROOT PACKAGES [NOTE]: make ROOT a minbase Debian SUITE with PACKAGES
+# (debootstrap's --include, comma-separated) from this machine's mirror, unless it already is one
+# (a directory with etc/debian_version; an empty one counts as absent). debootstrap works in
+# ROOT.partial, renamed to ROOT when it succeeded: an interrupted run leaves only ROOT.partial,
+# which the next run removes and starts again. Says how long it took (NOTE: how long it usually
+# takes). The caller holds a lock on the root.
+kmt_debootstrap() {
+	local suite=$1 root=$2 include=$3 note=${4:+; $4} mirror part start p=${prog:-kmemtrace}
+	if [ -d "$root" ]; then rmdir "$root" 2>/dev/null || true; fi
+	if [ -e "$root" ]; then
+		[ -e "$root/etc/debian_version" ] && return 0
+		echo "$p: $root exists and is not a Debian root: remove it, or choose another" >&2
+		return 1
+	fi
+	mirror=$(debian_mirror) ||
+		{ echo "$p: cannot find this machine's Debian mirror in /etc/apt (set KMT_DEBIAN_MIRROR)" >&2; return 1; }
+	part=$root.partial
+	if [ -e "$part" ]; then
+		if kmt_mounted_under "$part"; then
+			echo "$p: $part has file systems mounted under it: unmount them first" >&2
+			return 1
+		fi
+		echo "$p: removing $part, left by an interrupted run" >&2
+		rm -rf --one-file-system "$part"
+	fi
+	mkdir -p "$(dirname "$root")"
+	echo "$p: creating the $suite root $root (debootstrap from $mirror$note)" >&2
+	start=$SECONDS
+	# In its own mount namespace: what debootstrap mounts in the root cannot outlive it.
+	kmt_unshare debootstrap --variant=minbase --include="$include" "$suite" "$part" "$mirror" \
+		>"$root.debootstrap.log" 2>&1 || {
+		tail -n 20 "$root.debootstrap.log" >&2
+		echo "$p: debootstrap failed (log: $root.debootstrap.log)" >&2
+		return 1
+	}
+	mv "$part" "$root"
+	rm -f "$root.debootstrap.log"
+	echo "$p: debootstrap done in $((SECONDS - start)) s" >&2
+}
+
+# kmt_copy_sources ROOT: give ROOT this machine's apt sources (its security updates, say) and
+# name servers, as a fresh machine of it would have; kmemtrace's own additions stay out.
+kmt_copy_sources() {
+	local f
+	# debootstrap's sources.list repeats what the host's deb822 sources say, when it has only
+	# those: apt then warns about every index at every update.
+	cp -L /etc/apt/sources.list "$1/etc/apt/sources.list" 2>/dev/null ||
+		echo "# kmemtrace: this machine's sources are in sources.list.d" >"$1/etc/apt/sources.list"
+	for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		case $f in */kmemtrace-*) continue ;; esac
+		cp -L "$f" "$1/etc/apt/sources.list.d/"
+	done
+	cp -L /etc/resolv.conf "$1/etc/resolv.conf"
 }
 
 # debian_mirror: the Debian archive URI that this machine's apt uses for its own release.

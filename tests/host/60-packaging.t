@@ -4,7 +4,8 @@
 # them, one version everywhere, make install / uninstall with PREFIX and DESTDIR, the packages
 # holding what make install-tools and install-dkms install, and the bash completion.
 # (tests/guest/60-dkms.t installs the packages and uses them.) Under make check-packaging
-# (KMT_PACKAGING_FULL=1) the package build also runs the unit tests.
+# (KMT_PACKAGING_FULL=1) the package build also runs the unit tests, and kmemtrace-tools is
+# cross-built for arm64 (make deb-cross) and checked: architecture, contents, aarch64 programs.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -47,6 +48,55 @@ lint=$(lintian --fail-on error,warning,info,pedantic -I --pedantic "$W/deb/kmemt
 	rc=$?
 ok $rc "lintian: no error, warning, info or pedantic tag (overrides give their reasons)"
 printf '%s\n' "$lint" | grep -v 'root privileges' | sed 's/^/# /'
+
+# --- kmemtrace-tools for arm64, cross-built -----------------------------------------------------
+# The libbfd probe asks the compiler of the build: a cross compiler finds the host's bfd.h (in
+# /usr/include) but no libbfd.so of its target, and the build must leave bfd out, not fail to link.
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	probe() {
+		make -s --no-print-directory --eval 'kmt-probe-bfd: ; @echo "bfd=$(HAVE_LIBBFD)"' \
+			kmt-probe-bfd "$@" 2>/dev/null
+	}
+	is "$(probe CC=aarch64-linux-gnu-gcc)" "bfd=" \
+		"the libbfd probe with aarch64-linux-gnu-gcc: no libbfd for arm64 here, bfd left out"
+	[ -e /usr/include/bfd.h ] && is "$(probe)" "bfd=1" "and with the host's compiler: libbfd found"
+fi
+# make deb-cross (scripts/deb-cross): dpkg-buildpackage --host-arch arm64 in a Debian 12 root of
+# its own, under make check-packaging only: the root's first build takes about 2 min and the
+# network, each later one about 30 s.
+if [ "${KMT_PACKAGING_FULL:-0}" = 1 ]; then
+	X=$W/deb-arm64
+	xdeb=$X/kmemtrace-tools_${V}_arm64.deb
+	rc=0
+	make --no-print-directory deb-cross DEB_ARCH=arm64 DEB_CROSS_OUT="$X" >"$W/deb-cross.log" 2>&1 ||
+		rc=$?
+	ok $rc "make deb-cross DEB_ARCH=arm64 (dpkg-buildpackage --host-arch arm64 -Pcross in the cross root)"
+	[ $rc = 0 ] || tail -n 30 "$W/deb-cross.log" | sed 's/^/# /'
+	ok "$(dpkg --print-foreign-architectures | grep -qx arm64; [ $? = 1 ]; echo $?)" \
+		"the host's dpkg has no foreign architecture arm64 (only the cross root's has)"
+	like "$(dpkg-deb -I "$xdeb" 2>&1)" " Architecture: arm64
+" "dpkg-deb -I: kmemtrace-tools_${V}_arm64.deb is Architecture: arm64"
+	like "$(dpkg-deb -f "$xdeb" Depends 2>&1)" "libdw1 (" \
+		"its Depends come from arm64's libraries (dpkg-shlibdeps)"
+	listing=$(dpkg-deb -c "$xdeb" 2>&1)$'\n'
+	rm -rf "$W/arm64-pkg"
+	dpkg-deb -x "$xdeb" "$W/arm64-pkg" 2>/dev/null
+	log=$(cat "$W/deb-cross.log")
+	for t in kmemtraced kmemtrace-report kmemtrace_check kmemtrace-top; do
+		like "$listing" " ./usr/bin/$t
+" "dpkg-deb -c: the arm64 package holds /usr/bin/$t"
+		like "$(file -b "$W/arm64-pkg/usr/bin/$t" 2>&1)" "ARM aarch64" \
+			"file: the packaged $t is an ARM aarch64 program"
+		# scripts/deb-cross installs the package in the root and runs each tool under qemu-user.
+		like "$log" "deb-cross: arm64 $t --version under qemu-aarch64-static: $t $V " \
+			"the arm64 $t, installed in the cross root, says its version under qemu-aarch64-static"
+	done
+	rc=0
+	lint=$(lintian --fail-on error,warning,info,pedantic -I --pedantic "$X/kmemtrace_${V}_arm64.changes" 2>&1) ||
+		rc=$?
+	ok $rc "lintian on the arm64 build: no error, warning, info or pedantic tag"
+	printf '%s\n' "$lint" | grep -v 'root privileges' | sed 's/^/# /'
+fi
 
 # --- One version -------------------------------------------------------------------------------
 is "$(dpkg-parsechangelog -l debian/changelog -S Version)" "$V" "debian/changelog's version is VERSION's"
