@@ -16,6 +16,9 @@ export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
 . "$(dirname "$0")/lib.sh"
 
 FLAVOUR=rt-amd64
+# Another arch's run (KMT_KVER=6.1.0-56-arm64, say) would boot amd64's rt kernel again.
+[ "$(guest_arch)" = amd64 ] ||
+	skip_all "PREEMPT_RT is tested on amd64's rt kernel; none is installed for $(guest_arch)"
 [ -f "$KMT_TOP/kmod/Kbuild" ] || skip_all "kmod/ not written yet"
 [ -f "$KMT_TOP/tests/kmod/Kbuild" ] || skip_all "the oracle module (tests/kmod) not written yet"
 require_cmds python3
