@@ -149,7 +149,8 @@ check-rt: deps test-bin
 	$(TEST_PATH) KMT_FLAVOUR=rt-amd64 prove --exec '' --timer tests/guest/*.t
 
 # The whole guest suite once per kernel of the matrix (scripts/kernels.sh: 6.1, 6.12 and 7.3, each
-# amd64 and rt-amd64): KMT_KVER makes every kmemtrace-vm run boot that kernel. Every kernel runs
+# amd64 and rt-amd64, and 6.1 for arm64, s390x and i386): KMT_KVER makes every kmemtrace-vm run
+# boot that kernel (60-dkms and 51-rt skip another arch's). Every kernel runs
 # even when one fails; the summary names those that failed or are missing. Two guests at a
 # time, as in check.
 # CHECK_KERNELS="6.12 7.3.4+deb13-rt-amd64" (series or releases) runs only those.
