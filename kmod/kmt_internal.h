@@ -12,10 +12,11 @@
  *   kmt_debugfs.c  abi_version, enabled, total_overruns, coverage, stats, stacks
  * kmt_compat.h holds every difference between kernels.
  *
- * Per event, a probe calls kmt_record(), which calls kmt_take_stack()
- * when a stack is asked for; everything else on that path is inlined
- * into one of the three. Helpers both kmt_record.c and kmt_stacks.c run
- * per event are static inline here, so that the split costs no call.
+ * Per event, a probe calls kmt_record(), which calls kmt_record_stack()
+ * and from it kmt_take_stack() when a stack is asked for; everything
+ * else on that path is inlined into one of them. Helpers both
+ * kmt_record.c and kmt_stacks.c run per event are static inline here,
+ * so that the split costs no call.
  */
 #ifndef KMT_INTERNAL_H
 #define KMT_INTERNAL_H

@@ -117,9 +117,13 @@ static bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf,
  * Takes the next seq for a data record and accounts for it. Returns
  * the slot to fill, or NULL if the record is dropped (always when
  * @room is false: nothing may be written while a LOST record waits).
+ * Always inlined: called out of line, every event paid for the call
+ * and for @seq kept in memory (which also brought in the stack
+ * protector's canary check).
  */
-static void *kmt_data_slot(struct kmt_cpu *c, struct rchan_buf *buf,
-			   bool room, u64 now, u32 *seq)
+static __always_inline void *kmt_data_slot(struct kmt_cpu *c,
+					   struct rchan_buf *buf, bool room,
+					   u64 now, u32 *seq)
 {
 	void *slot = room ? kmt_slot(buf) : NULL;
 
@@ -136,11 +140,15 @@ static void *kmt_data_slot(struct kmt_cpu *c, struct rchan_buf *buf,
  * Looks @s up in this CPU's set. Returns true if already described;
  * otherwise *claim is the slot to remember it in once its description
  * is written, or NULL when the probe window is full (then the cache is
- * described every time).
+ * described every time). Always inlined, as kmt_describe() is: out of
+ * line, *claim in memory costs each cache event the stack protector's
+ * canary check too.
  */
-static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
-			   const char *name, u32 object_size, u32 size,
-			   u32 gen, struct kmt_desc_slot **claim)
+static __always_inline bool kmt_desc_known(struct kmt_cpu *c,
+					   const struct kmem_cache *s,
+					   const char *name, u32 object_size,
+					   u32 size, u32 gen,
+					   struct kmt_desc_slot **claim)
 {
 	u32 h = hash_ptr(s, KMT_DESC_BITS);
 	unsigned int i;
@@ -164,10 +172,15 @@ static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
 	return false;
 }
 
-/* Describes @s unless this CPU's stream already did; returns room. */
-static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
-			 unsigned int cpu, const struct kmem_cache *s,
-			 bool room, u64 now)
+/*
+ * Describes @s unless this CPU's stream already did; returns room.
+ * Always inlined: per cache event, mostly to find it described.
+ */
+static __always_inline bool kmt_describe(struct kmt_cpu *c,
+					 struct rchan_buf *buf,
+					 unsigned int cpu,
+					 const struct kmem_cache *s,
+					 bool room, u64 now)
 {
 	struct kmt_cache_desc *rec;
 	struct kmt_desc_slot *claim;
@@ -418,10 +431,16 @@ static u8 kmt_context_flags(void)
  * sequence number, the timestamp and the position in the buffer are all
  * taken with interrupts off on this CPU, so within a CPU's stream seq
  * order, timestamp order and file order are the same.
+ *
+ * @taken, where the stack goes when one is asked for, is NULL or not
+ * at each of the two call sites: the path without a stack (the default)
+ * then carries nothing of the stack's, neither its struct kmt_taken
+ * (which the kernel's CONFIG_INIT_STACK_ALL_ZERO zeroes, used or not)
+ * nor the branches and loads that consult it.
  */
-void kmt_record(const struct kmt_ev *ev)
+static __always_inline void __kmt_record(const struct kmt_ev *ev,
+					 struct kmt_taken *taken)
 {
-	struct kmt_taken taken = { 0 };
 	u64 *stack_outcome = NULL;
 	struct rchan_buf *buf;
 	struct kmt_event *rec;
@@ -429,7 +448,6 @@ void kmt_record(const struct kmt_ev *ev)
 	struct kmt_cpu *c;
 	unsigned int cpu;
 	bool room = true;
-	bool want_stack;
 	u16 stack_id = 0;
 	u8 flags;
 	u64 now;
@@ -446,9 +464,8 @@ void kmt_record(const struct kmt_ev *ev)
 	cpu = smp_processor_id();
 	buf = *this_cpu_ptr(kmt_chan->buf);
 	flags = kmt_context_flags() | ev->flags;
-	want_stack = kmt_wants_stack(ev->type);
-	if (want_stack)
-		kmt_take_stack(c, ev, &taken);
+	if (taken)
+		kmt_take_stack(c, ev, taken);
 	now = ktime_get_mono_fast_ns();
 
 	raw_write_seqcount_begin(&c->stats_seq);
@@ -457,8 +474,8 @@ void kmt_record(const struct kmt_ev *ev)
 		room = kmt_write_lost(c, buf, cpu, now);
 	if (ev->cache)
 		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
-	if (want_stack)
-		stack_id = kmt_stack(c, buf, cpu, &taken, &room, now, &flags,
+	if (taken)
+		stack_id = kmt_stack(c, buf, cpu, taken, &room, now, &flags,
 				     &stack_outcome);
 	rec = kmt_data_slot(c, buf, room, now, &seq);
 	if (rec) {
@@ -488,6 +505,26 @@ void kmt_record(const struct kmt_ev *ev)
 	c->busy = false;
 out:
 	local_irq_restore(irqflags);
+}
+
+/*
+ * Not inlined into kmt_record(), so that the path without a stack keeps
+ * a small frame; kmt_take_stack()'s frame, from which the walk cache
+ * measures, is still at the same depth for every event of a path.
+ */
+static noinline void kmt_record_stack(const struct kmt_ev *ev)
+{
+	struct kmt_taken taken = { 0 };
+
+	__kmt_record(ev, &taken);
+}
+
+void kmt_record(const struct kmt_ev *ev)
+{
+	if (unlikely(kmt_wants_stack(ev->type)))
+		kmt_record_stack(ev);
+	else
+		__kmt_record(ev, NULL);
 }
 
 /*
