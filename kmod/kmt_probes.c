@@ -37,11 +37,14 @@ static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_KMALLOC,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = gfp,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
+		.cache = NULL,
 		.bytes_req = bytes_req,
 		.bytes_alloc = bytes_alloc,
-		.gfp = gfp,
 		.node = node,
 	};
 
@@ -54,12 +57,14 @@ static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_CACHE_ALLOC,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = gfp,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
 		.cache = s,
 		.bytes_req = bytes_req,
 		.bytes_alloc = bytes_alloc,
-		.gfp = gfp,
 		.node = node,
 	};
 
@@ -70,8 +75,14 @@ static void kmt_on_kfree(unsigned long call_site, const void *ptr)
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_KFREE,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = 0,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
+		.cache = NULL,
+		.bytes_req = 0,
+		.bytes_alloc = 0,
 		.node = KMT_NODE_ANY,
 	};
 
@@ -86,9 +97,14 @@ static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_CACHE_FREE,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = 0,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
 		.cache = s,
+		.bytes_req = 0,
+		.bytes_alloc = 0,
 		.node = KMT_NODE_ANY,
 	};
 
@@ -101,12 +117,15 @@ static void kmt_tp_page_alloc(void *data, struct page *page,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_PAGE_ALLOC,
+		.flags = 0,
+		.page_mt = KMT_PAGE_MT_VALID | (migratetype & 0xff),
+		.gfp = gfp,
+		.call_site = 0,
 		.ptr = page ? page_to_pfn(page) : 0,
+		.cache = NULL,
 		.bytes_req = PAGE_SIZE << order,
 		.bytes_alloc = PAGE_SIZE << order,
-		.gfp = gfp,
 		.node = KMT_NODE_ANY,
-		.cache_id = KMT_PAGE_MT_VALID | (migratetype & 0xff),
 	};
 
 	kmt_record(&ev);
@@ -117,7 +136,13 @@ static void kmt_tp_page_free(void *data, struct page *page,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_PAGE_FREE,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = 0,
+		.call_site = 0,
 		.ptr = page_to_pfn(page),
+		.cache = NULL,
+		.bytes_req = 0,
 		.bytes_alloc = PAGE_SIZE << order,
 		.node = KMT_NODE_ANY,
 	};

@@ -487,7 +487,7 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 			.call_site = ev->call_site,
 			.ptr = ev->ptr,
 			.cache_id = ev->cache ? (unsigned long)ev->cache :
-				    ev->cache_id,
+				    ev->page_mt,
 			.bytes_req = kmt_u32(ev->bytes_req, &flags),
 			.bytes_alloc = kmt_u32(ev->bytes_alloc, &flags),
 			.gfp_flags = (__force u32)ev->gfp,
@@ -512,9 +512,10 @@ out:
  * a small frame; kmt_take_stack()'s frame, from which the walk cache
  * measures, is still at the same depth for every event of a path.
  */
-static noinline void kmt_record_stack(const struct kmt_ev *ev)
+static noinline void kmt_record_stack(const struct kmt_ev *ev,
+				      unsigned long entry_pc)
 {
-	struct kmt_taken taken = { 0 };
+	struct kmt_taken taken = { .entry_pc = entry_pc };
 
 	__kmt_record(ev, &taken);
 }
@@ -522,9 +523,21 @@ static noinline void kmt_record_stack(const struct kmt_ev *ev)
 void kmt_record(const struct kmt_ev *ev)
 {
 	if (unlikely(kmt_wants_stack(ev->type)))
-		kmt_record_stack(ev);
+		kmt_record_stack(ev, 0);
 	else
 		__kmt_record(ev, NULL);
+}
+
+/*
+ * An event of a kprobe at the entry of the function at @entry_pc, whose
+ * stack kmt_take_stack() finds from there (the call site is not on it).
+ */
+void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc)
+{
+	if (unlikely(kmt_wants_stack(ev->type)))
+		kmt_record_stack(ev, entry_pc);
+	else
+		kmt_record(ev);
 }
 
 /*

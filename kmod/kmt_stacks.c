@@ -272,10 +272,10 @@ noinline void kmt_take_stack(struct kmt_cpu *c, const struct kmt_ev *ev,
 	if (call_site) {
 		while (i < n && c->scratch[i] != call_site)
 			i++;
-		if (i == n && ev->entry_pc) {
+		if (i == n && t->entry_pc) {
 			i = 0;
 			while (i < n &&
-			       c->scratch[i] - ev->entry_pc >= KMT_ENTRY_SLOP)
+			       c->scratch[i] - t->entry_pc >= KMT_ENTRY_SLOP)
 				i++;
 			if (i < n)
 				c->scratch[i] = call_site;
