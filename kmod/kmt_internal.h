@@ -25,6 +25,7 @@
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
+#include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seqlock.h>
@@ -103,6 +104,14 @@ struct kmt_stack_ent {
 	u32 gen;		/* kmt_desc_gen it was written in; 0: not yet */
 	u8 depth;
 };
+
+/*
+ * On when stack_depth is set (kmt_alloc_stacks(), at load: the parameter
+ * is read-only). A static branch, because every event asks, stacks or
+ * not: the common case, off, costs a no-op instead of loading and
+ * testing stack_depth.
+ */
+DECLARE_STATIC_KEY_FALSE(kmt_stacks_on);
 
 /* Fixed at load from stack_entries (kmt_check_stack_params()). */
 extern u32 kmt_stack_mask;	/* index slots - 1 */

@@ -38,6 +38,7 @@
 #define KMT_STACK_PROBES	64U
 
 atomic_t kmt_desc_gen = ATOMIC_INIT(1);
+DEFINE_STATIC_KEY_FALSE(kmt_stacks_on);
 
 static u32 kmt_u32(size_t bytes, u8 *flags)
 {
@@ -223,9 +224,9 @@ static __always_inline bool kmt_describe(struct kmt_cpu *c,
 	return true;
 }
 
-static bool kmt_wants_stack(u8 type)
+static __always_inline bool kmt_wants_stack(u8 type)
 {
-	if (!kmt_stack_depth)
+	if (!static_branch_unlikely(&kmt_stacks_on))
 		return false;
 	return type == KMT_REC_KMALLOC || type == KMT_REC_CACHE_ALLOC ||
 	       type == KMT_REC_PAGE_ALLOC || kmt_stack_frees;

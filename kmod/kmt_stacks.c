@@ -417,6 +417,8 @@ int kmt_alloc_stacks(void)
 		mem += kmt_stack_frames_size();
 		c->walk = kmt_stack_cache ? mem : NULL;
 	}
+	/* No probe is attached yet: each finds its CPU's table. */
+	static_branch_enable(&kmt_stacks_on);
 	return 0;
 }
 
