@@ -10,13 +10,15 @@
  *   kmt_paths.c    kprobes on the paths without a tracepoint (bulk, nolock, sheaves)
  *   kmt_relay.c    the relay channel's callbacks and the cpuN files' operations
  *   kmt_debugfs.c  abi_version, enabled, total_overruns, coverage, stats, stacks
- * kmt_compat.h holds every difference between kernels.
+ * kmt_compat.h holds every difference between kernels; kmt_write.h the
+ * write path without a stack, which kmt_record.c and kmt_probes.c inline.
  *
- * Per event, a probe calls kmt_record(), which calls kmt_record_stack()
- * and from it kmt_take_stack() when a stack is asked for; everything
- * else on that path is inlined into one of them. Helpers both
- * kmt_record.c and kmt_stacks.c run per event are static inline here,
- * so that the split costs no call.
+ * Per event, a tracepoint probe writes the event itself
+ * (kmt_record_inline()), a kprobed path calls kmt_record(); either calls
+ * kmt_record_stack() and from it kmt_take_stack() when a stack is asked
+ * for; everything else on that path is inlined into one of them. Helpers
+ * both kmt_record.c and kmt_stacks.c run per event are static inline
+ * here, so that the split costs no call.
  */
 #ifndef KMT_INTERNAL_H
 #define KMT_INTERNAL_H
@@ -251,9 +253,10 @@ extern struct mutex kmt_enable_lock;
 extern bool kmt_enabled;
 
 /*
- * What a probe hands to kmt_record(), filled on its stack for every
- * event. The tracepoint probes name every field, zeros too: given an
- * initializer that leaves some out, gcc clears the whole struct first
+ * What a probe hands to the write path. A kprobed path fills it on its
+ * stack for kmt_record(), and kmt_record_stack() takes it by value. The
+ * tracepoint probes name every field, zeros too: given an initializer
+ * that leaves some out, gcc clears the whole struct in memory first
  * (rep stos, an instruction per word), then stores the fields. 56 bytes
  * on 64-bit, down from 72: page_mt rather than a 64-bit cache_id, the
  * field order, and a kprobe's entry address given to kmt_record_entry()

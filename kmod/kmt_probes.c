@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kmt_probes.c - the allocator tracepoints: their probes, which hand each
- * event to kmt_record(), and attaching and detaching them when tracing is
- * turned on and off.
+ * kmt_probes.c - the allocator tracepoints: their probes, which write
+ * each event through kmt_record_inline() (kmt_write.h), and attaching
+ * and detaching them when tracing is turned on and off.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +22,7 @@
 #define KMT_COMPAT_SLAB_PROBES
 #include "kmt_compat.h"
 #include "kmt_internal.h"
+#include "kmt_write.h"
 
 /* Serializes attaching, detaching and flushing; protects kmt_enabled. */
 DEFINE_MUTEX(kmt_enable_lock);
@@ -48,7 +49,7 @@ static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
 		.node = node,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
@@ -68,7 +69,7 @@ static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
 		.node = node,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 static void kmt_on_kfree(unsigned long call_site, const void *ptr)
@@ -89,7 +90,7 @@ static void kmt_on_kfree(unsigned long call_site, const void *ptr)
 	/* The tracepoint fires before kfree()'s own NULL check. */
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
@@ -108,7 +109,7 @@ static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
 		.node = KMT_NODE_ANY,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 /* The page tracepoints have kept these signatures through 5.10..6.12. */
@@ -128,7 +129,7 @@ static void kmt_tp_page_alloc(void *data, struct page *page,
 		.node = KMT_NODE_ANY,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 static void kmt_tp_page_free(void *data, struct page *page,
@@ -147,7 +148,7 @@ static void kmt_tp_page_free(void *data, struct page *page,
 		.node = KMT_NODE_ANY,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 /* The page tracepoints are not exported: look them up by name. */
