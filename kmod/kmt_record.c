@@ -207,10 +207,14 @@ static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
  * The stack id for an event whose stack (@t, as kmt_take_stack() took
  * it) was asked for, its records written first if this stream lacks
  * them, or 0 with KMT_F_NO_STACK in *flags and the reason in *reason.
+ * Declared in kmt_write.h, whose write path calls it, but inlined into
+ * kmt_record_stack() below, its one caller, as it was when both were
+ * static here: a call costs each event with a stack its arguments, and
+ * room, flags and reason in memory.
  */
-u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
-	      const struct kmt_taken *t, bool *room, u64 now, u8 *flags,
-	      u64 **reason)
+__always_inline u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
+			      unsigned int cpu, const struct kmt_taken *t,
+			      bool *room, u64 now, u8 *flags, u64 **reason)
 {
 	const unsigned long *frames = t->frames;
 	unsigned int depth = t->depth;
