@@ -208,9 +208,9 @@ static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
  * it) was asked for, its records written first if this stream lacks
  * them, or 0 with KMT_F_NO_STACK in *flags and the reason in *reason.
  * Declared in kmt_write.h, whose write path calls it, but inlined into
- * kmt_record_stack() below, its one caller, as it was when both were
- * static here: a call costs each event with a stack its arguments, and
- * room, flags and reason in memory.
+ * kmt_record_stack() and kmt_record_stack_at() below, its callers, as it
+ * was when all were static here: a call costs each event with a stack
+ * its arguments, and room, flags and reason in memory.
  */
 __always_inline u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 			      unsigned int cpu, const struct kmt_taken *t,
@@ -255,7 +255,8 @@ __always_inline u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
  * Not inlined into kmt_record() or the probes, so that the path without
  * a stack keeps a small frame; kmt_take_stack()'s frame, from which the
  * walk cache measures, is still at the same depth for every event of a
- * path.
+ * path. The probes call this one, with the event by value (see
+ * kmt_record_inline()).
  */
 noinline void kmt_record_stack(struct kmt_ev ev, unsigned long entry_pc)
 {
@@ -264,10 +265,28 @@ noinline void kmt_record_stack(struct kmt_ev ev, unsigned long entry_pc)
 	__kmt_record(&ev, &taken);
 }
 
+/*
+ * The same for kmt_record() and kmt_record_entry(), with the event by
+ * reference: they reach it by a tail call, as a probe reaches
+ * kmt_record_stack(), so a kprobed path's stack has no more of the
+ * tracer's frames than before (each is unwound, and counts against
+ * KMT_WALK_BELOW).
+ */
+static noinline void kmt_record_stack_at(const struct kmt_ev *ev,
+					 unsigned long entry_pc)
+{
+	struct kmt_taken taken = { .entry_pc = entry_pc };
+
+	__kmt_record(ev, &taken);
+}
+
 /* For the kprobed paths (kmt_paths.c): one copy of the write path. */
 void kmt_record(const struct kmt_ev *ev)
 {
-	kmt_record_inline(ev);
+	if (unlikely(kmt_wants_stack(ev->type)))
+		kmt_record_stack_at(ev, 0);
+	else
+		__kmt_record(ev, NULL);
 }
 
 /*
@@ -277,7 +296,7 @@ void kmt_record(const struct kmt_ev *ev)
 void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc)
 {
 	if (unlikely(kmt_wants_stack(ev->type)))
-		kmt_record_stack(*ev, entry_pc);
+		kmt_record_stack_at(ev, entry_pc);
 	else
 		kmt_record(ev);
 }
