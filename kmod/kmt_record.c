@@ -17,6 +17,11 @@
  * description and the event: its KMT_REC_STACK slots the first time this
  * CPU's stream uses it, then only its id in the event (see "Kernel
  * stacks" in kmt_internal.h).
+ *
+ * The per-event part of the path lives in kmt_write.h, which the
+ * tracepoint probes inline; this file has what the header declares (the
+ * LOST record and the stack records, out of line or inlined here only),
+ * the entries the kprobed paths call, and the counters' readers.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
