@@ -10,19 +10,24 @@
  *   kmt_paths.c    kprobes on the paths without a tracepoint (bulk, nolock, sheaves)
  *   kmt_relay.c    the relay channel's callbacks and the cpuN files' operations
  *   kmt_debugfs.c  abi_version, enabled, total_overruns, coverage, stats, stacks
- * kmt_compat.h holds every difference between kernels.
+ * kmt_compat.h holds every difference between kernels; kmt_write.h the
+ * write path without a stack, which kmt_record.c and kmt_probes.c inline.
  *
- * Per event, a probe calls kmt_record(), which calls kmt_take_stack()
- * when a stack is asked for; everything else on that path is inlined
- * into one of the three. Helpers both kmt_record.c and kmt_stacks.c run
- * per event are static inline here, so that the split costs no call.
+ * Per event, a tracepoint probe writes the event itself
+ * (kmt_record_inline()), a kprobed path calls kmt_record(); either calls
+ * kmt_record_stack() and from it kmt_take_stack() when a stack is asked
+ * for; everything else on that path is inlined into one of them. Helpers
+ * both kmt_record.c and kmt_stacks.c run per event are static inline
+ * here, so that the split costs no call.
  */
 #ifndef KMT_INTERNAL_H
 #define KMT_INTERNAL_H
 
 #include <linux/atomic.h>
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
+#include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/seqlock.h>
@@ -101,6 +106,14 @@ struct kmt_stack_ent {
 	u32 gen;		/* kmt_desc_gen it was written in; 0: not yet */
 	u8 depth;
 };
+
+/*
+ * On when stack_depth is set (kmt_alloc_stacks(), at load: the parameter
+ * is read-only). A static branch, because every event asks, stacks or
+ * not: the common case, off, costs a no-op instead of loading and
+ * testing stack_depth.
+ */
+DECLARE_STATIC_KEY_FALSE(kmt_stacks_on);
 
 /* Fixed at load from stack_entries (kmt_check_stack_params()). */
 extern u32 kmt_stack_mask;	/* index slots - 1 */
@@ -239,20 +252,30 @@ extern unsigned long kmt_page_iter[2][2];
 extern struct mutex kmt_enable_lock;
 extern bool kmt_enabled;
 
-/* What a probe hands to kmt_record(). */
+/*
+ * What a probe hands to the write path. A kprobed path fills it on its
+ * stack for kmt_record(), and kmt_record_stack() takes it by value. The
+ * tracepoint probes name every field, zeros too: given an initializer
+ * that leaves some out, gcc clears the whole struct in memory first
+ * (rep stos, an instruction per word), then stores the fields. 56 bytes
+ * on 64-bit, down from 72: page_mt rather than a 64-bit cache_id, the
+ * field order, and a kprobe's entry address given to kmt_record_entry()
+ * instead of carried here.
+ */
 struct kmt_ev {
 	u8 type;
 	u8 flags;		/* KMT_F_PROBED, added to the context's */
+	u16 page_mt;		/* cache_id when there is no cache (pages) */
+	gfp_t gfp;
 	unsigned long call_site;
 	u64 ptr;
 	const struct kmem_cache *cache;
 	size_t bytes_req;
 	size_t bytes_alloc;
-	gfp_t gfp;
 	int node;
-	u64 cache_id;		/* cache_id when there is no cache (pages) */
-	unsigned long entry_pc;	/* a kprobe's at a function's entry: its address */
 };
+
+static_assert(sizeof(struct kmt_ev) <= 56);
 
 /* The stack taken for an event; id is set when the walk cache knew it. */
 struct kmt_taken {
@@ -263,6 +286,8 @@ struct kmt_taken {
 	unsigned long key;	/* the walk cache's: call site, or see kmt_page_key() */
 	unsigned int page;	/* a page event: kmt_page_kind() + 1 */
 	u16 id;
+	/* A kprobe's at a function's entry: its address (kmt_record_entry()). */
+	unsigned long entry_pc;
 };
 
 static inline unsigned long *kmt_stack_frames(struct kmt_cpu *c, u16 id)
@@ -302,6 +327,7 @@ static inline unsigned long kmt_walk_off(unsigned int split, unsigned int i,
 
 /* kmt_record.c: the write path, and the counters it keeps. */
 void kmt_record(const struct kmt_ev *ev);
+void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc);
 void kmt_finish_buffers(void);
 void kmt_snapshot(unsigned int cpu, u64 *emitted, u64 *written, u64 *dropped);
 u64 kmt_total_dropped(void);

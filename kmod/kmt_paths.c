@@ -115,7 +115,6 @@ static int kmt_free_bulk_pre(struct kprobe *kp, struct pt_regs *regs)
 		.type = s ? KMT_REC_CACHE_FREE : KMT_REC_KFREE,
 		.flags = KMT_F_PROBED,
 		.call_site = kmt_entry_ret(regs),
-		.entry_pc = (unsigned long)kp->addr,
 		.cache = s,
 		.node = KMT_NODE_ANY,
 	};
@@ -133,7 +132,7 @@ static int kmt_free_bulk_pre(struct kprobe *kp, struct pt_regs *regs)
 		if (ZERO_OR_NULL_PTR(objs[i]))
 			continue;
 		ev.ptr = (unsigned long)objs[i];
-		kmt_record(&ev);
+		kmt_record_entry(&ev, (unsigned long)kp->addr);
 	}
 	return 0;
 }
@@ -178,14 +177,13 @@ static int kmt_kfree_nolock_pre(struct kprobe *kp, struct pt_regs *regs)
 		.type = KMT_REC_KFREE,
 		.flags = KMT_F_PROBED,
 		.call_site = kmt_entry_ret(regs),
-		.entry_pc = (unsigned long)kp->addr,
 		.ptr = kmt_arg(regs, 0),
 		.node = KMT_NODE_ANY,
 	};
 
 	if (READ_ONCE(kmt_probes_on) &&
 	    !ZERO_OR_NULL_PTR((void *)(unsigned long)ev.ptr))
-		kmt_record(&ev);
+		kmt_record_entry(&ev, (unsigned long)kp->addr);
 	return 0;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kmt_probes.c - the allocator tracepoints: their probes, which hand each
- * event to kmt_record(), and attaching and detaching them when tracing is
- * turned on and off.
+ * kmt_probes.c - the allocator tracepoints: their probes, which write
+ * each event through kmt_record_inline() (kmt_write.h), and attaching
+ * and detaching them when tracing is turned on and off.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +22,7 @@
 #define KMT_COMPAT_SLAB_PROBES
 #include "kmt_compat.h"
 #include "kmt_internal.h"
+#include "kmt_write.h"
 
 /* Serializes attaching, detaching and flushing; protects kmt_enabled. */
 DEFINE_MUTEX(kmt_enable_lock);
@@ -37,15 +38,18 @@ static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_KMALLOC,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = gfp,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
+		.cache = NULL,
 		.bytes_req = bytes_req,
 		.bytes_alloc = bytes_alloc,
-		.gfp = gfp,
 		.node = node,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
@@ -54,31 +58,39 @@ static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_CACHE_ALLOC,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = gfp,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
 		.cache = s,
 		.bytes_req = bytes_req,
 		.bytes_alloc = bytes_alloc,
-		.gfp = gfp,
 		.node = node,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 static void kmt_on_kfree(unsigned long call_site, const void *ptr)
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_KFREE,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = 0,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
+		.cache = NULL,
+		.bytes_req = 0,
+		.bytes_alloc = 0,
 		.node = KMT_NODE_ANY,
 	};
 
 	/* The tracepoint fires before kfree()'s own NULL check. */
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
@@ -86,13 +98,18 @@ static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_CACHE_FREE,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = 0,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
 		.cache = s,
+		.bytes_req = 0,
+		.bytes_alloc = 0,
 		.node = KMT_NODE_ANY,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 /* The page tracepoints have kept these signatures through 5.10..6.12. */
@@ -101,15 +118,18 @@ static void kmt_tp_page_alloc(void *data, struct page *page,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_PAGE_ALLOC,
+		.flags = 0,
+		.page_mt = KMT_PAGE_MT_VALID | (migratetype & 0xff),
+		.gfp = gfp,
+		.call_site = 0,
 		.ptr = page ? page_to_pfn(page) : 0,
+		.cache = NULL,
 		.bytes_req = PAGE_SIZE << order,
 		.bytes_alloc = PAGE_SIZE << order,
-		.gfp = gfp,
 		.node = KMT_NODE_ANY,
-		.cache_id = KMT_PAGE_MT_VALID | (migratetype & 0xff),
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 static void kmt_tp_page_free(void *data, struct page *page,
@@ -117,12 +137,18 @@ static void kmt_tp_page_free(void *data, struct page *page,
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_PAGE_FREE,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = 0,
+		.call_site = 0,
 		.ptr = page_to_pfn(page),
+		.cache = NULL,
+		.bytes_req = 0,
 		.bytes_alloc = PAGE_SIZE << order,
 		.node = KMT_NODE_ANY,
 	};
 
-	kmt_record(&ev);
+	kmt_record_inline(&ev);
 }
 
 /* The page tracepoints are not exported: look them up by name. */

@@ -17,6 +17,11 @@
  * description and the event: its KMT_REC_STACK slots the first time this
  * CPU's stream uses it, then only its id in the event (see "Kernel
  * stacks" in kmt_internal.h).
+ *
+ * The per-event part of the path lives in kmt_write.h, which the
+ * tracepoint probes inline; this file has what the header declares (the
+ * LOST record and the stack records, out of line or inlined here only),
+ * the entries the kprobed paths call, and the counters' readers.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,67 +38,17 @@
 
 #include "kmt_compat.h"
 #include "kmt_internal.h"
+#include "kmt_write.h"
 
 /* Index slots looked at before a new stack counts as "table full". */
 #define KMT_STACK_PROBES	64U
 
 atomic_t kmt_desc_gen = ATOMIC_INIT(1);
-
-static u32 kmt_u32(size_t bytes, u8 *flags)
-{
-	if (bytes > U32_MAX) {
-		*flags |= KMT_F_CLAMPED;
-		return U32_MAX;
-	}
-	return bytes;
-}
-
-/*
- * Room for one record in @buf, or NULL when the buffer is full. Unlike
- * relay_reserve(), the offset only moves in kmt_commit(), after the
- * record is complete, so read() of the current sub-buffer by a
- * concurrent reader never returns a half-written record.
- */
-static void *kmt_slot(struct rchan_buf *buf)
-{
-	if (unlikely(!buf))
-		return NULL;
-	if (unlikely(buf->offset + KMT_RECORD_SIZE > buf->chan->subbuf_size) &&
-	    !relay_switch_subbuf(buf, KMT_RECORD_SIZE))
-		return NULL;
-	return buf->data + buf->offset;
-}
-
-static void kmt_commit(struct rchan_buf *buf)
-{
-	/* Pairs with the reader's view of buf->offset: record, then offset. */
-	smp_wmb();
-	buf->offset += KMT_RECORD_SIZE;
-}
-
-static void kmt_note_dropped(struct kmt_cpu *c, u64 n, u64 now)
-{
-	if (!c->pending_lost)
-		c->first_lost_ns = now;
-	c->pending_lost += n;
-	c->dropped += n;
-}
-
-/* Events that found the CPU busy count as emitted and dropped. */
-static void kmt_fold_nested(struct kmt_cpu *c, u64 now)
-{
-	long n = local_xchg(&c->nested, 0);
-
-	if (likely(!n))
-		return;
-	c->emitted += n;
-	c->seq += n;
-	kmt_note_dropped(c, n, now);
-}
+DEFINE_STATIC_KEY_FALSE(kmt_stacks_on);
 
 /* Emits the pending LOST record; false if there is still no room. */
-static bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf,
-			   unsigned int cpu, u64 now)
+bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
+		    u64 now)
 {
 	struct kmt_lost *rec = kmt_slot(buf);
 
@@ -111,111 +66,6 @@ static bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf,
 	kmt_commit(buf);
 	c->pending_lost = 0;
 	return true;
-}
-
-/*
- * Takes the next seq for a data record and accounts for it. Returns
- * the slot to fill, or NULL if the record is dropped (always when
- * @room is false: nothing may be written while a LOST record waits).
- */
-static void *kmt_data_slot(struct kmt_cpu *c, struct rchan_buf *buf,
-			   bool room, u64 now, u32 *seq)
-{
-	void *slot = room ? kmt_slot(buf) : NULL;
-
-	*seq = c->seq++;
-	c->emitted++;
-	if (slot)
-		c->written++;
-	else
-		kmt_note_dropped(c, 1, now);
-	return slot;
-}
-
-/*
- * Looks @s up in this CPU's set. Returns true if already described;
- * otherwise *claim is the slot to remember it in once its description
- * is written, or NULL when the probe window is full (then the cache is
- * described every time).
- */
-static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
-			   const char *name, u32 object_size, u32 size,
-			   u32 gen, struct kmt_desc_slot **claim)
-{
-	u32 h = hash_ptr(s, KMT_DESC_BITS);
-	unsigned int i;
-
-	*claim = NULL;
-	for (i = 0; i < KMT_DESC_PROBES; i++) {
-		struct kmt_desc_slot *d = &c->desc[(h + i) % KMT_DESC_SLOTS];
-
-		if (d->cache == s) {
-			if (d->gen == gen && d->name == name &&
-			    d->object_size == object_size && d->size == size)
-				return true;
-			*claim = d;
-			return false;
-		}
-		if (!d->cache) {
-			*claim = d;
-			return false;
-		}
-	}
-	return false;
-}
-
-/* Describes @s unless this CPU's stream already did; returns room. */
-static bool kmt_describe(struct kmt_cpu *c, struct rchan_buf *buf,
-			 unsigned int cpu, const struct kmem_cache *s,
-			 bool room, u64 now)
-{
-	struct kmt_cache_desc *rec;
-	struct kmt_desc_slot *claim;
-	size_t object_size, size;
-	const char *name;
-	u32 osz32, sz32, gen;
-	u8 flags = 0;
-	u32 seq;
-
-	kmt_cache_info(s, &name, &object_size, &size);
-	osz32 = kmt_u32(object_size, &flags);
-	sz32 = kmt_u32(size, &flags);
-	gen = atomic_read(&kmt_desc_gen);
-	if (kmt_desc_known(c, s, name, osz32, sz32, gen, &claim))
-		return room;
-
-	rec = kmt_data_slot(c, buf, room, now, &seq);
-	if (!rec)
-		return false;
-	*rec = (struct kmt_cache_desc) {
-		.type = KMT_REC_CACHE_DESC,
-		.cpu = cpu,
-		.seq = seq,
-		.timestamp = now,
-		.cache_id = (unsigned long)s,
-		.object_size = osz32,
-		.size = sz32,
-	};
-	if (name && strscpy(rec->name, name, sizeof(rec->name)) < 0)
-		flags |= KMT_F_NAME_TRUNC;
-	rec->flags = flags;
-	kmt_commit(buf);
-	if (claim) {
-		claim->cache = s;
-		claim->name = name;
-		claim->object_size = osz32;
-		claim->size = sz32;
-		claim->gen = gen;
-	}
-	return true;
-}
-
-static bool kmt_wants_stack(u8 type)
-{
-	if (!kmt_stack_depth)
-		return false;
-	return type == KMT_REC_KMALLOC || type == KMT_REC_CACHE_ALLOC ||
-	       type == KMT_REC_PAGE_ALLOC || kmt_stack_frees;
 }
 
 /*
@@ -362,10 +212,14 @@ static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
  * The stack id for an event whose stack (@t, as kmt_take_stack() took
  * it) was asked for, its records written first if this stream lacks
  * them, or 0 with KMT_F_NO_STACK in *flags and the reason in *reason.
+ * Declared in kmt_write.h, whose write path calls it, but inlined into
+ * kmt_record_stack() and kmt_record_stack_at() below, its callers, as it
+ * was when all were static here: a call costs each event with a stack
+ * its arguments, and room, flags and reason in memory.
  */
-static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
-		     unsigned int cpu, const struct kmt_taken *t, bool *room,
-		     u64 now, u8 *flags, u64 **reason)
+__always_inline u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
+			      unsigned int cpu, const struct kmt_taken *t,
+			      bool *room, u64 now, u8 *flags, u64 **reason)
 {
 	const unsigned long *frames = t->frames;
 	unsigned int depth = t->depth;
@@ -402,92 +256,54 @@ static u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 	return id;
 }
 
-static u8 kmt_context_flags(void)
+/*
+ * Not inlined into kmt_record() or the probes, so that the path without
+ * a stack keeps a small frame; kmt_take_stack()'s frame, from which the
+ * walk cache measures, is still at the same depth for every event of a
+ * path. The probes call this one, with the event by value (see
+ * kmt_record_inline()).
+ */
+noinline void kmt_record_stack(struct kmt_ev ev, unsigned long entry_pc)
 {
-	u8 flags = 0;
+	struct kmt_taken taken = { .entry_pc = entry_pc };
 
-	if (kmt_in_hardirq())
-		flags |= KMT_F_HARDIRQ;
-	if (in_serving_softirq())
-		flags |= KMT_F_SOFTIRQ;
-	return flags;
+	__kmt_record(&ev, &taken);
 }
 
 /*
- * Writes one event, preceded by whatever must come before it. The
- * sequence number, the timestamp and the position in the buffer are all
- * taken with interrupts off on this CPU, so within a CPU's stream seq
- * order, timestamp order and file order are the same.
+ * The same for kmt_record() and kmt_record_entry(), with the event by
+ * reference: they reach it by a tail call, as a probe reaches
+ * kmt_record_stack(), so a kprobed path's stack has no more of the
+ * tracer's frames than before (each is unwound, and counts against
+ * KMT_WALK_BELOW).
  */
+static noinline void kmt_record_stack_at(const struct kmt_ev *ev,
+					 unsigned long entry_pc)
+{
+	struct kmt_taken taken = { .entry_pc = entry_pc };
+
+	__kmt_record(ev, &taken);
+}
+
+/* For the kprobed paths (kmt_paths.c): one copy of the write path. */
 void kmt_record(const struct kmt_ev *ev)
 {
-	struct kmt_taken taken = { 0 };
-	u64 *stack_outcome = NULL;
-	struct rchan_buf *buf;
-	struct kmt_event *rec;
-	unsigned long irqflags;
-	struct kmt_cpu *c;
-	unsigned int cpu;
-	bool room = true;
-	bool want_stack;
-	u16 stack_id = 0;
-	u8 flags;
-	u64 now;
-	u32 seq;
+	if (unlikely(kmt_wants_stack(ev->type)))
+		kmt_record_stack_at(ev, 0);
+	else
+		__kmt_record(ev, NULL);
+}
 
-	local_irq_save(irqflags);
-	c = this_cpu_ptr(kmt_cpus);
-	if (unlikely(c->busy)) {
-		/* Only an NMI can get here; never recurse into relay. */
-		local_inc(&c->nested);
-		goto out;
-	}
-	c->busy = true;
-	cpu = smp_processor_id();
-	buf = *this_cpu_ptr(kmt_chan->buf);
-	flags = kmt_context_flags() | ev->flags;
-	want_stack = kmt_wants_stack(ev->type);
-	if (want_stack)
-		kmt_take_stack(c, ev, &taken);
-	now = ktime_get_mono_fast_ns();
-
-	raw_write_seqcount_begin(&c->stats_seq);
-	kmt_fold_nested(c, now);
-	if (c->pending_lost)
-		room = kmt_write_lost(c, buf, cpu, now);
-	if (ev->cache)
-		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
-	if (want_stack)
-		stack_id = kmt_stack(c, buf, cpu, &taken, &room, now, &flags,
-				     &stack_outcome);
-	rec = kmt_data_slot(c, buf, room, now, &seq);
-	if (rec) {
-		*rec = (struct kmt_event) {
-			.type = ev->type,
-			.cpu = cpu,
-			.seq = seq,
-			.timestamp = now,
-			.call_site = ev->call_site,
-			.ptr = ev->ptr,
-			.cache_id = ev->cache ? (unsigned long)ev->cache :
-				    ev->cache_id,
-			.bytes_req = kmt_u32(ev->bytes_req, &flags),
-			.bytes_alloc = kmt_u32(ev->bytes_alloc, &flags),
-			.gfp_flags = (__force u32)ev->gfp,
-			.node = ev->node,
-			.pid = current->pid,
-			.cpu_node = cpu_to_node(cpu),
-			.stack_id = stack_id,
-		};
-		rec->flags = flags;
-		kmt_commit(buf);
-		if (stack_outcome)
-			(*stack_outcome)++;
-	}
-	raw_write_seqcount_end(&c->stats_seq);
-	c->busy = false;
-out:
-	local_irq_restore(irqflags);
+/*
+ * An event of a kprobe at the entry of the function at @entry_pc, whose
+ * stack kmt_take_stack() finds from there (the call site is not on it).
+ */
+void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc)
+{
+	if (unlikely(kmt_wants_stack(ev->type)))
+		kmt_record_stack_at(ev, entry_pc);
+	else
+		kmt_record(ev);
 }
 
 /*

@@ -272,10 +272,10 @@ noinline void kmt_take_stack(struct kmt_cpu *c, const struct kmt_ev *ev,
 	if (call_site) {
 		while (i < n && c->scratch[i] != call_site)
 			i++;
-		if (i == n && ev->entry_pc) {
+		if (i == n && t->entry_pc) {
 			i = 0;
 			while (i < n &&
-			       c->scratch[i] - ev->entry_pc >= KMT_ENTRY_SLOP)
+			       c->scratch[i] - t->entry_pc >= KMT_ENTRY_SLOP)
 				i++;
 			if (i < n)
 				c->scratch[i] = call_site;
@@ -417,6 +417,8 @@ int kmt_alloc_stacks(void)
 		mem += kmt_stack_frames_size();
 		c->walk = kmt_stack_cache ? mem : NULL;
 	}
+	/* No probe is attached yet: each finds its CPU's table. */
+	static_branch_enable(&kmt_stacks_on);
 	return 0;
 }
 

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kmt_write.h - the write path without a stack, per event: an event and
+ * the records that must come before it into this CPU's relay buffer
+ * (see kmt_record.c for the rules it keeps).
+ *
+ * In a header, and always inlined, so that the tracepoint probes
+ * (kmt_probes.c) carry it whole: called out of line, each event paid
+ * for the call, for its struct kmt_ev stored by the probe and loaded
+ * back field by field, and for the probe's stack protector canary
+ * check. kmt_record.c includes it for kmt_record(), which the kprobed
+ * paths call, and for the path with a stack, kmt_record_stack().
+ */
+#ifndef KMT_WRITE_H
+#define KMT_WRITE_H
+
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/percpu.h>
+#include <linux/relay.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/topology.h>
+
+#include "kmt_compat.h"
+#include "kmt_internal.h"
+
+/* kmt_record.c: the rarer records, out of line. */
+bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
+		    u64 now);
+u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
+	      const struct kmt_taken *t, bool *room, u64 now, u8 *flags,
+	      u64 **reason);
+void kmt_record_stack(struct kmt_ev ev, unsigned long entry_pc);
+
+static inline u32 kmt_u32(size_t bytes, u8 *flags)
+{
+	if (bytes > U32_MAX) {
+		*flags |= KMT_F_CLAMPED;
+		return U32_MAX;
+	}
+	return bytes;
+}
+
+/*
+ * Room for one record in @buf, or NULL when the buffer is full. Unlike
+ * relay_reserve(), the offset only moves in kmt_commit(), after the
+ * record is complete, so read() of the current sub-buffer by a
+ * concurrent reader never returns a half-written record.
+ */
+static inline void *kmt_slot(struct rchan_buf *buf)
+{
+	if (unlikely(!buf))
+		return NULL;
+	if (unlikely(buf->offset + KMT_RECORD_SIZE > buf->chan->subbuf_size) &&
+	    !relay_switch_subbuf(buf, KMT_RECORD_SIZE))
+		return NULL;
+	return buf->data + buf->offset;
+}
+
+static inline void kmt_commit(struct rchan_buf *buf)
+{
+	/* Pairs with the reader's view of buf->offset: record, then offset. */
+	smp_wmb();
+	buf->offset += KMT_RECORD_SIZE;
+}
+
+static inline void kmt_note_dropped(struct kmt_cpu *c, u64 n, u64 now)
+{
+	if (!c->pending_lost)
+		c->first_lost_ns = now;
+	c->pending_lost += n;
+	c->dropped += n;
+}
+
+/*
+ * Events that found the CPU busy count as emitted and dropped. Nearly
+ * every event finds none: a plain read first is cheaper than the
+ * exchange. An NMI that adds one after the read is folded by the next
+ * event, as one after the exchange would be; kmt_snapshot() counts it
+ * meanwhile.
+ */
+static inline void kmt_fold_nested(struct kmt_cpu *c, u64 now)
+{
+	long n;
+
+	if (likely(!local_read(&c->nested)))
+		return;
+	n = local_xchg(&c->nested, 0);
+	c->emitted += n;
+	c->seq += n;
+	kmt_note_dropped(c, n, now);
+}
+
+/*
+ * Takes the next seq for a data record and accounts for it. Returns
+ * the slot to fill, or NULL if the record is dropped (always when
+ * @room is false: nothing may be written while a LOST record waits).
+ * Always inlined: called out of line, every event paid for the call
+ * and for @seq kept in memory (which also brought in the stack
+ * protector's canary check).
+ */
+static __always_inline void *kmt_data_slot(struct kmt_cpu *c,
+					   struct rchan_buf *buf, bool room,
+					   u64 now, u32 *seq)
+{
+	void *slot = room ? kmt_slot(buf) : NULL;
+
+	*seq = c->seq++;
+	c->emitted++;
+	if (slot)
+		c->written++;
+	else
+		kmt_note_dropped(c, 1, now);
+	return slot;
+}
+
+/*
+ * Looks @s up in this CPU's set. Returns true if already described;
+ * otherwise *claim is the slot to remember it in once its description
+ * is written, or NULL when the probe window is full (then the cache is
+ * described every time). Always inlined, as kmt_describe() is: out of
+ * line, *claim in memory costs each cache event the stack protector's
+ * canary check too.
+ */
+static __always_inline bool kmt_desc_known(struct kmt_cpu *c,
+					   const struct kmem_cache *s,
+					   const char *name, u32 object_size,
+					   u32 size, u32 gen,
+					   struct kmt_desc_slot **claim)
+{
+	u32 h = hash_ptr(s, KMT_DESC_BITS);
+	unsigned int i;
+
+	*claim = NULL;
+	for (i = 0; i < KMT_DESC_PROBES; i++) {
+		struct kmt_desc_slot *d = &c->desc[(h + i) % KMT_DESC_SLOTS];
+
+		if (d->cache == s) {
+			if (d->gen == gen && d->name == name &&
+			    d->object_size == object_size && d->size == size)
+				return true;
+			*claim = d;
+			return false;
+		}
+		if (!d->cache) {
+			*claim = d;
+			return false;
+		}
+	}
+	return false;
+}
+
+/*
+ * Describes @s unless this CPU's stream already did; returns room.
+ * Always inlined: per cache event, mostly to find it described.
+ */
+static __always_inline bool kmt_describe(struct kmt_cpu *c,
+					 struct rchan_buf *buf,
+					 unsigned int cpu,
+					 const struct kmem_cache *s,
+					 bool room, u64 now)
+{
+	struct kmt_cache_desc *rec;
+	struct kmt_desc_slot *claim;
+	size_t object_size, size;
+	const char *name;
+	u32 osz32, sz32, gen;
+	u8 flags = 0;
+	u32 seq;
+
+	kmt_cache_info(s, &name, &object_size, &size);
+	osz32 = kmt_u32(object_size, &flags);
+	sz32 = kmt_u32(size, &flags);
+	gen = atomic_read(&kmt_desc_gen);
+	if (kmt_desc_known(c, s, name, osz32, sz32, gen, &claim))
+		return room;
+
+	rec = kmt_data_slot(c, buf, room, now, &seq);
+	if (!rec)
+		return false;
+	*rec = (struct kmt_cache_desc) {
+		.type = KMT_REC_CACHE_DESC,
+		.cpu = cpu,
+		.seq = seq,
+		.timestamp = now,
+		.cache_id = (unsigned long)s,
+		.object_size = osz32,
+		.size = sz32,
+	};
+	if (name && strscpy(rec->name, name, sizeof(rec->name)) < 0)
+		flags |= KMT_F_NAME_TRUNC;
+	rec->flags = flags;
+	kmt_commit(buf);
+	if (claim) {
+		claim->cache = s;
+		claim->name = name;
+		claim->object_size = osz32;
+		claim->size = sz32;
+		claim->gen = gen;
+	}
+	return true;
+}
+
+static __always_inline bool kmt_wants_stack(u8 type)
+{
+	if (!static_branch_unlikely(&kmt_stacks_on))
+		return false;
+	return type == KMT_REC_KMALLOC || type == KMT_REC_CACHE_ALLOC ||
+	       type == KMT_REC_PAGE_ALLOC || kmt_stack_frees;
+}
+
+static inline u8 kmt_context_flags(void)
+{
+	u8 flags = 0;
+
+	if (kmt_in_hardirq())
+		flags |= KMT_F_HARDIRQ;
+	if (in_serving_softirq())
+		flags |= KMT_F_SOFTIRQ;
+	return flags;
+}
+
+/*
+ * Writes one event, preceded by whatever must come before it. The
+ * sequence number, the timestamp and the position in the buffer are all
+ * taken with interrupts off on this CPU, so within a CPU's stream seq
+ * order, timestamp order and file order are the same.
+ *
+ * @taken, where the stack goes when one is asked for, is NULL or not
+ * at each of the two call sites: the path without a stack (the default)
+ * then carries nothing of the stack's, neither its struct kmt_taken
+ * (which the kernel's CONFIG_INIT_STACK_ALL_ZERO zeroes, used or not)
+ * nor the branches and loads that consult it.
+ */
+static __always_inline void __kmt_record(const struct kmt_ev *ev,
+					 struct kmt_taken *taken)
+{
+	u64 *stack_outcome = NULL;
+	struct rchan_buf *buf;
+	struct kmt_event *rec;
+	unsigned long irqflags;
+	struct kmt_cpu *c;
+	unsigned int cpu;
+	bool room = true;
+	u16 stack_id = 0;
+	u8 flags;
+	u64 now;
+	u32 seq;
+
+	local_irq_save(irqflags);
+	c = this_cpu_ptr(kmt_cpus);
+	if (unlikely(c->busy)) {
+		/* Only an NMI can get here; never recurse into relay. */
+		local_inc(&c->nested);
+		goto out;
+	}
+	c->busy = true;
+	cpu = smp_processor_id();
+	buf = *this_cpu_ptr(kmt_chan->buf);
+	flags = kmt_context_flags() | ev->flags;
+	if (taken)
+		kmt_take_stack(c, ev, taken);
+	now = ktime_get_mono_fast_ns();
+
+	raw_write_seqcount_begin(&c->stats_seq);
+	kmt_fold_nested(c, now);
+	if (c->pending_lost)
+		room = kmt_write_lost(c, buf, cpu, now);
+	if (ev->cache)
+		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
+	if (taken)
+		stack_id = kmt_stack(c, buf, cpu, taken, &room, now, &flags,
+				     &stack_outcome);
+	rec = kmt_data_slot(c, buf, room, now, &seq);
+	if (rec) {
+		*rec = (struct kmt_event) {
+			.type = ev->type,
+			.cpu = cpu,
+			.seq = seq,
+			.timestamp = now,
+			.call_site = ev->call_site,
+			.ptr = ev->ptr,
+			.cache_id = ev->cache ? (unsigned long)ev->cache :
+				    ev->page_mt,
+			.bytes_req = kmt_u32(ev->bytes_req, &flags),
+			.bytes_alloc = kmt_u32(ev->bytes_alloc, &flags),
+			.gfp_flags = (__force u32)ev->gfp,
+			.node = ev->node,
+			.pid = current->pid,
+			.cpu_node = cpu_to_node(cpu),
+			.stack_id = stack_id,
+		};
+		rec->flags = flags;
+		kmt_commit(buf);
+		if (stack_outcome)
+			(*stack_outcome)++;
+	}
+	raw_write_seqcount_end(&c->stats_seq);
+	c->busy = false;
+out:
+	local_irq_restore(irqflags);
+}
+
+/*
+ * kmt_record(), inlined: for the tracepoint probes. The event goes to
+ * kmt_record_stack() by value, so that its address never escapes: the
+ * probe's struct kmt_ev then lives in registers, as the fields it was
+ * filled from, and the probe needs no stack protector canary.
+ */
+static __always_inline void kmt_record_inline(const struct kmt_ev *ev)
+{
+	if (unlikely(kmt_wants_stack(ev->type)))
+		kmt_record_stack(*ev, 0);
+	else
+		__kmt_record(ev, NULL);
+}
+
+#endif /* KMT_WRITE_H */
