@@ -4,6 +4,11 @@
  * symbols sorted by address, a binary search per lookup, module ranges
  * from the modules snapshot to keep a module's address out of its
  * neighbour's symbols.
+ *
+ * A module's range is CORE_BASE + CORE_SIZE from /proc/modules, cut at the
+ * next module's CORE_BASE: from Linux 6.4 the size counts the module's data
+ * too, which is allocated apart from its text, so the range runs on into
+ * whatever module's text follows (Documentation/trace-format.md, section 6).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -32,6 +37,14 @@ struct ksyms {
 	size_t nmods, mcap;
 	uint32_t *mod_tab;	/* index + 1 into mods by name hash; 0: empty */
 	unsigned int mod_bits;	/* mod_tab has 1 << mod_bits slots, at most half full */
+	struct mod_range *ranges;	/* modules with a range, by base */
+	size_t nranges;
+};
+
+/* Where a module's code may be: [base, end), end already cut at the next base. */
+struct mod_range {
+	uint64_t base, end;
+	size_t mod;		/* index + 1 into mods */
 };
 
 static int add_str(struct ksyms *k, const char *s, uint32_t *off)
@@ -143,6 +156,55 @@ static int sym_cmp(const void *a, const void *b)
 	return x->order < y->order ? 1 : x->order > y->order ? -1 : 0;
 }
 
+static int range_cmp(const void *a, const void *b)
+{
+	const struct mod_range *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/*
+ * The modules' ranges sorted by base, each cut at the next one's base:
+ * a module's text starts at its base, so nothing at or past another
+ * module's base is its own. Two modules at one base cannot come from one
+ * snapshot of /proc/modules: that is an error, not a guess.
+ */
+static int build_ranges(struct ksyms *k, const char *path, char *err, size_t errlen)
+{
+	size_t i, n = 0;
+
+	k->ranges = calloc(k->nmods ? k->nmods : 1, sizeof(*k->ranges));
+	if (!k->ranges) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	for (i = 0; i < k->nmods; i++) {
+		const struct ksym_mod *m = &k->mods[i];
+
+		/* Base 0: copied without root, which hides addresses; no range is known. */
+		if (!m->size || !m->base)
+			continue;
+		k->ranges[n].base = m->base;
+		k->ranges[n].end = m->base + m->size;
+		k->ranges[n].mod = i + 1;
+		n++;
+	}
+	qsort(k->ranges, n, sizeof(*k->ranges), range_cmp);
+	for (i = 0; i + 1 < n; i++) {
+		if (k->ranges[i].base == k->ranges[i + 1].base) {
+			snprintf(err, errlen, "%s: modules %s and %s both at 0x%llx", path,
+				 k->mods[k->ranges[i].mod - 1].name,
+				 k->mods[k->ranges[i + 1].mod - 1].name,
+				 (unsigned long long)k->ranges[i].base);
+			return -1;
+		}
+		if (k->ranges[i].end > k->ranges[i + 1].base)
+			k->ranges[i].end = k->ranges[i + 1].base;
+	}
+	k->nranges = n;
+	return 0;
+}
+
 static int load_modules(struct ksyms *k, const char *path, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
@@ -158,6 +220,7 @@ static int load_modules(struct ksyms *k, const char *path, char *err, size_t err
 	while (getline(&line, &cap, fp) > 0) {
 		char name[256];
 		unsigned long long text, base, size;
+		struct ksym_mod *m;
 		size_t mi;
 
 		lineno++;
@@ -168,20 +231,33 @@ static int load_modules(struct ksyms *k, const char *path, char *err, size_t err
 				 path, lineno);
 			goto out;
 		}
+		if (base + size < base) {
+			snprintf(err, errlen, "%s: line %lu: %s: BASE + SIZE past the address space",
+				 path, lineno, name);
+			goto out;
+		}
 		mi = mod_intern(k, name);
 		if (!mi) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			goto out;
 		}
-		k->mods[mi - 1].text_addr = text;
-		k->mods[mi - 1].base = base;
-		k->mods[mi - 1].size = size;
+		m = &k->mods[mi - 1];
+		/* Once a line set it, a second line would leave one of two ranges unsaid. */
+		if (m->listed) {
+			snprintf(err, errlen, "%s: line %lu: module %s listed twice", path, lineno,
+				 name);
+			goto out;
+		}
+		m->listed = 1;
+		m->text_addr = text;
+		m->base = base;
+		m->size = size;
 	}
 	if (ferror(fp)) {
 		snprintf(err, errlen, "%s: read error", path);
 		goto out;
 	}
-	ret = 0;
+	ret = build_ranges(k, path, err, errlen);
 out:
 	free(line);
 	fclose(fp);
@@ -336,6 +412,7 @@ void ksyms_free(struct ksyms *k)
 		free(k->mods[i].name);
 	free(k->mods);
 	free(k->mod_tab);
+	free(k->ranges);
 	free(k->syms);
 	free(k->strs);
 	free(k);
@@ -346,16 +423,23 @@ size_t ksyms_count(const struct ksyms *k)
 	return k ? k->nsyms : 0;
 }
 
-/* Index + 1 of the module whose core range holds addr, 0 if none. */
+/* Index + 1 of the module whose range (cut at the next base) holds addr, 0 if none. */
 static size_t mod_of_addr(const struct ksyms *k, uint64_t addr)
 {
-	size_t i;
+	size_t lo = 0, hi = k->nranges;
 
-	for (i = 0; i < k->nmods; i++)
-		if (k->mods[i].size && addr >= k->mods[i].base &&
-		    addr - k->mods[i].base < k->mods[i].size)
-			return i + 1;
-	return 0;
+	/* The last range with base <= addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->ranges[mid].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= k->ranges[lo - 1].end)
+		return 0;
+	return k->ranges[lo - 1].mod;
 }
 
 int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,

@@ -14,6 +14,7 @@ struct ksym_mod {
 	char *name;
 	uint64_t text_addr;	/* load address of .text, 0 if unknown */
 	uint64_t base, size;	/* core layout, from /proc/modules; size 0 if unknown */
+	int listed;		/* the modules file has its line (else only kallsyms names it) */
 };
 
 struct ksyms;

@@ -194,6 +194,74 @@ static void test_many_modules(void)
 	ksyms_free(k);
 }
 
+/*
+ * Linux 6.4+ /proc/modules: the size counts data allocated apart from the
+ * text, so [base, base + size) runs into the text of the module after it.
+ * Listed newest first, as /proc/modules lists them, with kmemtrace reloaded
+ * below the oracle and virtio_blk's range running into kmemtrace's.
+ */
+static void test_module_overlap(void)
+{
+	static const char ks_text[] =
+		"ffffffff81000000 T core_fn\n"
+		"ffffffffc0400010 t virtblk_probe\t[virtio_blk]\n"
+		"ffffffffc0404010 t kmt_record\t[kmemtrace]\n"
+		"ffffffffc0406000 t kmt_exit\t[kmemtrace]\n"
+		"ffffffffc040b010 t oracle_kmalloc\t[kmemtrace_oracle]\n"
+		"ffffffffc040c000 t oracle_leak\t[kmemtrace_oracle]\n";
+	static const char mods_text[] =
+		"kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
+		"kmemtrace_oracle 0xffffffffc040b000 0xffffffffc040b000 151552\n"
+		"virtio_blk 0xffffffffc0400000 0xffffffffc0400000 36864\n"
+		"hidden 0x0 0x0 8192\n";
+	struct ksyms *k;
+	char err[512];
+	int missing;
+
+	test_write_text(test_path("ks_ovl"), ks_text);
+	test_write_text(test_path("mod_ovl"), mods_text);
+	k = ksyms_load(test_path("ks_ovl"), test_path("mod_ovl"), err, sizeof(err), &missing);
+	if (!ok(k != NULL, "overlapping ranges: loaded (%s)", k ? "" : err))
+		return;
+	is_str(fmt_ret(k, 0xffffffffc040b045ULL), "oracle_kmalloc+0x35 [kmemtrace_oracle]",
+	       "overlap: the oracle's call site in kmemtrace's range is the oracle's");
+	is_str(fmt_ret(k, 0xffffffffc040c100ULL), "oracle_leak+0x100 [kmemtrace_oracle]",
+	       "overlap: the oracle's second function too");
+	is_str(fmt_ret(k, 0xffffffffc0404020ULL), "kmt_record+0x10 [kmemtrace]",
+	       "overlap: kmemtrace's own call site in virtio_blk's range is kmemtrace's");
+	is_str(fmt_ret(k, 0xffffffffc0406100ULL), "kmt_exit+0x100 [kmemtrace]",
+	       "overlap: kmemtrace's last function up to the next module's base");
+	is_str(fmt_ret(k, 0xffffffffc0400020ULL), "virtblk_probe+0x10 [virtio_blk]",
+	       "overlap: the first module keeps what is below the next base");
+	is_str(fmt(k, 0xffffffffc040b000ULL), "0xffffffffc040b000 [kmemtrace_oracle]",
+	       "overlap: the next module's base is its own, not the range it cuts");
+	is_str(fmt(k, 0xffffffffc0433000ULL), "0xffffffffc0433000",
+	       "overlap: past the last module's base + size, no module");
+	is_str(fmt(k, 0x1000), "0x1000", "a module at base 0 (addresses hidden) has no range");
+	ksyms_free(k);
+
+	test_write_text(test_path("mod_same"),
+			"kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
+			"kmemtrace_oracle 0xffffffffc040b000 0xffffffffc0404000 4096\n");
+	k = ksyms_load(test_path("ks_ovl"), test_path("mod_same"), err, sizeof(err), &missing);
+	ok(!k && strstr(err, "kmemtrace and kmemtrace_oracle both at 0xffffffffc0404000"),
+	   "two modules at one base: refused, naming both: %s", err);
+	ksyms_free(k);
+	test_write_text(test_path("mod_twice"),
+			"kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
+			"kmemtrace 0xffffffffc0480000 0xffffffffc0480000 53248\n");
+	k = ksyms_load(test_path("ks_ovl"), test_path("mod_twice"), err, sizeof(err), &missing);
+	ok(!k && strstr(err, "line 2: module kmemtrace listed twice"),
+	   "one module on two lines: refused: %s", err);
+	ksyms_free(k);
+	test_write_text(test_path("mod_wrap"),
+			"kmemtrace 0xfffffffffffff000 0xfffffffffffff000 8192\n");
+	k = ksyms_load(test_path("ks_ovl"), test_path("mod_wrap"), err, sizeof(err), &missing);
+	ok(!k && strstr(err, "line 1: kmemtrace: BASE + SIZE past the address space"),
+	   "a range past 2^64: refused: %s", err);
+	ksyms_free(k);
+}
+
 static void test_clean_path(void)
 {
 	static const char *const cases[][2] = {
@@ -252,6 +320,7 @@ int main(void)
 	test_kallsyms();
 	test_kallsyms_bad();
 	test_many_modules();
+	test_module_overlap();
 	test_clean_path();
 	test_meta();
 	test_dir_remove();
