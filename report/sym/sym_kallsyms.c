@@ -9,8 +9,14 @@
  * next module's CORE_BASE: from Linux 6.4 the size counts the module's data
  * too, which is allocated apart from its text, so the range runs on into
  * whatever module's text follows (Documentation/trace-format.md, section 6).
+ * Modules loaded during the trace ("+" lines, their symbols in
+ * kallsyms.loaded) are loads of their own beside those of the start; where
+ * a later load's code lies over the base of one unloaded before it, the
+ * later one wins, and the report says so.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +45,9 @@ struct ksyms {
 	unsigned int mod_bits;	/* mod_tab has 1 << mod_bits slots, at most half full */
 	struct mod_range *ranges;	/* modules with a range, by base */
 	size_t nranges;
+	char *warn;		/* ksyms_warnings() */
+	size_t wlen;
+	unsigned long lines;	/* of the kallsyms file */
 };
 
 /* Where a module's code may be: [base, end), end already cut at the next base. */
@@ -81,15 +90,22 @@ static size_t mod_hash(const char *name, unsigned int bits)
 	return (size_t)(h >> (64 - bits));
 }
 
-/* The slot of name in mod_tab: its entry, or the empty slot where it would go. */
-static size_t mod_slot(const struct ksyms *k, const char *name)
+/* The slot of a load of name in mod_tab: its entry, or the empty slot where it would go. */
+static size_t mod_slot(const struct ksyms *k, const char *name, unsigned int gen)
 {
 	size_t mask = ((size_t)1 << k->mod_bits) - 1, i;
 
 	for (i = mod_hash(name, k->mod_bits); k->mod_tab[i]; i = (i + 1) & mask)
-		if (strcmp(k->mods[k->mod_tab[i] - 1].name, name) == 0)
+		if (k->mods[k->mod_tab[i] - 1].gen == gen &&
+		    strcmp(k->mods[k->mod_tab[i] - 1].name, name) == 0)
 			break;
 	return i;
+}
+
+/* Index + 1 of a load of name, 0 if none. */
+static size_t mod_find(const struct ksyms *k, const char *name, unsigned int gen)
+{
+	return k->mod_tab ? k->mod_tab[mod_slot(k, name, gen)] : 0;
 }
 
 /* Room in mod_tab for one more module. 0, or -1 when out of memory. */
@@ -110,19 +126,19 @@ static int mod_tab_reserve(struct ksyms *k)
 	}
 	k->mod_bits = nb;
 	for (i = 0; i < k->nmods; i++)
-		k->mod_tab[mod_slot(k, k->mods[i].name)] = (uint32_t)(i + 1);
+		k->mod_tab[mod_slot(k, k->mods[i].name, k->mods[i].gen)] = (uint32_t)(i + 1);
 	free(old);
 	return 0;
 }
 
-/* Index + 1 of a module by name, adding it if new; 0 when out of memory. */
-static size_t mod_intern(struct ksyms *k, const char *name)
+/* Index + 1 of a load of a module, adding it if new; 0 when out of memory. */
+static size_t mod_intern(struct ksyms *k, const char *name, unsigned int gen)
 {
 	size_t slot;
 
 	if (mod_tab_reserve(k))
 		return 0;
-	slot = mod_slot(k, name);
+	slot = mod_slot(k, name, gen);
 	if (k->mod_tab[slot])
 		return k->mod_tab[slot];
 	if (k->nmods >= UINT16_MAX - 1)
@@ -140,6 +156,7 @@ static size_t mod_intern(struct ksyms *k, const char *name)
 	k->mods[k->nmods].name = strdup(name);
 	if (!k->mods[k->nmods].name)
 		return 0;
+	k->mods[k->nmods].gen = gen;
 	k->mod_tab[slot] = (uint32_t)(k->nmods + 1);
 	return ++k->nmods;
 }
@@ -160,14 +177,67 @@ static int range_cmp(const void *a, const void *b)
 {
 	const struct mod_range *x = a, *y = b;
 
-	return x->base < y->base ? -1 : x->base > y->base;
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	/* At one base, the later load last: it is the one kept. */
+	return x->mod < y->mod ? -1 : x->mod > y->mod;
+}
+
+static void warnf(struct ksyms *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warnf(struct ksyms *k, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	size_t n;
+	char *p;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	n = strlen(buf);
+	p = realloc(k->warn, k->wlen + n + 2);
+	if (!p)
+		return;
+	memcpy(p + k->wlen, buf, n + 1);
+	p[k->wlen + n] = '\n';
+	p[k->wlen + n + 1] = '\0';
+	k->warn = p;
+	k->wlen += n + 1;
+}
+
+/*
+ * Whether module load u, unloaded during the trace, gives way to a later
+ * load: one at its base, or one with code (a kallsyms symbol) at or above
+ * its base from a base below it. The later load's code was there when its
+ * call sites were recorded; u's only before, and a trace's addresses carry
+ * no load to tell them apart, so the newest wins.
+ */
+static size_t overlaid_by(const struct ksyms *k, size_t u)
+{
+	const struct ksym_mod *m = &k->mods[u];
+	size_t i;
+
+	for (i = u + 1; i < k->nmods; i++)
+		if (k->mods[i].size && k->mods[i].base == m->base)
+			return i + 1;
+	for (i = 0; i < k->nsyms; i++) {
+		const struct ksym *s = &k->syms[i];
+		const struct ksym_mod *n = s->mod ? &k->mods[s->mod - 1] : NULL;
+
+		if (n && (size_t)s->mod - 1 > u && n->size && n->base < m->base &&
+		    s->addr >= m->base && s->addr - m->base < m->size)
+			return s->mod;
+	}
+	return 0;
 }
 
 /*
  * The modules' ranges sorted by base, each cut at the next one's base:
  * a module's text starts at its base, so nothing at or past another
- * module's base is its own. Two modules at one base cannot come from one
- * snapshot of /proc/modules: that is an error, not a guess.
+ * module's base is its own. Two loads at one base cannot come from one
+ * snapshot of /proc/modules: that is an error, not a guess, unless the
+ * first was unloaded during the trace (then the later wins, see above).
  */
 static int build_ranges(struct ksyms *k, const char *path, char *err, size_t errlen)
 {
@@ -180,10 +250,19 @@ static int build_ranges(struct ksyms *k, const char *path, char *err, size_t err
 	}
 	for (i = 0; i < k->nmods; i++) {
 		const struct ksym_mod *m = &k->mods[i];
+		size_t by;
 
 		/* Base 0: copied without root, which hides addresses; no range is known. */
 		if (!m->size || !m->base)
 			continue;
+		by = m->unloaded ? overlaid_by(k, i) : 0;
+		if (by) {
+			if (strcmp(k->mods[by - 1].name, m->name))
+				warnf(k, "%s: %s, unloaded during the trace, was at 0x%llx, where %s was loaded later: addresses there are named as %s's",
+				      path, m->name, (unsigned long long)m->base,
+				      k->mods[by - 1].name, k->mods[by - 1].name);
+			continue;
+		}
 		k->ranges[n].base = m->base;
 		k->ranges[n].end = m->base + m->size;
 		k->ranges[n].mod = i + 1;
@@ -205,6 +284,18 @@ static int build_ranges(struct ksyms *k, const char *path, char *err, size_t err
 	return 0;
 }
 
+/* Index + 1 of the newest load of name that is still loaded at base, 0 if none. */
+static size_t loaded_at(const struct ksyms *k, const char *name, uint64_t base)
+{
+	size_t best = 0, i;
+
+	for (i = 0; i < k->nmods; i++)
+		if (!k->mods[i].unloaded && k->mods[i].listed && k->mods[i].base == base &&
+		    strcmp(k->mods[i].name, name) == 0)
+			best = i + 1;
+	return best;
+}
+
 static int load_modules(struct ksyms *k, const char *path, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
@@ -218,15 +309,24 @@ static int load_modules(struct ksyms *k, const char *path, char *err, size_t err
 		return -1;
 	}
 	while (getline(&line, &cap, fp) > 0) {
-		char name[256];
+		char name[256], kind = line[0];
 		unsigned long long text, base, size;
+		unsigned int gen = 0;
 		struct ksym_mod *m;
 		size_t mi;
 
 		lineno++;
-		if (line[0] == '#' || line[0] == '\n')
+		if (kind == '#' || kind == '\n')
 			continue;
-		if (sscanf(line, "%255s %llx %llx %llu", name, &text, &base, &size) != 4) {
+		/* Module names are [A-Za-z0-9_-]; "+" and "-" say when (section 6). */
+		if (kind != '+' && kind != '-' && kind != '_' && !isalnum((unsigned char)kind)) {
+			snprintf(err, errlen,
+				 "%s: line %lu: unknown kind of line '%c' (from a newer kmemtraced?)",
+				 path, lineno, isprint((unsigned char)kind) ? kind : '?');
+			goto out;
+		}
+		if (sscanf(line + (kind == '+' || kind == '-'), "%255s %llx %llx %llu", name, &text,
+			   &base, &size) != 4) {
 			snprintf(err, errlen, "%s: line %lu: expected NAME TEXT_ADDR BASE SIZE",
 				 path, lineno);
 			goto out;
@@ -236,7 +336,21 @@ static int load_modules(struct ksyms *k, const char *path, char *err, size_t err
 				 path, lineno, name);
 			goto out;
 		}
-		mi = mod_intern(k, name);
+		if (kind == '-') {
+			mi = loaded_at(k, name, base);
+			if (!mi) {
+				snprintf(err, errlen, "%s: line %lu: -%s: no %s loaded at 0x%llx before",
+					 path, lineno, name, name, base);
+				goto out;
+			}
+			k->mods[mi - 1].unloaded = 1;
+			continue;
+		}
+		/* Each "+" line is a load of its own: the Nth of that name. */
+		if (kind == '+')
+			while (mod_find(k, name, ++gen))
+				;
+		mi = mod_intern(k, name, gen);
 		if (!mi) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			goto out;
@@ -257,57 +371,68 @@ static int load_modules(struct ksyms *k, const char *path, char *err, size_t err
 		snprintf(err, errlen, "%s: read error", path);
 		goto out;
 	}
-	ret = build_ranges(k, path, err, errlen);
+	ret = 0;
 out:
 	free(line);
 	fclose(fp);
 	return ret;
 }
 
-struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, char *err,
+/*
+ * The load a symbol of kallsyms.loaded belongs to: of the "+" loads of its
+ * module, the one with the highest base at or below it, else the first.
+ */
+static size_t loaded_mod(const struct ksyms *k, const char *name, uint64_t addr)
+{
+	size_t best = 0, mi;
+	unsigned int gen;
+
+	for (gen = 1; (mi = mod_find(k, name, gen)); gen++)
+		if (!best || (k->mods[mi - 1].base <= addr &&
+			      (k->mods[best - 1].base > addr ||
+			       k->mods[mi - 1].base > k->mods[best - 1].base)))
+			best = mi;
+	return best;
+}
+
+/*
+ * Adds the text symbols of a kallsyms file. loaded: kallsyms.loaded, whose
+ * every symbol is a module's, of a load the modules file has a "+" line for.
+ */
+static int load_kallsyms(struct ksyms *k, const char *path, bool loaded, char *err,
 			 size_t errlen, int *missing)
 {
-	struct ksyms *k = calloc(1, sizeof(*k));
-	FILE *fp = NULL;
+	FILE *fp = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long lineno = 0;
+	int ret = -1;
 
-	*missing = 0;
-	if (!k) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	fp = fopen(kallsyms_path, "r");
 	if (!fp) {
 		*missing = errno == ENOENT;
-		snprintf(err, errlen, "%s: %s", kallsyms_path, strerror(errno));
-		goto fail;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
 	}
 	while (getline(&line, &cap, fp) > 0) {
 		char *p = line, *end, *name, *mod = NULL;
 		unsigned long long addr;
 		char type;
 		struct ksym *s;
+		size_t mi = 0;
 
 		lineno++;
 		errno = 0;
 		addr = strtoull(p, &end, 16);
 		if (errno || end == p || (*end != ' ' && *end != '\t')) {
-			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", kallsyms_path,
-				 lineno);
-			goto fail;
+			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", path, lineno);
+			goto out;
 		}
 		p = end + strspn(end, " \t");
 		type = *p;
 		if (!type || (p[1] != ' ' && p[1] != '\t')) {
-			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", kallsyms_path,
-				 lineno);
-			goto fail;
+			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", path, lineno);
+			goto out;
 		}
-		/* Call sites are code: data symbols would only shadow them. */
-		if (!addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
 		p += 1 + strspn(p + 1, " \t");
 		name = p;
 		p += strcspn(p, " \t\r\n");
@@ -320,6 +445,15 @@ struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, ch
 				*p = '\0';
 			}
 		}
+		if (loaded && (!mod || !(mi = loaded_mod(k, mod, addr)))) {
+			snprintf(err, errlen, "%s: line %lu: %s%s has no \"+\" line in the modules file",
+				 path, lineno, mod ? "module " : "a symbol of no module",
+				 mod ? mod : "");
+			goto out;
+		}
+		/* Call sites are code: data symbols would only shadow them. */
+		if (!addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+			continue;
 		if (!*name)
 			continue;
 		if (k->nsyms == k->cap) {
@@ -334,7 +468,8 @@ struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, ch
 		s = &k->syms[k->nsyms];
 		memset(s, 0, sizeof(*s));
 		s->addr = addr;
-		s->order = (uint32_t)lineno;
+		/* Line numbers keep the sort stable; kallsyms.loaded's come after kallsyms'. */
+		s->order = (uint32_t)(lineno + (loaded ? k->lines : 0));
 		/* Among aliases: global over weak over local, and a plain name over _names. */
 		s->rank = (uint8_t)(2 * (type == 'T' ? 3 : type == 'W' ? 2 : type == 't' ? 1 : 0) +
 				    (name[0] != '_'));
@@ -344,61 +479,90 @@ struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, ch
 			s->rank = 0;
 		if (add_str(k, name, &s->name))
 			goto nomem;
-		if (mod) {
-			size_t mi = mod_intern(k, mod);
-
-			if (!mi)
-				goto nomem;
-			s->mod = (uint16_t)mi;
-		}
+		if (mod && !mi)
+			mi = mod_intern(k, mod, 0);
+		if (mod && !mi)
+			goto nomem;
+		s->mod = (uint16_t)mi;
 		k->nsyms++;
 	}
 	if (ferror(fp)) {
-		snprintf(err, errlen, "%s: read error", kallsyms_path);
-		goto fail;
+		snprintf(err, errlen, "%s: read error", path);
+		goto out;
 	}
+	if (!loaded)
+		k->lines = lineno;
+	ret = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", path);
+out:
+	free(line);
+	fclose(fp);
+	return ret;
+}
+
+struct ksyms *ksyms_load_all(const char *kallsyms_path, const char *modules_path,
+			     const char *loaded_path, char *err, size_t errlen, int *missing)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+	int dummy;
+
+	*missing = 0;
+	if (!k) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (load_kallsyms(k, kallsyms_path, false, err, errlen, missing))
+		goto fail;
 	if (!k->nsyms) {
 		snprintf(err, errlen,
 			 "%s: no text symbol with an address (copied without root?)",
 			 kallsyms_path);
 		goto fail;
 	}
-	qsort(k->syms, k->nsyms, sizeof(*k->syms), sym_cmp);
-	fclose(fp);
-	fp = NULL;
-	free(line);
-	line = NULL;
 	if (modules_path && load_modules(k, modules_path, err, errlen))
 		goto fail;
+	/* Without the modules file its "+" lines are unknown: the symbols cannot be placed. */
+	if (modules_path && loaded_path &&
+	    load_kallsyms(k, loaded_path, true, err, errlen, &dummy))
+		goto fail;
+	qsort(k->syms, k->nsyms, sizeof(*k->syms), sym_cmp);
+	if (modules_path && build_ranges(k, modules_path, err, errlen))
+		goto fail;
 	return k;
-nomem:
-	snprintf(err, errlen, "%s: out of memory", kallsyms_path);
 fail:
-	if (fp)
-		fclose(fp);
-	free(line);
 	ksyms_free(k);
 	return NULL;
 }
 
+struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, char *err,
+			 size_t errlen, int *missing)
+{
+	return ksyms_load_all(kallsyms_path, modules_path, NULL, err, errlen, missing);
+}
+
 struct ksyms *ksyms_load_dir(const char *dir, char *err, size_t errlen, int *missing)
 {
-	size_t n = strlen(dir) + sizeof("/kallsyms");
-	char *kp = malloc(n), *mp = malloc(n);
+	size_t n = strlen(dir) + sizeof("/kallsyms.loaded");
+	char *kp = malloc(n), *mp = malloc(n), *lp = malloc(n);
 	struct ksyms *k = NULL;
 	struct stat st;
 
 	*missing = 0;
-	if (!kp || !mp) {
+	if (!kp || !mp || !lp) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	snprintf(kp, n, "%s/kallsyms", dir);
 	snprintf(mp, n, "%s/modules", dir);
-	k = ksyms_load(kp, stat(mp, &st) == 0 ? mp : NULL, err, errlen, missing);
+	snprintf(lp, n, "%s/kallsyms.loaded", dir);
+	k = ksyms_load_all(kp, stat(mp, &st) == 0 ? mp : NULL, stat(lp, &st) == 0 ? lp : NULL,
+			   err, errlen, missing);
 out:
 	free(kp);
 	free(mp);
+	free(lp);
 	return k;
 }
 
@@ -413,6 +577,7 @@ void ksyms_free(struct ksyms *k)
 	free(k->mods);
 	free(k->mod_tab);
 	free(k->ranges);
+	free(k->warn);
 	free(k->syms);
 	free(k->strs);
 	free(k);
@@ -462,9 +627,20 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 	}
 	s = &k->syms[lo];
 	in_mod = mod_of_addr(k, addr);
-	/* Inside a module's range, only that module's symbols may name it. */
-	if (in_mod && s->mod != in_mod)
-		return 0;
+	/*
+	 * Inside a module's range, only that module's symbols may name it:
+	 * the last of them at or below addr (an unloaded module's may lie
+	 * between, where a later load took its place).
+	 */
+	if (in_mod) {
+		uint64_t base = k->mods[in_mod - 1].base;
+
+		while (s->mod != in_mod && lo > 0 && s->addr > base)
+			s = &k->syms[--lo];
+		/* A symbol of its own below its base is no name for its range either. */
+		if (s->mod != in_mod || s->addr < base)
+			return 0;
+	}
 	/* Past a module's end: the gap after it, not its last function. */
 	if (!in_mod && s->mod && k->mods[s->mod - 1].size)
 		return 0;
@@ -498,8 +674,22 @@ const struct ksym_mod *ksyms_module(const struct ksyms *k, const char *name)
 
 	if (!k || !k->mod_tab)
 		return NULL;
-	slot = mod_slot(k, name);
-	return k->mod_tab[slot] ? &k->mods[k->mod_tab[slot] - 1] : NULL;
+	slot = mod_find(k, name, 0);
+	if (!slot)
+		slot = mod_find(k, name, 1);
+	return slot ? &k->mods[slot - 1] : NULL;
+}
+
+const struct ksym_mod *ksyms_module_of(const struct ksyms *k, uint64_t addr)
+{
+	size_t mi = k ? mod_of_addr(k, addr) : 0;
+
+	return mi ? &k->mods[mi - 1] : NULL;
+}
+
+const char *ksyms_warnings(const struct ksyms *k)
+{
+	return k && k->warn ? k->warn : "";
 }
 
 size_t ksyms_nmodules(const struct ksyms *k)

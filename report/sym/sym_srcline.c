@@ -243,7 +243,8 @@ int srcline_lookup(struct srcline *s, uint64_t addr, char *file, size_t flen,
 			return 0;
 		r = s->ops->at_symbol(k->h, name, off, file, flen, line);
 		if (r != 1) {
-			const struct ksym_mod *m = ksyms_module(s->ks, mod);
+			/* The load that holds addr: a module reloaded during the trace has two. */
+			const struct ksym_mod *m = ksyms_module_of(s->ks, addr);
 
 			if (m && m->text_addr && addr >= m->text_addr &&
 			    (!m->size || addr - m->base < m->size))

@@ -262,6 +262,106 @@ static void test_module_overlap(void)
 	ksyms_free(k);
 }
 
+/*
+ * Modules loaded (+) and unloaded (-) during the trace, their symbols in
+ * kallsyms.loaded: a module reloaded elsewhere has both loads named, a
+ * later load over an unloaded one's base wins and is said, and what the
+ * reader does not know is refused.
+ */
+static void test_module_changes(void)
+{
+	static const char ks_text[] =
+		"ffffffff81000000 T core_fn\n"
+		"ffffffffc0000100 t keep_fn\t[keep]\n"
+		"ffffffffc0010100 t goner_fn\t[goner]\n"
+		"ffffffffc0040100 t brief_fn\t[brief]\n"
+		"ffffffffc0050100 t old_fn\t[old]\n";
+	static const char mods_text[] =
+		"keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
+		"goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
+		"brief 0xffffffffc0040000 0xffffffffc0040000 8192\n"
+		"old 0xffffffffc0050000 0xffffffffc0050000 4096\n"
+		"# loaded (+) and unloaded (-) during the trace\n"
+		"+newmod 0xffffffffc0020000 0xffffffffc0020000 4096\n"
+		"-goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
+		"-brief 0xffffffffc0040000 0xffffffffc0040000 8192\n"
+		"-old 0xffffffffc0050000 0xffffffffc0050000 4096\n"
+		"+goner 0xffffffffc0030000 0xffffffffc0030000 8192\n"
+		"+other 0xffffffffc0040000 0xffffffffc0040000 8192\n"
+		"+big 0xffffffffc004f000 0xffffffffc004f000 12288\n";
+	static const char loaded_text[] =
+		"ffffffffc0020100 t newmod_fn\t[newmod]\n"
+		"ffffffffc0030100 t goner_fn\t[goner]\n"
+		"ffffffffc0030200 d goner_data\t[goner]\n"
+		"ffffffffc0040100 t other_fn\t[other]\n"
+		"ffffffffc004f100 t big_fn\t[big]\n"
+		"ffffffffc0050080 t big_fn2\t[big]\n";
+	const struct ksym_mod *m;
+	struct ksyms *k;
+	char err[512];
+	int missing;
+
+	test_write_text(test_path("ks_chg"), ks_text);
+	test_write_text(test_path("mod_chg"), mods_text);
+	test_write_text(test_path("ld_chg"), loaded_text);
+	k = ksyms_load_all(test_path("ks_chg"), test_path("mod_chg"), test_path("ld_chg"), err,
+			   sizeof(err), &missing);
+	if (!ok(k != NULL, "loads during the trace: loaded (%s)", k ? "" : err))
+		return;
+	is_str(fmt_ret(k, 0xffffffffc0000111ULL), "keep_fn+0x11 [keep]", "a module loaded throughout");
+	is_str(fmt_ret(k, 0xffffffffc0010111ULL), "goner_fn+0x11 [goner]",
+	       "a module reloaded elsewhere: its first load, by the start's kallsyms");
+	is_str(fmt_ret(k, 0xffffffffc0030111ULL), "goner_fn+0x11 [goner]",
+	       "... and its second, by kallsyms.loaded");
+	m = ksyms_module_of(k, 0xffffffffc0030110ULL);
+	ok(m && m->gen == 1 && m->base == 0xffffffffc0030000ULL && !m->unloaded,
+	   "the second load is a module of its own: its base, loaded during the trace");
+	m = ksyms_module_of(k, 0xffffffffc0010110ULL);
+	ok(m && m->gen == 0 && m->unloaded, "the first load: unloaded during the trace");
+	is_str(fmt_ret(k, 0xffffffffc0020111ULL), "newmod_fn+0x11 [newmod]",
+	       "a module loaded during the trace");
+	is_str(fmt_ret(k, 0xffffffffc0040111ULL), "other_fn+0x11 [other]",
+	       "another module loaded at an unloaded one's base: the later one wins");
+	is_str(fmt_ret(k, 0xffffffffc0050111ULL), "big_fn2+0x91 [big]",
+	       "a later load whose code runs over an unloaded one's base wins there too");
+	is_str(fmt_ret(k, 0xffffffffc004f111ULL), "big_fn+0x11 [big]", "... and below it");
+	ok(strstr(ksyms_warnings(k), "brief, unloaded during the trace, was at 0xffffffffc0040000, where other was loaded later") &&
+	   strstr(ksyms_warnings(k), "old, unloaded during the trace, was at 0xffffffffc0050000, where big was loaded later"),
+	   "both are said (ksyms_warnings)");
+	ok(!strstr(ksyms_warnings(k), "goner"), "a reload elsewhere needs no warning");
+	ksyms_free(k);
+
+	k = ksyms_load(test_path("ks_chg"), test_path("mod_chg"), err, sizeof(err), &missing);
+	ok(k != NULL, "without kallsyms.loaded: loaded");
+	is_str(fmt_ret(k, 0xffffffffc0020111ULL), "0xffffffffc0020111 [newmod]",
+	       "without kallsyms.loaded: a module loaded during the trace by its range only");
+	ksyms_free(k);
+
+	test_write_text(test_path("mod_minus"), "-keep 0xffffffffc0000000 0xffffffffc0000000 16384\n");
+	k = ksyms_load(test_path("ks_chg"), test_path("mod_minus"), err, sizeof(err), &missing);
+	ok(!k && strstr(err, "line 1: -keep: no keep loaded at 0xffffffffc0000000 before"),
+	   "an unload of a module not loaded: refused: %s", err);
+	ksyms_free(k);
+	test_write_text(test_path("mod_kind"), "*keep 0x0 0xffffffffc0000000 16384\n");
+	k = ksyms_load(test_path("ks_chg"), test_path("mod_kind"), err, sizeof(err), &missing);
+	ok(!k && strstr(err, "line 1: unknown kind of line '*'"),
+	   "a line of a kind this reader does not know: refused, saying so: %s", err);
+	ksyms_free(k);
+	test_write_text(test_path("mod_plus2"),
+			"keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
+			"+keep 0xffffffffc0000000 0xffffffffc0000000 16384\n");
+	k = ksyms_load(test_path("ks_chg"), test_path("mod_plus2"), err, sizeof(err), &missing);
+	ok(!k && strstr(err, "modules keep and keep both at 0xffffffffc0000000"),
+	   "a load at a base still taken: refused: %s", err);
+	ksyms_free(k);
+	test_write_text(test_path("ld_orphan"), "ffffffffc0060100 t lost_fn\t[lost]\n");
+	k = ksyms_load_all(test_path("ks_chg"), test_path("mod_chg"), test_path("ld_orphan"), err,
+			   sizeof(err), &missing);
+	ok(!k && strstr(err, "line 1: module lost has no \"+\" line in the modules file"),
+	   "a kallsyms.loaded symbol of no load: refused: %s", err);
+	ksyms_free(k);
+}
+
 static void test_clean_path(void)
 {
 	static const char *const cases[][2] = {
@@ -321,6 +421,7 @@ int main(void)
 	test_kallsyms_bad();
 	test_many_modules();
 	test_module_overlap();
+	test_module_changes();
 	test_clean_path();
 	test_meta();
 	test_dir_remove();
