@@ -30,7 +30,7 @@ struct ksym {
 	uint32_t name;		/* offset into strs */
 	uint16_t mod;		/* index + 1 into mods; 0: core kernel */
 	uint8_t rank;		/* preference among symbols at one address */
-	uint8_t pad;
+	uint8_t loaded;		/* from kallsyms.loaded: of a module loaded during the trace */
 	uint32_t order;		/* line number: keeps the sort stable */
 };
 
@@ -167,6 +167,14 @@ static int sym_cmp(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	/*
+	 * At one address, a later load's symbol over an earlier one's: init
+	 * code is freed after the load and its place reused by the next.
+	 */
+	if (x->loaded != y->loaded)
+		return x->loaded < y->loaded ? -1 : 1;
+	if (x->loaded && x->mod != y->mod)
+		return x->mod < y->mod ? -1 : 1;
 	/* The preferred name goes last: the lookup takes the last <= addr; then file order. */
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
@@ -257,10 +265,10 @@ static int build_ranges(struct ksyms *k, const char *path, char *err, size_t err
 			continue;
 		by = m->unloaded ? overlaid_by(k, i) : 0;
 		if (by) {
-			if (strcmp(k->mods[by - 1].name, m->name))
-				warnf(k, "%s: %s, unloaded during the trace, was at 0x%llx, where %s was loaded later: addresses there are named as %s's",
-				      path, m->name, (unsigned long long)m->base,
-				      k->mods[by - 1].name, k->mods[by - 1].name);
+			/* Even a reload of the same module: its functions moved. */
+			warnf(k, "%s: %s, unloaded during the trace, was at 0x%llx, where %s was loaded later (at 0x%llx): addresses there are named as the later load's, also those recorded before the unload",
+			      path, m->name, (unsigned long long)m->base, k->mods[by - 1].name,
+			      (unsigned long long)k->mods[by - 1].base);
 			continue;
 		}
 		k->ranges[n].base = m->base;
@@ -468,6 +476,7 @@ static int load_kallsyms(struct ksyms *k, const char *path, bool loaded, char *e
 		s = &k->syms[k->nsyms];
 		memset(s, 0, sizeof(*s));
 		s->addr = addr;
+		s->loaded = loaded;
 		/* Line numbers keep the sort stable; kallsyms.loaded's come after kallsyms'. */
 		s->order = (uint32_t)(lineno + (loaded ? k->lines : 0));
 		/* Among aliases: global over weak over local, and a plain name over _names. */
@@ -628,6 +637,16 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 	s = &k->syms[lo];
 	in_mod = mod_of_addr(k, addr);
 	/*
+	 * A module loaded during the trace has its init code (freed after its
+	 * init, so outside its range) in kallsyms.loaded: that names what
+	 * follows it, even inside an older load's range, which on 6.4+ spans
+	 * memory not its text. Init symbols of the start's kallsyms do not:
+	 * their code ran before the trace and its place may be another's now.
+	 */
+	if (s->loaded && s->mod != in_mod && mod_of_addr(k, s->addr) != s->mod &&
+	    (!in_mod || (s->mod > in_mod && s->addr >= k->mods[in_mod - 1].base)))
+		goto found;
+	/*
 	 * Inside a module's range, only that module's symbols may name it:
 	 * the last of them at or below addr (an unloaded module's may lie
 	 * between, where a later load took its place).
@@ -644,6 +663,7 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 	/* Past a module's end: the gap after it, not its last function. */
 	if (!in_mod && s->mod && k->mods[s->mod - 1].size)
 		return 0;
+found:
 	*name = k->strs + s->name;
 	*off = addr - s->addr;
 	*mod = s->mod ? k->mods[s->mod - 1].name : NULL;

@@ -275,7 +275,9 @@ static void test_module_changes(void)
 		"ffffffffc0000100 t keep_fn\t[keep]\n"
 		"ffffffffc0010100 t goner_fn\t[goner]\n"
 		"ffffffffc0040100 t brief_fn\t[brief]\n"
-		"ffffffffc0050100 t old_fn\t[old]\n";
+		"ffffffffc0050100 t old_fn\t[old]\n"
+		"ffffffffc0000180 T old_init\t[old]\n"
+		"ffffffffc0090000 T keep_init\t[keep]\n";
 	static const char mods_text[] =
 		"keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
 		"goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
@@ -295,7 +297,9 @@ static void test_module_changes(void)
 		"ffffffffc0030200 d goner_data\t[goner]\n"
 		"ffffffffc0040100 t other_fn\t[other]\n"
 		"ffffffffc004f100 t big_fn\t[big]\n"
-		"ffffffffc0050080 t big_fn2\t[big]\n";
+		"ffffffffc0050080 t big_fn2\t[big]\n"
+		"ffffffffc0090000 T newmod_init\t[newmod]\n"
+		"ffffffffc0002000 T goner_init\t[goner]\n";
 	const struct ksym_mod *m;
 	struct ksyms *k;
 	char err[512];
@@ -325,10 +329,26 @@ static void test_module_changes(void)
 	is_str(fmt_ret(k, 0xffffffffc0050111ULL), "big_fn2+0x91 [big]",
 	       "a later load whose code runs over an unloaded one's base wins there too");
 	is_str(fmt_ret(k, 0xffffffffc004f111ULL), "big_fn+0x11 [big]", "... and below it");
-	ok(strstr(ksyms_warnings(k), "brief, unloaded during the trace, was at 0xffffffffc0040000, where other was loaded later") &&
-	   strstr(ksyms_warnings(k), "old, unloaded during the trace, was at 0xffffffffc0050000, where big was loaded later"),
+	ok(strstr(ksyms_warnings(k), "brief, unloaded during the trace, was at 0xffffffffc0040000, where other was loaded later (at 0xffffffffc0040000)") &&
+	   strstr(ksyms_warnings(k), "old, unloaded during the trace, was at 0xffffffffc0050000, where big was loaded later (at 0xffffffffc004f000)"),
 	   "both are said (ksyms_warnings)");
-	ok(!strstr(ksyms_warnings(k), "goner"), "a reload elsewhere needs no warning");
+	ok(!strstr(ksyms_warnings(k), "goner"), "a reload elsewhere, over nothing older, needs no warning");
+	/* Init code: freed after the load, outside the module's range, its place reused. */
+	is_str(fmt_ret(k, 0xffffffffc0090011ULL), "newmod_init+0x11 [newmod]",
+	       "init code of a module loaded during the trace: named, over the start's at that place");
+	is_str(fmt_ret(k, 0xffffffffc0002011ULL), "goner_init+0x11 [goner]",
+	       "... also inside an older load's range (which on 6.4+ spans more than its text)");
+	is_str(fmt_ret(k, 0xffffffffc00001a1ULL), "keep_fn+0xa1 [keep]",
+	       "the start's init symbols never name another module's range");
+	test_write_text(test_path("mod_keep"), "keep 0xffffffffc0000000 0xffffffffc0000000 16384\n");
+	{
+		struct ksyms *k2 = ksyms_load(test_path("ks_chg"), test_path("mod_keep"), err,
+					      sizeof(err), &missing);
+
+		is_str(k2 ? fmt_ret(k2, 0xffffffffc0090011ULL) : "", "0xffffffffc0090011",
+		       "... nor the place of their own init code: it ran before the trace");
+		ksyms_free(k2);
+	}
 	ksyms_free(k);
 
 	k = ksyms_load(test_path("ks_chg"), test_path("mod_chg"), err, sizeof(err), &missing);
