@@ -170,6 +170,22 @@ fail:
  * first): "NAME TEXT_ADDR CORE_BASE CORE_SIZE". NULL with errno; a kernel
  * without module support has none and gives an empty array.
  */
+/* Room in *v (*cap entries) for entry n: 0, or -1 when out of memory. */
+static int mods_reserve(struct kmtd_mod **v, size_t *cap, size_t n)
+{
+	size_t ncap = *cap ? 2 * *cap : 64;
+	struct kmtd_mod *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*v, ncap * sizeof(*p));
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
 static struct kmtd_mod *read_modules(size_t *nmods)
 {
 	char src[PATH_MAX], *mods, *line, *save = NULL;
@@ -190,15 +206,8 @@ static struct kmtd_mod *read_modules(size_t *nmods)
 		char *end;
 		int refs;
 
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			struct kmtd_mod *p = realloc(v, ncap * sizeof(*p));
-
-			if (!p)
-				goto nomem;
-			v = p;
-			cap = ncap;
-		}
+		if (mods_reserve(&v, &cap, n) < 0)
+			goto nomem;
 		e = &v[n];
 		memset(e, 0, sizeof(*e));
 		/* "NAME SIZE REFS DEPS STATE 0xADDR [TAINTS]" */
@@ -370,15 +379,8 @@ static int scan_modules(struct kmtd_meta *m)
 				!strcmp(now[i].name, m->mods[j].name);
 		if (known)
 			continue;
-		if (m->nmods == m->mods_cap) {
-			size_t cap = m->mods_cap ? 2 * m->mods_cap : 16;
-			struct kmtd_mod *p = realloc(m->mods, cap * sizeof(*p));
-
-			if (!p)
-				goto out;
-			m->mods = p;
-			m->mods_cap = cap;
-		}
+		if (mods_reserve(&m->mods, &m->mods_cap, m->nmods) < 0)
+			goto out;
 		if (append(&m->mod_changes, &m->changes_len, "+", now[i].line) < 0)
 			goto out;
 		m->mods[m->nmods++] = now[i];

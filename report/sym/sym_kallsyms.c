@@ -195,23 +195,11 @@ static void warnf(struct ksyms *k, const char *fmt, ...) __attribute__((format(p
 
 static void warnf(struct ksyms *k, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	size_t n;
-	char *p;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	sym_vwarn(&k->warn, &k->wlen, fmt, ap);
 	va_end(ap);
-	n = strlen(buf);
-	p = realloc(k->warn, k->wlen + n + 2);
-	if (!p)
-		return;
-	memcpy(p + k->wlen, buf, n + 1);
-	p[k->wlen + n] = '\n';
-	p[k->wlen + n + 1] = '\0';
-	k->warn = p;
-	k->wlen += n + 1;
 }
 
 /*

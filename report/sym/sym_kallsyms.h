@@ -7,6 +7,7 @@
 #ifndef SYM_KALLSYMS_H
 #define SYM_KALLSYMS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,5 +85,8 @@ const struct ksym_mod *ksyms_module_at(const struct ksyms *k, size_t i);
 char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
 /* The same for a return address (ksyms_lookup_ret()): every address the report names. */
 char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
+
+/* Appends one formatted line to a warning list (*buf, *len bytes; sym_path.c). */
+void sym_vwarn(char **buf, size_t *len, const char *fmt, va_list ap);
 
 #endif /* SYM_KALLSYMS_H */

@@ -51,23 +51,11 @@ static void warnf(struct srcline *s, const char *fmt, ...) __attribute__((format
 
 static void warnf(struct srcline *s, const char *fmt, ...)
 {
-	char buf[600];
 	va_list ap;
-	size_t n;
-	char *p;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	sym_vwarn(&s->warn, &s->wlen, fmt, ap);
 	va_end(ap);
-	n = strlen(buf);
-	p = realloc(s->warn, s->wlen + n + 2);
-	if (!p)
-		return;
-	memcpy(p + s->wlen, buf, n);
-	p[s->wlen + n] = '\n';
-	p[s->wlen + n + 1] = '\0';
-	s->warn = p;
-	s->wlen += n + 1;
 }
 
 const char *srcline_warnings(const struct srcline *s)

@@ -194,6 +194,60 @@ static void test_many_modules(void)
 	ksyms_free(k);
 }
 
+/* A modules file (and a kallsyms.loaded) a reader must refuse, and what it must say. */
+struct refused {
+	const char *modules, *loaded, *says, *desc;
+};
+
+static const struct refused refused_snapshots[] = {
+	{ "kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
+	  "kmemtrace_oracle 0xffffffffc040b000 0xffffffffc0404000 4096\n", NULL,
+	  "kmemtrace and kmemtrace_oracle both at 0xffffffffc0404000",
+	  "two modules at one base: refused, naming both" },
+	{ "kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
+	  "kmemtrace 0xffffffffc0480000 0xffffffffc0480000 53248\n", NULL,
+	  "line 2: module kmemtrace listed twice", "one module on two lines: refused" },
+	{ "kmemtrace 0xfffffffffffff000 0xfffffffffffff000 8192\n", NULL,
+	  "line 1: kmemtrace: BASE + SIZE past the address space", "a range past 2^64: refused" },
+};
+
+static const struct refused refused_changes[] = {
+	{ "-keep 0xffffffffc0000000 0xffffffffc0000000 16384\n", NULL,
+	  "line 1: -keep: no keep loaded at 0xffffffffc0000000 before",
+	  "an unload of a module not loaded: refused" },
+	{ "*keep 0x0 0xffffffffc0000000 16384\n", NULL, "line 1: unknown kind of line '*'",
+	  "a line of a kind this reader does not know: refused, saying so" },
+	{ "keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
+	  "+keep 0xffffffffc0000000 0xffffffffc0000000 16384\n", NULL,
+	  "modules keep and keep both at 0xffffffffc0000000",
+	  "a load at a base still taken: refused" },
+	{ "+keep 0xffffffffc0000000 0xffffffffc0000000 16384\n",
+	  "ffffffffc0060100 t lost_fn\t[lost]\n",
+	  "line 1: module lost has no \"+\" line in the modules file",
+	  "a kallsyms.loaded symbol of no load: refused" },
+};
+
+static void refusals(const char *kallsyms_name, const struct refused *r, size_t n)
+{
+	char err[512], ks[512], mods[512], ld[512];
+	int missing;
+
+	/* test_path() returns one buffer: each path gets a copy. */
+	snprintf(ks, sizeof(ks), "%s", test_path(kallsyms_name));
+	snprintf(mods, sizeof(mods), "%s", test_path("mod_refused"));
+	snprintf(ld, sizeof(ld), "%s", test_path("ld_refused"));
+	for (size_t i = 0; i < n; i++) {
+		struct ksyms *k;
+
+		test_write_text(mods, r[i].modules);
+		if (r[i].loaded)
+			test_write_text(ld, r[i].loaded);
+		k = ksyms_load_all(ks, mods, r[i].loaded ? ld : NULL, err, sizeof(err), &missing);
+		ok(!k && strstr(err, r[i].says), "%s: %s", r[i].desc, err);
+		ksyms_free(k);
+	}
+}
+
 /*
  * Linux 6.4+ /proc/modules: the size counts data allocated apart from the
  * text, so [base, base + size) runs into the text of the module after it.
@@ -240,26 +294,8 @@ static void test_module_overlap(void)
 	is_str(fmt(k, 0x1000), "0x1000", "a module at base 0 (addresses hidden) has no range");
 	ksyms_free(k);
 
-	test_write_text(test_path("mod_same"),
-			"kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
-			"kmemtrace_oracle 0xffffffffc040b000 0xffffffffc0404000 4096\n");
-	k = ksyms_load(test_path("ks_ovl"), test_path("mod_same"), err, sizeof(err), &missing);
-	ok(!k && strstr(err, "kmemtrace and kmemtrace_oracle both at 0xffffffffc0404000"),
-	   "two modules at one base: refused, naming both: %s", err);
-	ksyms_free(k);
-	test_write_text(test_path("mod_twice"),
-			"kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
-			"kmemtrace 0xffffffffc0480000 0xffffffffc0480000 53248\n");
-	k = ksyms_load(test_path("ks_ovl"), test_path("mod_twice"), err, sizeof(err), &missing);
-	ok(!k && strstr(err, "line 2: module kmemtrace listed twice"),
-	   "one module on two lines: refused: %s", err);
-	ksyms_free(k);
-	test_write_text(test_path("mod_wrap"),
-			"kmemtrace 0xfffffffffffff000 0xfffffffffffff000 8192\n");
-	k = ksyms_load(test_path("ks_ovl"), test_path("mod_wrap"), err, sizeof(err), &missing);
-	ok(!k && strstr(err, "line 1: kmemtrace: BASE + SIZE past the address space"),
-	   "a range past 2^64: refused: %s", err);
-	ksyms_free(k);
+	refusals("ks_ovl", refused_snapshots,
+		 sizeof(refused_snapshots) / sizeof(refused_snapshots[0]));
 }
 
 /*
@@ -357,29 +393,8 @@ static void test_module_changes(void)
 	       "without kallsyms.loaded: a module loaded during the trace by its range only");
 	ksyms_free(k);
 
-	test_write_text(test_path("mod_minus"), "-keep 0xffffffffc0000000 0xffffffffc0000000 16384\n");
-	k = ksyms_load(test_path("ks_chg"), test_path("mod_minus"), err, sizeof(err), &missing);
-	ok(!k && strstr(err, "line 1: -keep: no keep loaded at 0xffffffffc0000000 before"),
-	   "an unload of a module not loaded: refused: %s", err);
-	ksyms_free(k);
-	test_write_text(test_path("mod_kind"), "*keep 0x0 0xffffffffc0000000 16384\n");
-	k = ksyms_load(test_path("ks_chg"), test_path("mod_kind"), err, sizeof(err), &missing);
-	ok(!k && strstr(err, "line 1: unknown kind of line '*'"),
-	   "a line of a kind this reader does not know: refused, saying so: %s", err);
-	ksyms_free(k);
-	test_write_text(test_path("mod_plus2"),
-			"keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
-			"+keep 0xffffffffc0000000 0xffffffffc0000000 16384\n");
-	k = ksyms_load(test_path("ks_chg"), test_path("mod_plus2"), err, sizeof(err), &missing);
-	ok(!k && strstr(err, "modules keep and keep both at 0xffffffffc0000000"),
-	   "a load at a base still taken: refused: %s", err);
-	ksyms_free(k);
-	test_write_text(test_path("ld_orphan"), "ffffffffc0060100 t lost_fn\t[lost]\n");
-	k = ksyms_load_all(test_path("ks_chg"), test_path("mod_chg"), test_path("ld_orphan"), err,
-			   sizeof(err), &missing);
-	ok(!k && strstr(err, "line 1: module lost has no \"+\" line in the modules file"),
-	   "a kallsyms.loaded symbol of no load: refused: %s", err);
-	ksyms_free(k);
+	refusals("ks_chg", refused_changes,
+		 sizeof(refused_changes) / sizeof(refused_changes[0]));
 }
 
 static void test_clean_path(void)
