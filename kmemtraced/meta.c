@@ -186,7 +186,37 @@ static int mods_reserve(struct kmtd_mod **v, size_t *cap, size_t n)
 	return 0;
 }
 
-static struct kmtd_mod *read_modules(size_t *nmods)
+/*
+ * e's line of the modules file, with the address of its .text from sysfs:
+ * root sees it; anyone else (or no sysfs) gets 0. -1 when out of memory.
+ */
+static int mod_line(struct kmtd_mod *e)
+{
+	char textfile[PATH_MAX], text[64], out[256];
+	uint64_t text_addr = 0;
+	char *end;
+
+	snprintf(textfile, sizeof(textfile), "/sys/module/%s/sections/.text", e->name);
+	if (kmtd_read_file(textfile, text, sizeof(text)) > 0) {
+		errno = 0;
+		text_addr = strtoull(text, &end, 16);
+		if (errno || end == text)
+			text_addr = 0;
+	}
+	snprintf(out, sizeof(out), "%s 0x%" PRIx64 " 0x%llx %llu", e->name, text_addr, e->base,
+		 e->size);
+	e->line = strdup(out);
+	return e->line ? 0 : -1;
+}
+
+/*
+ * /proc/modules now, in its order (newest first). with_lines: each with
+ * its line of the modules file, which costs a sysfs read a module; the
+ * scans during the trace make lines only for the loads they find, so that
+ * kmemtraced's own reads barely show in the trace. NULL with errno; a
+ * kernel without module support has none and gives an empty array.
+ */
+static struct kmtd_mod *read_modules(size_t *nmods, bool with_lines)
 {
 	char src[PATH_MAX], *mods, *line, *save = NULL;
 	struct kmtd_mod *v = NULL;
@@ -199,11 +229,8 @@ static struct kmtd_mod *read_modules(size_t *nmods)
 	if (!mods)
 		return NULL;
 	for (line = strtok_r(mods, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char deps[4096], state[32], textfile[PATH_MAX], text[64], out[256];
-		unsigned long long size, base;
-		uint64_t text_addr = 0;
+		char deps[4096], state[32];
 		struct kmtd_mod *e;
-		char *end;
 		int refs;
 
 		if (mods_reserve(&v, &cap, n) < 0)
@@ -211,24 +238,12 @@ static struct kmtd_mod *read_modules(size_t *nmods)
 		e = &v[n];
 		memset(e, 0, sizeof(*e));
 		/* "NAME SIZE REFS DEPS STATE 0xADDR [TAINTS]" */
-		if (sscanf(line, "%63s %llu %d %4095s %31s %llx", e->name, &size, &refs, deps,
-			   state, &base) != 6)
+		if (sscanf(line, "%63s %llu %d %4095s %31s %llx", e->name, &e->size, &refs, deps,
+			   state, &e->base) != 6)
 			continue;
-		snprintf(textfile, sizeof(textfile), "/sys/module/%s/sections/.text", e->name);
-		/* Root sees the address; anyone else (or no sysfs) gets 0. */
-		if (kmtd_read_file(textfile, text, sizeof(text)) > 0) {
-			errno = 0;
-			text_addr = strtoull(text, &end, 16);
-			if (errno || end == text)
-				text_addr = 0;
-		}
-		snprintf(out, sizeof(out), "%s 0x%" PRIx64 " 0x%llx %llu", e->name, text_addr, base,
-			 size);
-		e->base = base;
-		e->line = strdup(out);
-		if (!e->line)
-			goto nomem;
 		n++;
+		if (with_lines && mod_line(e) < 0)
+			goto nomem;
 	}
 	free(mods);
 	*nmods = n;
@@ -262,7 +277,7 @@ int kmtd_write_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 		return -1;
 	}
 	dir_path(run, KMTD_MODULES, path, sizeof(path));
-	m->mods = read_modules(&m->nmods);
+	m->mods = read_modules(&m->nmods, true);
 	if (!m->mods) {
 		kmtd_err("cannot read /proc/modules: %s", strerror(errno));
 		return -1;
@@ -352,7 +367,7 @@ static int scan_modules(struct kmtd_meta *m)
 	bool *added, any = false;
 	int ret = -1;
 
-	now = read_modules(&n);
+	now = read_modules(&n, false);
 	if (!now)
 		return -1;
 	added = calloc(n ? n : 1, sizeof(*added));
@@ -381,7 +396,8 @@ static int scan_modules(struct kmtd_meta *m)
 			continue;
 		if (mods_reserve(&m->mods, &m->mods_cap, m->nmods) < 0)
 			goto out;
-		if (append(&m->mod_changes, &m->changes_len, "+", now[i].line) < 0)
+		if (mod_line(&now[i]) < 0 ||
+		    append(&m->mod_changes, &m->changes_len, "+", now[i].line) < 0)
 			goto out;
 		m->mods[m->nmods++] = now[i];
 		now[i].line = NULL;

@@ -27,7 +27,7 @@ struct kmtd_slab_name {
 struct kmtd_mod {
 	char *line;			/* its line of the modules file, without "\n" */
 	char name[64];
-	unsigned long long base;
+	unsigned long long base, size;
 	bool gone;			/* unloaded since */
 };
 
