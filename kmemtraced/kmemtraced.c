@@ -27,7 +27,7 @@
 #include "kmemtraced.h"
 #include "kmt_exit.h"
 
-/* How often the main thread looks for CPUs that came online. */
+/* How often the main thread looks for CPUs that came online and modules (un)loaded. */
 #define RESCAN_MS	500
 /* -t upper bound: a year. */
 #define MAX_SECONDS	31536000UL
@@ -500,7 +500,7 @@ static int run(struct kmtd *d)
 	if (kmtd_write_kallsyms(&d->run) < 0)
 		goto abort;
 	made_kallsyms = true;
-	if (kmtd_write_modules(&d->run) < 0)
+	if (kmtd_write_modules(&d->run, &d->meta) < 0)
 		goto abort;
 	made_modules = true;
 	/* No tracefs costs only the GFP names: the report prints masks in hex then. */
@@ -646,6 +646,7 @@ static int run(struct kmtd *d)
 				d->run.stop_reason = "error";
 				break;
 			}
+			kmtd_scan_modules(&d->run, &d->meta);
 			next_scan = now + RESCAN_MS * 1000000ull;
 		}
 		wait_ns = next_scan > now ? next_scan - now : 0;
@@ -726,6 +727,8 @@ static int run(struct kmtd *d)
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 		d->run.cpu_records[cpu] = d->cpus[cpu] ?
 			(int64_t)(d->cpus[cpu]->bytes / KMT_RECORD_SIZE) : -1;
+	if (kmtd_finish_modules(&d->run, &d->meta) < 0)
+		failed = true;
 	if (kmtd_write_meta(&d->run, &d->meta, true) < 0)
 		failed = true;
 	if (!d->quiet) {
@@ -790,6 +793,7 @@ out:
 		close(d->lock_fd);
 	free(d->stats_start);
 	free(d->stats_end);
+	kmtd_forget_modules(&d->meta);
 	return ret;
 }
 

@@ -25,6 +25,8 @@
 #define KMTD_SLAB_DIR		"/sys/kernel/slab"
 /* With KMEMTRACED_TEST_FAKE_DEBUGFS=1 only: a directory read instead of it. */
 #define KMTD_TEST_SLAB_ENV	"KMEMTRACED_TEST_SLAB_DIR"
+/* Likewise: a directory whose modules and kallsyms files stand for /proc's. */
+#define KMTD_TEST_PROC_ENV	"KMEMTRACED_TEST_PROC_DIR"
 
 /*
  * The start-of-run kmemtrace.meta ends with a comment this long, so that
@@ -54,16 +56,29 @@ static void dir_path(const struct kmtd_run *run, const char *name, char *buf, si
 	snprintf(buf, size, "%s/%s", run->outdir, name);
 }
 
+/* /proc/NAME, or the test's stand-in for it (only with the fake debugfs). */
+static const char *proc_file(const char *name, char *buf, size_t size)
+{
+	const char *fake = getenv(KMTD_FAKE_ENV);
+	const char *dir = getenv(KMTD_TEST_PROC_ENV);
+
+	if (fake && strcmp(fake, "1") == 0 && dir)
+		snprintf(buf, size, "%s/%s", dir, name);
+	else
+		snprintf(buf, size, "/proc/%s", name);
+	return buf;
+}
+
 int kmtd_write_kallsyms(const struct kmtd_run *run)
 {
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], src[PATH_MAX];
 	static char buf[1 << 16];
 	int in, out;
 
 	dir_path(run, KMTD_KALLSYMS, path, sizeof(path));
-	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	in = open(proc_file("kallsyms", src, sizeof(src)), O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
-		kmtd_err("cannot open /proc/kallsyms: %s", strerror(errno));
+		kmtd_err("cannot open %s: %s", src, strerror(errno));
 		return -1;
 	}
 	out = kmtd_create_file(path, run->force);
@@ -77,7 +92,7 @@ int kmtd_write_kallsyms(const struct kmtd_run *run)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			kmtd_err("/proc/kallsyms: read failed: %s", strerror(errno));
+			kmtd_err("%s: read failed: %s", src, strerror(errno));
 			goto fail;
 		}
 		if (n == 0)
@@ -150,66 +165,313 @@ fail:
 	return NULL;
 }
 
-int kmtd_write_modules(const struct kmtd_run *run)
+/*
+ * /proc/modules now, as lines of the modules file in its order (newest
+ * first): "NAME TEXT_ADDR CORE_BASE CORE_SIZE". NULL with errno; a kernel
+ * without module support has none and gives an empty array.
+ */
+/* Room in *v (*cap entries) for entry n: 0, or -1 when out of memory. */
+static int mods_reserve(struct kmtd_mod **v, size_t *cap, size_t n)
+{
+	size_t ncap = *cap ? 2 * *cap : 64;
+	struct kmtd_mod *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*v, ncap * sizeof(*p));
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * e's line of the modules file, with the address of its .text from sysfs:
+ * root sees it; anyone else (or no sysfs) gets 0. -1 when out of memory.
+ */
+static int mod_line(struct kmtd_mod *e)
+{
+	char textfile[PATH_MAX], text[64], out[256];
+	uint64_t text_addr = 0;
+	char *end;
+
+	snprintf(textfile, sizeof(textfile), "/sys/module/%s/sections/.text", e->name);
+	if (kmtd_read_file(textfile, text, sizeof(text)) > 0) {
+		errno = 0;
+		text_addr = strtoull(text, &end, 16);
+		if (errno || end == text)
+			text_addr = 0;
+	}
+	snprintf(out, sizeof(out), "%s 0x%" PRIx64 " 0x%llx %llu", e->name, text_addr, e->base,
+		 e->size);
+	e->line = strdup(out);
+	return e->line ? 0 : -1;
+}
+
+/*
+ * /proc/modules now, in its order (newest first). with_lines: each with
+ * its line of the modules file, which costs a sysfs read a module; the
+ * scans during the trace make lines only for the loads they find, so that
+ * kmemtraced's own reads barely show in the trace. NULL with errno; a
+ * kernel without module support has none and gives an empty array.
+ */
+static struct kmtd_mod *read_modules(size_t *nmods, bool with_lines)
+{
+	char src[PATH_MAX], *mods, *line, *save = NULL;
+	struct kmtd_mod *v = NULL;
+	size_t n = 0, cap = 0;
+
+	*nmods = 0;
+	mods = slurp(proc_file("modules", src, sizeof(src)));
+	if (!mods && errno == ENOENT)
+		mods = strdup("");
+	if (!mods)
+		return NULL;
+	for (line = strtok_r(mods, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char deps[4096], state[32];
+		struct kmtd_mod *e;
+		int refs;
+
+		if (mods_reserve(&v, &cap, n) < 0)
+			goto nomem;
+		e = &v[n];
+		memset(e, 0, sizeof(*e));
+		/* "NAME SIZE REFS DEPS STATE 0xADDR [TAINTS]" */
+		if (sscanf(line, "%63s %llu %d %4095s %31s %llx", e->name, &e->size, &refs, deps,
+			   state, &e->base) != 6)
+			continue;
+		n++;
+		if (with_lines && mod_line(e) < 0)
+			goto nomem;
+	}
+	free(mods);
+	*nmods = n;
+	return v ? v : calloc(1, sizeof(*v));
+nomem:
+	free(mods);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].line);
+	free(v);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static void free_mods(struct kmtd_mod *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].line);
+	free(v);
+}
+
+int kmtd_write_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 {
 	char path[PATH_MAX + 32];
-	char *mods, *line, *save = NULL;
 	FILE *out = NULL;
-	int fd, ret = -1;
+	int fd;
 
+	dir_path(run, KMTD_KALLSYMS_LOADED, path, sizeof(path));
+	/* One left by an earlier trace would name this one's modules. */
+	if (run->force && unlink(path) < 0 && errno != ENOENT) {
+		kmtd_err("%s: cannot remove the old file: %s", path, strerror(errno));
+		return -1;
+	}
 	dir_path(run, KMTD_MODULES, path, sizeof(path));
-	mods = slurp("/proc/modules");
-	if (!mods && errno == ENOENT)
-		mods = strdup("");	/* a kernel without module support: no modules */
-	if (!mods) {
+	m->mods = read_modules(&m->nmods, true);
+	if (!m->mods) {
 		kmtd_err("cannot read /proc/modules: %s", strerror(errno));
 		return -1;
 	}
+	m->mods_cap = m->nmods;
 	fd = kmtd_create_file(path, run->force);
 	if (fd < 0)
-		goto out;
+		return -1;
 	out = fdopen(fd, "w");
 	if (!out) {
 		kmtd_err("%s: %s", path, strerror(errno));
 		close(fd);
-		goto out;
+		return -1;
 	}
-	for (line = strtok_r(mods, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[64], deps[4096], state[32], textfile[PATH_MAX], text[64];
-		unsigned long long size, base;
-		uint64_t text_addr = 0;
-		char *end;
-		int refs;
-
-		/* "NAME SIZE REFS DEPS STATE 0xADDR [TAINTS]" */
-		if (sscanf(line, "%63s %llu %d %4095s %31s %llx", name, &size, &refs, deps,
-			   state, &base) != 6)
-			continue;
-		snprintf(textfile, sizeof(textfile), "/sys/module/%s/sections/.text", name);
-		/* Root sees the address; anyone else (or no sysfs) gets 0. */
-		if (kmtd_read_file(textfile, text, sizeof(text)) > 0) {
-			errno = 0;
-			text_addr = strtoull(text, &end, 16);
-			if (errno || end == text)
-				text_addr = 0;
-		}
-		fprintf(out, "%s 0x%" PRIx64 " 0x%llx %llu\n", name, text_addr, base, size);
-	}
+	for (size_t i = 0; i < m->nmods; i++)
+		fprintf(out, "%s\n", m->mods[i].line);
 	if (fflush(out) != 0 || ferror(out) || (fsync(fileno(out)) < 0 && errno != EINVAL)) {
 		kmtd_err("%s: write failed: %s", path, strerror(errno));
 		fclose(out);
 		unlink(path);
-		goto out;
+		return -1;
 	}
 	if (fclose(out) != 0) {
 		kmtd_err("%s: write failed: %s", path, strerror(errno));
 		unlink(path);
-		goto out;
+		return -1;
 	}
-	ret = 0;
-out:
-	free(mods);
+	return 0;
+}
+
+/* Appends text to a growing string; -1 when out of memory. */
+static int append(char **buf, size_t *len, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = realloc(*buf, *len + la + lb + 2);
+
+	if (!p)
+		return -1;
+	memcpy(p + *len, a, la);
+	memcpy(p + *len + la, b, lb);
+	p[*len + la + lb] = '\n';
+	p[*len + la + lb + 1] = '\0';
+	*buf = p;
+	*len += la + lb + 1;
+	return 0;
+}
+
+/* The kallsyms lines of the modules marked in want (index into now). */
+static int add_loaded_syms(struct kmtd_meta *m, const struct kmtd_mod *now, const bool *want,
+			   size_t n)
+{
+	char src[PATH_MAX], *text, *line, *save = NULL;
+	int ret = 0;
+
+	text = slurp(proc_file("kallsyms", src, sizeof(src)));
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *tag = strchr(line, '[');
+		size_t len;
+
+		if (!tag)
+			continue;
+		tag++;
+		len = strcspn(tag, "]");
+		for (size_t i = 0; i < n; i++) {
+			if (!want[i] || strlen(now[i].name) != len ||
+			    strncmp(now[i].name, tag, len) != 0)
+				continue;
+			if (append(&m->loaded_syms, &m->loaded_len, line, "") < 0) {
+				ret = -1;
+				errno = ENOMEM;
+			}
+			break;
+		}
+		if (ret)
+			break;
+	}
+	free(text);
 	return ret;
+}
+
+static int scan_modules(struct kmtd_meta *m)
+{
+	struct kmtd_mod *now;
+	size_t n, i, j;
+	bool *added, any = false;
+	int ret = -1;
+
+	now = read_modules(&n, false);
+	if (!now)
+		return -1;
+	added = calloc(n ? n : 1, sizeof(*added));
+	if (!added)
+		goto out;
+	/* Gone: a load not in /proc/modules any more (nor at its base). */
+	for (j = 0; j < m->nmods; j++) {
+		bool here = false;
+
+		for (i = 0; i < n && !m->mods[j].gone && !here; i++)
+			here = now[i].base == m->mods[j].base && !strcmp(now[i].name, m->mods[j].name);
+		if (m->mods[j].gone || here)
+			continue;
+		m->mods[j].gone = true;
+		if (append(&m->mod_changes, &m->changes_len, "-", m->mods[j].line) < 0)
+			goto out;
+	}
+	/* New: a name at a base not seen loaded; oldest first, as they were loaded. */
+	for (i = n; i-- > 0;) {
+		bool known = false;
+
+		for (j = 0; j < m->nmods && !known; j++)
+			known = !m->mods[j].gone && now[i].base == m->mods[j].base &&
+				!strcmp(now[i].name, m->mods[j].name);
+		if (known)
+			continue;
+		if (mods_reserve(&m->mods, &m->mods_cap, m->nmods) < 0)
+			goto out;
+		if (mod_line(&now[i]) < 0 ||
+		    append(&m->mod_changes, &m->changes_len, "+", now[i].line) < 0)
+			goto out;
+		m->mods[m->nmods++] = now[i];
+		now[i].line = NULL;
+		added[i] = true;
+		any = true;
+	}
+	ret = any ? add_loaded_syms(m, now, added, n) : 0;
+out:
+	free(added);
+	free_mods(now, n);
+	return ret;
+}
+
+void kmtd_scan_modules(const struct kmtd_run *run, struct kmtd_meta *m)
+{
+	(void)run;
+	if (scan_modules(m) < 0 && !m->mods_failed) {
+		m->mods_failed = true;
+		kmtd_err("warning: cannot read /proc/modules or /proc/kallsyms again: %s; modules loaded or unloaded during the trace may be missing from its modules file",
+			 strerror(errno));
+	}
+}
+
+int kmtd_finish_modules(const struct kmtd_run *run, struct kmtd_meta *m)
+{
+	char path[PATH_MAX + 32];
+	int fd, ret = 0;
+
+	kmtd_scan_modules(run, m);
+	if (m->mod_changes) {
+		static const char head[] = "# loaded (+) and unloaded (-) during the trace\n";
+
+		dir_path(run, KMTD_MODULES, path, sizeof(path));
+		fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			kmtd_err("%s: %s", path, strerror(errno));
+			ret = -1;
+		} else if (kmtd_write_all(fd, head, sizeof(head) - 1) < 0 ||
+			   kmtd_write_all(fd, m->mod_changes, m->changes_len) < 0) {
+			kmtd_err("%s: write failed: %s", path, strerror(errno));
+			close(fd);
+			ret = -1;
+		} else if (finish_file(fd, path) < 0) {
+			ret = -1;
+		}
+	}
+	if (m->loaded_syms) {
+		dir_path(run, KMTD_KALLSYMS_LOADED, path, sizeof(path));
+		fd = kmtd_create_file(path, run->force);
+		if (fd < 0) {
+			ret = -1;
+		} else if (kmtd_write_all(fd, m->loaded_syms, m->loaded_len) < 0) {
+			kmtd_err("%s: write failed: %s", path, strerror(errno));
+			close(fd);
+			unlink(path);
+			ret = -1;
+		} else if (finish_file(fd, path) < 0) {
+			unlink(path);
+			ret = -1;
+		}
+	}
+	kmtd_forget_modules(m);
+	return ret;
+}
+
+void kmtd_forget_modules(struct kmtd_meta *m)
+{
+	free_mods(m->mods, m->nmods);
+	m->mods = NULL;
+	m->nmods = m->mods_cap = 0;
+	free(m->mod_changes);
+	free(m->loaded_syms);
+	m->mod_changes = m->loaded_syms = NULL;
+	m->changes_len = m->loaded_len = 0;
 }
 
 /* The NUMA node of a CPU: the nodeN link sysfs puts in its directory. */

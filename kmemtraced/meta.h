@@ -15,6 +15,7 @@
 #define KMTD_META		"kmemtrace.meta"
 #define KMTD_KALLSYMS		"kallsyms"
 #define KMTD_MODULES		"modules"
+#define KMTD_KALLSYMS_LOADED	"kallsyms.loaded"
 
 /* A name in /sys/kernel/slab and the cache directory it is or links to. */
 struct kmtd_slab_name {
@@ -22,11 +23,26 @@ struct kmtd_slab_name {
 	char *target;
 };
 
+/* A module as /proc/modules showed it: a load is a name at a base. */
+struct kmtd_mod {
+	char *line;			/* its line of the modules file, without "\n" */
+	char name[64];
+	unsigned long long base, size;
+	bool gone;			/* unloaded since */
+};
+
 /*
  * What meta.c keeps from the start-of-run kmemtrace.meta for the end-of-run
  * one; its owner zeroes it and leaves it to meta.c.
  */
 struct kmtd_meta {
+	struct kmtd_mod *mods;		/* every load seen: at start, then during the trace */
+	size_t nmods, mods_cap;
+	char *mod_changes;		/* "+LINE" and "-LINE" lines, in the order seen */
+	size_t changes_len;
+	char *loaded_syms;		/* /proc/kallsyms lines of the "+" modules */
+	size_t loaded_len;
+	bool mods_failed;		/* a scan failed: said once */
 	char *coverage;			/* the module's coverage file, NULL: it has none */
 	char *stacks_start, *stacks_end;	/* its stacks file (1.2), NULL: none */
 	struct kmtd_slab_name *slab;	/* SLUB's names, sorted, at start and at end */
@@ -34,7 +50,23 @@ struct kmtd_meta {
 };
 
 int kmtd_write_kallsyms(const struct kmtd_run *run);
-int kmtd_write_modules(const struct kmtd_run *run);
+/* The modules file from /proc/modules, each load remembered in m. */
+int kmtd_write_modules(const struct kmtd_run *run, struct kmtd_meta *m);
+/*
+ * Reads /proc/modules again (every RESCAN_MS while tracing): a module
+ * loaded since (a name at a new base) becomes a "+" line, with its
+ * kallsyms lines read now; one gone, a "-" line. No error: a failed scan
+ * is said once and the trace goes on (its modules file then says less).
+ */
+void kmtd_scan_modules(const struct kmtd_run *run, struct kmtd_meta *m);
+/*
+ * At the end, after a last scan: appends the changes to the modules file
+ * and writes kallsyms.loaded when a module was loaded; frees what the
+ * scans kept. -1 when a file could not be written.
+ */
+int kmtd_finish_modules(const struct kmtd_run *run, struct kmtd_meta *m);
+/* Frees what the scans kept, without writing (a run that failed). */
+void kmtd_forget_modules(struct kmtd_meta *m);
 /*
  * kmemtrace.meta, at the start (final false) and again at the end. Each
  * call also reads the module's coverage file (at the end with the calls

@@ -121,6 +121,8 @@ static void load_meta_syms(struct run *x)
 		if (!x->ks && !missing)
 			fprintf(stderr, PROG ": warning: %s: call sites are shown as raw "
 				"addresses\n", msg);
+		if (x->ks && *ksyms_warnings(x->ks))
+			fprintf(stderr, PROG ": warning: %s", ksyms_warnings(x->ks));
 	}
 	if (absent[0])
 		fprintf(stderr, PROG ": note: %s has no %s%s\n", dir, absent + 2,

@@ -4,8 +4,19 @@
  * symbols sorted by address, a binary search per lookup, module ranges
  * from the modules snapshot to keep a module's address out of its
  * neighbour's symbols.
+ *
+ * A module's range is CORE_BASE + CORE_SIZE from /proc/modules, cut at the
+ * next module's CORE_BASE: from Linux 6.4 the size counts the module's data
+ * too, which is allocated apart from its text, so the range runs on into
+ * whatever module's text follows (Documentation/trace-format.md, section 6).
+ * Modules loaded during the trace ("+" lines, their symbols in
+ * kallsyms.loaded) are loads of their own beside those of the start; where
+ * a later load's code lies over the base of one unloaded before it, the
+ * later one wins, and the report says so.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +30,7 @@ struct ksym {
 	uint32_t name;		/* offset into strs */
 	uint16_t mod;		/* index + 1 into mods; 0: core kernel */
 	uint8_t rank;		/* preference among symbols at one address */
-	uint8_t pad;
+	uint8_t loaded;		/* from kallsyms.loaded: of a module loaded during the trace */
 	uint32_t order;		/* line number: keeps the sort stable */
 };
 
@@ -32,6 +43,17 @@ struct ksyms {
 	size_t nmods, mcap;
 	uint32_t *mod_tab;	/* index + 1 into mods by name hash; 0: empty */
 	unsigned int mod_bits;	/* mod_tab has 1 << mod_bits slots, at most half full */
+	struct mod_range *ranges;	/* modules with a range, by base */
+	size_t nranges;
+	char *warn;		/* ksyms_warnings() */
+	size_t wlen;
+	unsigned long lines;	/* of the kallsyms file */
+};
+
+/* Where a module's code may be: [base, end), end already cut at the next base. */
+struct mod_range {
+	uint64_t base, end;
+	size_t mod;		/* index + 1 into mods */
 };
 
 static int add_str(struct ksyms *k, const char *s, uint32_t *off)
@@ -68,15 +90,22 @@ static size_t mod_hash(const char *name, unsigned int bits)
 	return (size_t)(h >> (64 - bits));
 }
 
-/* The slot of name in mod_tab: its entry, or the empty slot where it would go. */
-static size_t mod_slot(const struct ksyms *k, const char *name)
+/* The slot of a load of name in mod_tab: its entry, or the empty slot where it would go. */
+static size_t mod_slot(const struct ksyms *k, const char *name, unsigned int gen)
 {
 	size_t mask = ((size_t)1 << k->mod_bits) - 1, i;
 
 	for (i = mod_hash(name, k->mod_bits); k->mod_tab[i]; i = (i + 1) & mask)
-		if (strcmp(k->mods[k->mod_tab[i] - 1].name, name) == 0)
+		if (k->mods[k->mod_tab[i] - 1].gen == gen &&
+		    strcmp(k->mods[k->mod_tab[i] - 1].name, name) == 0)
 			break;
 	return i;
+}
+
+/* Index + 1 of a load of name, 0 if none. */
+static size_t mod_find(const struct ksyms *k, const char *name, unsigned int gen)
+{
+	return k->mod_tab ? k->mod_tab[mod_slot(k, name, gen)] : 0;
 }
 
 /* Room in mod_tab for one more module. 0, or -1 when out of memory. */
@@ -97,19 +126,19 @@ static int mod_tab_reserve(struct ksyms *k)
 	}
 	k->mod_bits = nb;
 	for (i = 0; i < k->nmods; i++)
-		k->mod_tab[mod_slot(k, k->mods[i].name)] = (uint32_t)(i + 1);
+		k->mod_tab[mod_slot(k, k->mods[i].name, k->mods[i].gen)] = (uint32_t)(i + 1);
 	free(old);
 	return 0;
 }
 
-/* Index + 1 of a module by name, adding it if new; 0 when out of memory. */
-static size_t mod_intern(struct ksyms *k, const char *name)
+/* Index + 1 of a load of a module, adding it if new; 0 when out of memory. */
+static size_t mod_intern(struct ksyms *k, const char *name, unsigned int gen)
 {
 	size_t slot;
 
 	if (mod_tab_reserve(k))
 		return 0;
-	slot = mod_slot(k, name);
+	slot = mod_slot(k, name, gen);
 	if (k->mod_tab[slot])
 		return k->mod_tab[slot];
 	if (k->nmods >= UINT16_MAX - 1)
@@ -127,6 +156,7 @@ static size_t mod_intern(struct ksyms *k, const char *name)
 	k->mods[k->nmods].name = strdup(name);
 	if (!k->mods[k->nmods].name)
 		return 0;
+	k->mods[k->nmods].gen = gen;
 	k->mod_tab[slot] = (uint32_t)(k->nmods + 1);
 	return ++k->nmods;
 }
@@ -137,10 +167,129 @@ static int sym_cmp(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	/*
+	 * At one address, a later load's symbol over an earlier one's: init
+	 * code is freed after the load and its place reused by the next.
+	 */
+	if (x->loaded != y->loaded)
+		return x->loaded < y->loaded ? -1 : 1;
+	if (x->loaded && x->mod != y->mod)
+		return x->mod < y->mod ? -1 : 1;
 	/* The preferred name goes last: the lookup takes the last <= addr; then file order. */
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
 	return x->order < y->order ? 1 : x->order > y->order ? -1 : 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct mod_range *x = a, *y = b;
+
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	/* At one base, the later load last: it is the one kept. */
+	return x->mod < y->mod ? -1 : x->mod > y->mod;
+}
+
+static void warnf(struct ksyms *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warnf(struct ksyms *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sym_vwarn(&k->warn, &k->wlen, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Whether module load u, unloaded during the trace, gives way to a later
+ * load: one at its base, or one with code (a kallsyms symbol) at or above
+ * its base from a base below it. The later load's code was there when its
+ * call sites were recorded; u's only before, and a trace's addresses carry
+ * no load to tell them apart, so the newest wins.
+ */
+static size_t overlaid_by(const struct ksyms *k, size_t u)
+{
+	const struct ksym_mod *m = &k->mods[u];
+	size_t i;
+
+	for (i = u + 1; i < k->nmods; i++)
+		if (k->mods[i].size && k->mods[i].base == m->base)
+			return i + 1;
+	for (i = 0; i < k->nsyms; i++) {
+		const struct ksym *s = &k->syms[i];
+		const struct ksym_mod *n = s->mod ? &k->mods[s->mod - 1] : NULL;
+
+		if (n && (size_t)s->mod - 1 > u && n->size && n->base < m->base &&
+		    s->addr >= m->base && s->addr - m->base < m->size)
+			return s->mod;
+	}
+	return 0;
+}
+
+/*
+ * The modules' ranges sorted by base, each cut at the next one's base:
+ * a module's text starts at its base, so nothing at or past another
+ * module's base is its own. Two loads at one base cannot come from one
+ * snapshot of /proc/modules: that is an error, not a guess, unless the
+ * first was unloaded during the trace (then the later wins, see above).
+ */
+static int build_ranges(struct ksyms *k, const char *path, char *err, size_t errlen)
+{
+	size_t i, n = 0;
+
+	k->ranges = calloc(k->nmods ? k->nmods : 1, sizeof(*k->ranges));
+	if (!k->ranges) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	for (i = 0; i < k->nmods; i++) {
+		const struct ksym_mod *m = &k->mods[i];
+		size_t by;
+
+		/* Base 0: copied without root, which hides addresses; no range is known. */
+		if (!m->size || !m->base)
+			continue;
+		by = m->unloaded ? overlaid_by(k, i) : 0;
+		if (by) {
+			/* Even a reload of the same module: its functions moved. */
+			warnf(k, "%s: %s, unloaded during the trace, was at 0x%llx, where %s was loaded later (at 0x%llx): addresses there are named as the later load's, also those recorded before the unload",
+			      path, m->name, (unsigned long long)m->base, k->mods[by - 1].name,
+			      (unsigned long long)k->mods[by - 1].base);
+			continue;
+		}
+		k->ranges[n].base = m->base;
+		k->ranges[n].end = m->base + m->size;
+		k->ranges[n].mod = i + 1;
+		n++;
+	}
+	qsort(k->ranges, n, sizeof(*k->ranges), range_cmp);
+	for (i = 0; i + 1 < n; i++) {
+		if (k->ranges[i].base == k->ranges[i + 1].base) {
+			snprintf(err, errlen, "%s: modules %s and %s both at 0x%llx", path,
+				 k->mods[k->ranges[i].mod - 1].name,
+				 k->mods[k->ranges[i + 1].mod - 1].name,
+				 (unsigned long long)k->ranges[i].base);
+			return -1;
+		}
+		if (k->ranges[i].end > k->ranges[i + 1].base)
+			k->ranges[i].end = k->ranges[i + 1].base;
+	}
+	k->nranges = n;
+	return 0;
+}
+
+/* Index + 1 of the newest load of name that is still loaded at base, 0 if none. */
+static size_t loaded_at(const struct ksyms *k, const char *name, uint64_t base)
+{
+	size_t best = 0, i;
+
+	for (i = 0; i < k->nmods; i++)
+		if (!k->mods[i].unloaded && k->mods[i].listed && k->mods[i].base == base &&
+		    strcmp(k->mods[i].name, name) == 0)
+			best = i + 1;
+	return best;
 }
 
 static int load_modules(struct ksyms *k, const char *path, char *err, size_t errlen)
@@ -156,26 +305,63 @@ static int load_modules(struct ksyms *k, const char *path, char *err, size_t err
 		return -1;
 	}
 	while (getline(&line, &cap, fp) > 0) {
-		char name[256];
+		char name[256], kind = line[0];
 		unsigned long long text, base, size;
+		unsigned int gen = 0;
+		struct ksym_mod *m;
 		size_t mi;
 
 		lineno++;
-		if (line[0] == '#' || line[0] == '\n')
+		if (kind == '#' || kind == '\n')
 			continue;
-		if (sscanf(line, "%255s %llx %llx %llu", name, &text, &base, &size) != 4) {
+		/* Module names are [A-Za-z0-9_-]; "+" and "-" say when (section 6). */
+		if (kind != '+' && kind != '-' && kind != '_' && !isalnum((unsigned char)kind)) {
+			snprintf(err, errlen,
+				 "%s: line %lu: unknown kind of line '%c' (from a newer kmemtraced?)",
+				 path, lineno, isprint((unsigned char)kind) ? kind : '?');
+			goto out;
+		}
+		if (sscanf(line + (kind == '+' || kind == '-'), "%255s %llx %llx %llu", name, &text,
+			   &base, &size) != 4) {
 			snprintf(err, errlen, "%s: line %lu: expected NAME TEXT_ADDR BASE SIZE",
 				 path, lineno);
 			goto out;
 		}
-		mi = mod_intern(k, name);
+		if (base + size < base) {
+			snprintf(err, errlen, "%s: line %lu: %s: BASE + SIZE past the address space",
+				 path, lineno, name);
+			goto out;
+		}
+		if (kind == '-') {
+			mi = loaded_at(k, name, base);
+			if (!mi) {
+				snprintf(err, errlen, "%s: line %lu: -%s: no %s loaded at 0x%llx before",
+					 path, lineno, name, name, base);
+				goto out;
+			}
+			k->mods[mi - 1].unloaded = 1;
+			continue;
+		}
+		/* Each "+" line is a load of its own: the Nth of that name. */
+		if (kind == '+')
+			while (mod_find(k, name, ++gen))
+				;
+		mi = mod_intern(k, name, gen);
 		if (!mi) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			goto out;
 		}
-		k->mods[mi - 1].text_addr = text;
-		k->mods[mi - 1].base = base;
-		k->mods[mi - 1].size = size;
+		m = &k->mods[mi - 1];
+		/* Once a line set it, a second line would leave one of two ranges unsaid. */
+		if (m->listed) {
+			snprintf(err, errlen, "%s: line %lu: module %s listed twice", path, lineno,
+				 name);
+			goto out;
+		}
+		m->listed = 1;
+		m->text_addr = text;
+		m->base = base;
+		m->size = size;
 	}
 	if (ferror(fp)) {
 		snprintf(err, errlen, "%s: read error", path);
@@ -188,50 +374,61 @@ out:
 	return ret;
 }
 
-struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, char *err,
+/*
+ * The load a symbol of kallsyms.loaded belongs to: of the "+" loads of its
+ * module, the one with the highest base at or below it, else the first.
+ */
+static size_t loaded_mod(const struct ksyms *k, const char *name, uint64_t addr)
+{
+	size_t best = 0, mi;
+	unsigned int gen;
+
+	for (gen = 1; (mi = mod_find(k, name, gen)); gen++)
+		if (!best || (k->mods[mi - 1].base <= addr &&
+			      (k->mods[best - 1].base > addr ||
+			       k->mods[mi - 1].base > k->mods[best - 1].base)))
+			best = mi;
+	return best;
+}
+
+/*
+ * Adds the text symbols of a kallsyms file. loaded: kallsyms.loaded, whose
+ * every symbol is a module's, of a load the modules file has a "+" line for.
+ */
+static int load_kallsyms(struct ksyms *k, const char *path, bool loaded, char *err,
 			 size_t errlen, int *missing)
 {
-	struct ksyms *k = calloc(1, sizeof(*k));
-	FILE *fp = NULL;
+	FILE *fp = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long lineno = 0;
+	int ret = -1;
 
-	*missing = 0;
-	if (!k) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	fp = fopen(kallsyms_path, "r");
 	if (!fp) {
 		*missing = errno == ENOENT;
-		snprintf(err, errlen, "%s: %s", kallsyms_path, strerror(errno));
-		goto fail;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
 	}
 	while (getline(&line, &cap, fp) > 0) {
 		char *p = line, *end, *name, *mod = NULL;
 		unsigned long long addr;
 		char type;
 		struct ksym *s;
+		size_t mi = 0;
 
 		lineno++;
 		errno = 0;
 		addr = strtoull(p, &end, 16);
 		if (errno || end == p || (*end != ' ' && *end != '\t')) {
-			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", kallsyms_path,
-				 lineno);
-			goto fail;
+			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", path, lineno);
+			goto out;
 		}
 		p = end + strspn(end, " \t");
 		type = *p;
 		if (!type || (p[1] != ' ' && p[1] != '\t')) {
-			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", kallsyms_path,
-				 lineno);
-			goto fail;
+			snprintf(err, errlen, "%s: line %lu: not ADDRESS TYPE NAME", path, lineno);
+			goto out;
 		}
-		/* Call sites are code: data symbols would only shadow them. */
-		if (!addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
 		p += 1 + strspn(p + 1, " \t");
 		name = p;
 		p += strcspn(p, " \t\r\n");
@@ -244,6 +441,15 @@ struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, ch
 				*p = '\0';
 			}
 		}
+		if (loaded && (!mod || !(mi = loaded_mod(k, mod, addr)))) {
+			snprintf(err, errlen, "%s: line %lu: %s%s has no \"+\" line in the modules file",
+				 path, lineno, mod ? "module " : "a symbol of no module",
+				 mod ? mod : "");
+			goto out;
+		}
+		/* Call sites are code: data symbols would only shadow them. */
+		if (!addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+			continue;
 		if (!*name)
 			continue;
 		if (k->nsyms == k->cap) {
@@ -258,7 +464,9 @@ struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, ch
 		s = &k->syms[k->nsyms];
 		memset(s, 0, sizeof(*s));
 		s->addr = addr;
-		s->order = (uint32_t)lineno;
+		s->loaded = loaded;
+		/* Line numbers keep the sort stable; kallsyms.loaded's come after kallsyms'. */
+		s->order = (uint32_t)(lineno + (loaded ? k->lines : 0));
 		/* Among aliases: global over weak over local, and a plain name over _names. */
 		s->rank = (uint8_t)(2 * (type == 'T' ? 3 : type == 'W' ? 2 : type == 't' ? 1 : 0) +
 				    (name[0] != '_'));
@@ -268,61 +476,90 @@ struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, ch
 			s->rank = 0;
 		if (add_str(k, name, &s->name))
 			goto nomem;
-		if (mod) {
-			size_t mi = mod_intern(k, mod);
-
-			if (!mi)
-				goto nomem;
-			s->mod = (uint16_t)mi;
-		}
+		if (mod && !mi)
+			mi = mod_intern(k, mod, 0);
+		if (mod && !mi)
+			goto nomem;
+		s->mod = (uint16_t)mi;
 		k->nsyms++;
 	}
 	if (ferror(fp)) {
-		snprintf(err, errlen, "%s: read error", kallsyms_path);
-		goto fail;
+		snprintf(err, errlen, "%s: read error", path);
+		goto out;
 	}
+	if (!loaded)
+		k->lines = lineno;
+	ret = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", path);
+out:
+	free(line);
+	fclose(fp);
+	return ret;
+}
+
+struct ksyms *ksyms_load_all(const char *kallsyms_path, const char *modules_path,
+			     const char *loaded_path, char *err, size_t errlen, int *missing)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+	int dummy;
+
+	*missing = 0;
+	if (!k) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (load_kallsyms(k, kallsyms_path, false, err, errlen, missing))
+		goto fail;
 	if (!k->nsyms) {
 		snprintf(err, errlen,
 			 "%s: no text symbol with an address (copied without root?)",
 			 kallsyms_path);
 		goto fail;
 	}
-	qsort(k->syms, k->nsyms, sizeof(*k->syms), sym_cmp);
-	fclose(fp);
-	fp = NULL;
-	free(line);
-	line = NULL;
 	if (modules_path && load_modules(k, modules_path, err, errlen))
 		goto fail;
+	/* Without the modules file its "+" lines are unknown: the symbols cannot be placed. */
+	if (modules_path && loaded_path &&
+	    load_kallsyms(k, loaded_path, true, err, errlen, &dummy))
+		goto fail;
+	qsort(k->syms, k->nsyms, sizeof(*k->syms), sym_cmp);
+	if (modules_path && build_ranges(k, modules_path, err, errlen))
+		goto fail;
 	return k;
-nomem:
-	snprintf(err, errlen, "%s: out of memory", kallsyms_path);
 fail:
-	if (fp)
-		fclose(fp);
-	free(line);
 	ksyms_free(k);
 	return NULL;
 }
 
+struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, char *err,
+			 size_t errlen, int *missing)
+{
+	return ksyms_load_all(kallsyms_path, modules_path, NULL, err, errlen, missing);
+}
+
 struct ksyms *ksyms_load_dir(const char *dir, char *err, size_t errlen, int *missing)
 {
-	size_t n = strlen(dir) + sizeof("/kallsyms");
-	char *kp = malloc(n), *mp = malloc(n);
+	size_t n = strlen(dir) + sizeof("/kallsyms.loaded");
+	char *kp = malloc(n), *mp = malloc(n), *lp = malloc(n);
 	struct ksyms *k = NULL;
 	struct stat st;
 
 	*missing = 0;
-	if (!kp || !mp) {
+	if (!kp || !mp || !lp) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	snprintf(kp, n, "%s/kallsyms", dir);
 	snprintf(mp, n, "%s/modules", dir);
-	k = ksyms_load(kp, stat(mp, &st) == 0 ? mp : NULL, err, errlen, missing);
+	snprintf(lp, n, "%s/kallsyms.loaded", dir);
+	k = ksyms_load_all(kp, stat(mp, &st) == 0 ? mp : NULL, stat(lp, &st) == 0 ? lp : NULL,
+			   err, errlen, missing);
 out:
 	free(kp);
 	free(mp);
+	free(lp);
 	return k;
 }
 
@@ -336,6 +573,8 @@ void ksyms_free(struct ksyms *k)
 		free(k->mods[i].name);
 	free(k->mods);
 	free(k->mod_tab);
+	free(k->ranges);
+	free(k->warn);
 	free(k->syms);
 	free(k->strs);
 	free(k);
@@ -346,16 +585,23 @@ size_t ksyms_count(const struct ksyms *k)
 	return k ? k->nsyms : 0;
 }
 
-/* Index + 1 of the module whose core range holds addr, 0 if none. */
+/* Index + 1 of the module whose range (cut at the next base) holds addr, 0 if none. */
 static size_t mod_of_addr(const struct ksyms *k, uint64_t addr)
 {
-	size_t i;
+	size_t lo = 0, hi = k->nranges;
 
-	for (i = 0; i < k->nmods; i++)
-		if (k->mods[i].size && addr >= k->mods[i].base &&
-		    addr - k->mods[i].base < k->mods[i].size)
-			return i + 1;
-	return 0;
+	/* The last range with base <= addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->ranges[mid].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= k->ranges[lo - 1].end)
+		return 0;
+	return k->ranges[lo - 1].mod;
 }
 
 int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
@@ -378,12 +624,34 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 	}
 	s = &k->syms[lo];
 	in_mod = mod_of_addr(k, addr);
-	/* Inside a module's range, only that module's symbols may name it. */
-	if (in_mod && s->mod != in_mod)
-		return 0;
+	/*
+	 * A module loaded during the trace has its init code (freed after its
+	 * init, so outside its range) in kallsyms.loaded: that names what
+	 * follows it, even inside an older load's range, which on 6.4+ spans
+	 * memory not its text. Init symbols of the start's kallsyms do not:
+	 * their code ran before the trace and its place may be another's now.
+	 */
+	if (s->loaded && s->mod != in_mod && mod_of_addr(k, s->addr) != s->mod &&
+	    (!in_mod || (s->mod > in_mod && s->addr >= k->mods[in_mod - 1].base)))
+		goto found;
+	/*
+	 * Inside a module's range, only that module's symbols may name it:
+	 * the last of them at or below addr (an unloaded module's may lie
+	 * between, where a later load took its place).
+	 */
+	if (in_mod) {
+		uint64_t base = k->mods[in_mod - 1].base;
+
+		while (s->mod != in_mod && lo > 0 && s->addr > base)
+			s = &k->syms[--lo];
+		/* A symbol of its own below its base is no name for its range either. */
+		if (s->mod != in_mod || s->addr < base)
+			return 0;
+	}
 	/* Past a module's end: the gap after it, not its last function. */
 	if (!in_mod && s->mod && k->mods[s->mod - 1].size)
 		return 0;
+found:
 	*name = k->strs + s->name;
 	*off = addr - s->addr;
 	*mod = s->mod ? k->mods[s->mod - 1].name : NULL;
@@ -414,8 +682,22 @@ const struct ksym_mod *ksyms_module(const struct ksyms *k, const char *name)
 
 	if (!k || !k->mod_tab)
 		return NULL;
-	slot = mod_slot(k, name);
-	return k->mod_tab[slot] ? &k->mods[k->mod_tab[slot] - 1] : NULL;
+	slot = mod_find(k, name, 0);
+	if (!slot)
+		slot = mod_find(k, name, 1);
+	return slot ? &k->mods[slot - 1] : NULL;
+}
+
+const struct ksym_mod *ksyms_module_of(const struct ksyms *k, uint64_t addr)
+{
+	size_t mi = k ? mod_of_addr(k, addr) : 0;
+
+	return mi ? &k->mods[mi - 1] : NULL;
+}
+
+const char *ksyms_warnings(const struct ksyms *k)
+{
+	return k && k->warn ? k->warn : "";
 }
 
 size_t ksyms_nmodules(const struct ksyms *k)

@@ -7,6 +7,7 @@
 #ifndef SYM_KALLSYMS_H
 #define SYM_KALLSYMS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,9 @@ struct ksym_mod {
 	char *name;
 	uint64_t text_addr;	/* load address of .text, 0 if unknown */
 	uint64_t base, size;	/* core layout, from /proc/modules; size 0 if unknown */
+	int listed;		/* the modules file has its line (else only kallsyms names it) */
+	unsigned int gen;	/* 0: loaded at start; N: its Nth "+" line (loaded during the trace) */
+	int unloaded;		/* a "-" line says it was unloaded during the trace */
 };
 
 struct ksyms;
@@ -27,8 +31,15 @@ struct ksyms;
 struct ksyms *ksyms_load(const char *kallsyms_path, const char *modules_path, char *err,
 			 size_t errlen, int *missing);
 /*
- * The same for a trace directory: DIR/kallsyms, with DIR/modules when the
- * directory has one (kmemtraced copies both when it starts).
+ * The same with loaded_path (may be NULL): the kallsyms lines of the
+ * modules loaded during the trace (kallsyms.loaded), each the symbol of
+ * that module's "+" line in the modules file.
+ */
+struct ksyms *ksyms_load_all(const char *kallsyms_path, const char *modules_path,
+			     const char *loaded_path, char *err, size_t errlen, int *missing);
+/*
+ * The same for a trace directory: DIR/kallsyms, with DIR/modules and
+ * DIR/kallsyms.loaded when the directory has them.
  */
 struct ksyms *ksyms_load_dir(const char *dir, char *err, size_t errlen, int *missing);
 void ksyms_free(struct ksyms *k);
@@ -55,8 +66,15 @@ int ksyms_lookup_ret(const struct ksyms *k, uint64_t addr, const char **name, ui
 /* Address of a symbol by exact name (first one, core kernel first); 0 if none. */
 uint64_t ksyms_addr_of(const struct ksyms *k, const char *name, const char *mod);
 
-/* Module by name, or NULL. */
+/* Module by name (as loaded at start, else its first load during the trace), or NULL. */
 const struct ksym_mod *ksyms_module(const struct ksyms *k, const char *name);
+/* The module (the load of it) whose range holds addr, or NULL. */
+const struct ksym_mod *ksyms_module_of(const struct ksyms *k, uint64_t addr);
+/*
+ * What the modules file made the reader assume ("" if nothing): one line
+ * per module whose addresses are named as a later one's.
+ */
+const char *ksyms_warnings(const struct ksyms *k);
 size_t ksyms_nmodules(const struct ksyms *k);
 const struct ksym_mod *ksyms_module_at(const struct ksyms *k, size_t i);
 
@@ -67,5 +85,8 @@ const struct ksym_mod *ksyms_module_at(const struct ksyms *k, size_t i);
 char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
 /* The same for a return address (ksyms_lookup_ret()): every address the report names. */
 char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
+
+/* Appends one formatted line to a warning list (*buf, *len bytes; sym_path.c). */
+void sym_vwarn(char **buf, size_t *len, const char *fmt, va_list ap);
 
 #endif /* SYM_KALLSYMS_H */

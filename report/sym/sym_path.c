@@ -1,11 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sym_path.c - lexical clean-up of source paths from DWARF, so that libdw
- * and libbfd, which join directories differently, print the same file.
+ * and libbfd, which join directories differently, print the same file;
+ * and the warning lists both symbolizers gather.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sym/sym_srcline.h"
+
+void sym_vwarn(char **buf, size_t *len, const char *fmt, va_list ap)
+{
+	char line[600];
+	size_t n;
+	char *p;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	/* Out of memory: the warning is lost, the symbols are not. */
+	p = realloc(*buf, *len + n + 2);
+	if (!p)
+		return;
+	memcpy(p + *len, line, n);
+	p[*len + n] = '\n';
+	p[*len + n + 1] = '\0';
+	*buf = p;
+	*len += n + 1;
+}
 
 void srcline_clean_path(char *path)
 {

@@ -51,23 +51,11 @@ static void warnf(struct srcline *s, const char *fmt, ...) __attribute__((format
 
 static void warnf(struct srcline *s, const char *fmt, ...)
 {
-	char buf[600];
 	va_list ap;
-	size_t n;
-	char *p;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	sym_vwarn(&s->warn, &s->wlen, fmt, ap);
 	va_end(ap);
-	n = strlen(buf);
-	p = realloc(s->warn, s->wlen + n + 2);
-	if (!p)
-		return;
-	memcpy(p + s->wlen, buf, n);
-	p[s->wlen + n] = '\n';
-	p[s->wlen + n + 1] = '\0';
-	s->warn = p;
-	s->wlen += n + 1;
 }
 
 const char *srcline_warnings(const struct srcline *s)
@@ -243,7 +231,8 @@ int srcline_lookup(struct srcline *s, uint64_t addr, char *file, size_t flen,
 			return 0;
 		r = s->ops->at_symbol(k->h, name, off, file, flen, line);
 		if (r != 1) {
-			const struct ksym_mod *m = ksyms_module(s->ks, mod);
+			/* The load that holds addr: a module reloaded during the trace has two. */
+			const struct ksym_mod *m = ksyms_module_of(s->ks, addr);
 
 			if (m && m->text_addr && addr >= m->text_addr &&
 			    (!m->size || addr - m->base < m->size))

@@ -1118,9 +1118,9 @@ static struct gfp_names *check_gfp(const uint8_t *p, size_t len, const uint64_t 
 
 int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 {
-	const uint8_t *part[4] = { data, NULL, NULL, NULL };
-	size_t plen[4] = { size, 0, 0, 0 }, i, naddrs = 0;
-	char kp[1024], mp[1024], metap[1024], err[1024];
+	const uint8_t *part[5] = { data, NULL, NULL, NULL, NULL };
+	size_t plen[5] = { size, 0, 0, 0, 0 }, i, naddrs = 0;
+	char kp[1024], mp[1024], metap[1024], lp[1024], err[1024];
 	uint64_t addrs[MAX_ADDRS], v;
 	struct ksyms *ks;
 	struct rpt_meta *meta = NULL;
@@ -1129,8 +1129,8 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	struct rpt *r;
 	int missing, np = 1;
 
-	/* Split at the first three separator lines ("====" first in a part: it is empty). */
-	while (np < 4) {
+	/* Split at the first four separator lines ("====" first in a part: it is empty). */
+	while (np < 5) {
 		const uint8_t *p = part[np - 1], *s;
 		size_t l = plen[np - 1], seplen = strlen(SYMS_SEP) - 1;
 
@@ -1150,17 +1150,23 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	tmp_path(kp, sizeof(kp), "s/kallsyms");
 	tmp_path(mp, sizeof(mp), "s/modules");
 	tmp_path(metap, sizeof(metap), "s/kmemtrace.meta");
+	tmp_path(lp, sizeof(lp), "s/kallsyms.loaded");
 	write_file(kp, part[0], plen[0]);
 	if (np > 1)
 		write_file(mp, part[1], plen[1]);
 	if (np > 2)
 		write_file(metap, part[2], plen[2]);
 
-	ks = ksyms_load(kp, np > 1 ? mp : NULL, err, sizeof(err), &missing);
+	/* A fifth part: kallsyms.loaded, the symbols of the modules' "+" lines. */
+	if (np > 4)
+		write_file(lp, part[4], plen[4]);
+	ks = ksyms_load_all(kp, np > 1 ? mp : NULL, np > 4 ? lp : NULL, err, sizeof(err),
+			    &missing);
 	if (!ks) {
 		if (missing)
 			fail("ksyms_load says an existing file is missing: %s", err);
-		if (strncmp(err, kp, strlen(kp)) && strncmp(err, mp, strlen(mp)))
+		if (strncmp(err, kp, strlen(kp)) && strncmp(err, mp, strlen(mp)) &&
+		    strncmp(err, lp, strlen(lp)))
 			fail("ksyms_load error names no file: %s", err);
 		outcome_set(out, KMT_EXIT_DATA, err);
 	} else {

@@ -514,6 +514,15 @@ static void syms(void)
 	put_seed("syms", "crlf-empty-modules", buf, (size_t)n, NULL, 0);
 	n = snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s", ks, sep, mods, sep, meta, sep, formats);
 	put_seed("syms", "kallsyms-modules-meta-formats", buf, (size_t)n, NULL, 0);
+	/* Modules loaded (+) and unloaded (-) during the trace, their symbols in a fifth part. */
+	n = snprintf(buf, sizeof(buf), "%s%s%s%s%s%s%s%s%s", ks, sep, mods,
+		     "# loaded (+) and unloaded (-) during the trace\n"
+		     "-kmemtrace_oracle ffffffffc0a01000 ffffffffc0a00000 16384\n"
+		     "+kmemtrace_oracle ffffffffc0d01000 ffffffffc0d00000 16384\n"
+		     "+late ffffffffc0a00000 ffffffffc0a00000 8192\n", sep, meta, sep, sep,
+		     "ffffffffc0d01000 t oracle_alloc\t[kmemtrace_oracle]\n"
+		     "ffffffffc0a00100 t late_fn\t[late]\n");
+	put_seed("syms", "modules-loaded-during", buf, (size_t)n, NULL, 0);
 	put_seed("syms", "no-root-zeros",
 		 "0000000000000000 T _stext\n0000000000000000 t x [m]\n", 51, NULL, 0);
 }

@@ -194,6 +194,209 @@ static void test_many_modules(void)
 	ksyms_free(k);
 }
 
+/* A modules file (and a kallsyms.loaded) a reader must refuse, and what it must say. */
+struct refused {
+	const char *modules, *loaded, *says, *desc;
+};
+
+static const struct refused refused_snapshots[] = {
+	{ "kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
+	  "kmemtrace_oracle 0xffffffffc040b000 0xffffffffc0404000 4096\n", NULL,
+	  "kmemtrace and kmemtrace_oracle both at 0xffffffffc0404000",
+	  "two modules at one base: refused, naming both" },
+	{ "kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
+	  "kmemtrace 0xffffffffc0480000 0xffffffffc0480000 53248\n", NULL,
+	  "line 2: module kmemtrace listed twice", "one module on two lines: refused" },
+	{ "kmemtrace 0xfffffffffffff000 0xfffffffffffff000 8192\n", NULL,
+	  "line 1: kmemtrace: BASE + SIZE past the address space", "a range past 2^64: refused" },
+};
+
+static const struct refused refused_changes[] = {
+	{ "-keep 0xffffffffc0000000 0xffffffffc0000000 16384\n", NULL,
+	  "line 1: -keep: no keep loaded at 0xffffffffc0000000 before",
+	  "an unload of a module not loaded: refused" },
+	{ "*keep 0x0 0xffffffffc0000000 16384\n", NULL, "line 1: unknown kind of line '*'",
+	  "a line of a kind this reader does not know: refused, saying so" },
+	{ "keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
+	  "+keep 0xffffffffc0000000 0xffffffffc0000000 16384\n", NULL,
+	  "modules keep and keep both at 0xffffffffc0000000",
+	  "a load at a base still taken: refused" },
+	{ "+keep 0xffffffffc0000000 0xffffffffc0000000 16384\n",
+	  "ffffffffc0060100 t lost_fn\t[lost]\n",
+	  "line 1: module lost has no \"+\" line in the modules file",
+	  "a kallsyms.loaded symbol of no load: refused" },
+};
+
+static void refusals(const char *kallsyms_name, const struct refused *r, size_t n)
+{
+	char err[512], ks[512], mods[512], ld[512];
+	int missing;
+
+	/* test_path() returns one buffer: each path gets a copy. */
+	snprintf(ks, sizeof(ks), "%s", test_path(kallsyms_name));
+	snprintf(mods, sizeof(mods), "%s", test_path("mod_refused"));
+	snprintf(ld, sizeof(ld), "%s", test_path("ld_refused"));
+	for (size_t i = 0; i < n; i++) {
+		struct ksyms *k;
+
+		test_write_text(mods, r[i].modules);
+		if (r[i].loaded)
+			test_write_text(ld, r[i].loaded);
+		k = ksyms_load_all(ks, mods, r[i].loaded ? ld : NULL, err, sizeof(err), &missing);
+		ok(!k && strstr(err, r[i].says), "%s: %s", r[i].desc, err);
+		ksyms_free(k);
+	}
+}
+
+/*
+ * Linux 6.4+ /proc/modules: the size counts data allocated apart from the
+ * text, so [base, base + size) runs into the text of the module after it.
+ * Listed newest first, as /proc/modules lists them, with kmemtrace reloaded
+ * below the oracle and virtio_blk's range running into kmemtrace's.
+ */
+static void test_module_overlap(void)
+{
+	static const char ks_text[] =
+		"ffffffff81000000 T core_fn\n"
+		"ffffffffc0400010 t virtblk_probe\t[virtio_blk]\n"
+		"ffffffffc0404010 t kmt_record\t[kmemtrace]\n"
+		"ffffffffc0406000 t kmt_exit\t[kmemtrace]\n"
+		"ffffffffc040b010 t oracle_kmalloc\t[kmemtrace_oracle]\n"
+		"ffffffffc040c000 t oracle_leak\t[kmemtrace_oracle]\n";
+	static const char mods_text[] =
+		"kmemtrace 0xffffffffc0404000 0xffffffffc0404000 53248\n"
+		"kmemtrace_oracle 0xffffffffc040b000 0xffffffffc040b000 151552\n"
+		"virtio_blk 0xffffffffc0400000 0xffffffffc0400000 36864\n"
+		"hidden 0x0 0x0 8192\n";
+	struct ksyms *k;
+	char err[512];
+	int missing;
+
+	test_write_text(test_path("ks_ovl"), ks_text);
+	test_write_text(test_path("mod_ovl"), mods_text);
+	k = ksyms_load(test_path("ks_ovl"), test_path("mod_ovl"), err, sizeof(err), &missing);
+	if (!ok(k != NULL, "overlapping ranges: loaded (%s)", k ? "" : err))
+		return;
+	is_str(fmt_ret(k, 0xffffffffc040b045ULL), "oracle_kmalloc+0x35 [kmemtrace_oracle]",
+	       "overlap: the oracle's call site in kmemtrace's range is the oracle's");
+	is_str(fmt_ret(k, 0xffffffffc040c100ULL), "oracle_leak+0x100 [kmemtrace_oracle]",
+	       "overlap: the oracle's second function too");
+	is_str(fmt_ret(k, 0xffffffffc0404020ULL), "kmt_record+0x10 [kmemtrace]",
+	       "overlap: kmemtrace's own call site in virtio_blk's range is kmemtrace's");
+	is_str(fmt_ret(k, 0xffffffffc0406100ULL), "kmt_exit+0x100 [kmemtrace]",
+	       "overlap: kmemtrace's last function up to the next module's base");
+	is_str(fmt_ret(k, 0xffffffffc0400020ULL), "virtblk_probe+0x10 [virtio_blk]",
+	       "overlap: the first module keeps what is below the next base");
+	is_str(fmt(k, 0xffffffffc040b000ULL), "0xffffffffc040b000 [kmemtrace_oracle]",
+	       "overlap: the next module's base is its own, not the range it cuts");
+	is_str(fmt(k, 0xffffffffc0433000ULL), "0xffffffffc0433000",
+	       "overlap: past the last module's base + size, no module");
+	is_str(fmt(k, 0x1000), "0x1000", "a module at base 0 (addresses hidden) has no range");
+	ksyms_free(k);
+
+	refusals("ks_ovl", refused_snapshots,
+		 sizeof(refused_snapshots) / sizeof(refused_snapshots[0]));
+}
+
+/*
+ * Modules loaded (+) and unloaded (-) during the trace, their symbols in
+ * kallsyms.loaded: a module reloaded elsewhere has both loads named, a
+ * later load over an unloaded one's base wins and is said, and what the
+ * reader does not know is refused.
+ */
+static void test_module_changes(void)
+{
+	static const char ks_text[] =
+		"ffffffff81000000 T core_fn\n"
+		"ffffffffc0000100 t keep_fn\t[keep]\n"
+		"ffffffffc0010100 t goner_fn\t[goner]\n"
+		"ffffffffc0040100 t brief_fn\t[brief]\n"
+		"ffffffffc0050100 t old_fn\t[old]\n"
+		"ffffffffc0000180 T old_init\t[old]\n"
+		"ffffffffc0090000 T keep_init\t[keep]\n";
+	static const char mods_text[] =
+		"keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
+		"goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
+		"brief 0xffffffffc0040000 0xffffffffc0040000 8192\n"
+		"old 0xffffffffc0050000 0xffffffffc0050000 4096\n"
+		"# loaded (+) and unloaded (-) during the trace\n"
+		"+newmod 0xffffffffc0020000 0xffffffffc0020000 4096\n"
+		"-goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
+		"-brief 0xffffffffc0040000 0xffffffffc0040000 8192\n"
+		"-old 0xffffffffc0050000 0xffffffffc0050000 4096\n"
+		"+goner 0xffffffffc0030000 0xffffffffc0030000 8192\n"
+		"+other 0xffffffffc0040000 0xffffffffc0040000 8192\n"
+		"+big 0xffffffffc004f000 0xffffffffc004f000 12288\n";
+	static const char loaded_text[] =
+		"ffffffffc0020100 t newmod_fn\t[newmod]\n"
+		"ffffffffc0030100 t goner_fn\t[goner]\n"
+		"ffffffffc0030200 d goner_data\t[goner]\n"
+		"ffffffffc0040100 t other_fn\t[other]\n"
+		"ffffffffc004f100 t big_fn\t[big]\n"
+		"ffffffffc0050080 t big_fn2\t[big]\n"
+		"ffffffffc0090000 T newmod_init\t[newmod]\n"
+		"ffffffffc0002000 T goner_init\t[goner]\n";
+	const struct ksym_mod *m;
+	struct ksyms *k;
+	char err[512];
+	int missing;
+
+	test_write_text(test_path("ks_chg"), ks_text);
+	test_write_text(test_path("mod_chg"), mods_text);
+	test_write_text(test_path("ld_chg"), loaded_text);
+	k = ksyms_load_all(test_path("ks_chg"), test_path("mod_chg"), test_path("ld_chg"), err,
+			   sizeof(err), &missing);
+	if (!ok(k != NULL, "loads during the trace: loaded (%s)", k ? "" : err))
+		return;
+	is_str(fmt_ret(k, 0xffffffffc0000111ULL), "keep_fn+0x11 [keep]", "a module loaded throughout");
+	is_str(fmt_ret(k, 0xffffffffc0010111ULL), "goner_fn+0x11 [goner]",
+	       "a module reloaded elsewhere: its first load, by the start's kallsyms");
+	is_str(fmt_ret(k, 0xffffffffc0030111ULL), "goner_fn+0x11 [goner]",
+	       "... and its second, by kallsyms.loaded");
+	m = ksyms_module_of(k, 0xffffffffc0030110ULL);
+	ok(m && m->gen == 1 && m->base == 0xffffffffc0030000ULL && !m->unloaded,
+	   "the second load is a module of its own: its base, loaded during the trace");
+	m = ksyms_module_of(k, 0xffffffffc0010110ULL);
+	ok(m && m->gen == 0 && m->unloaded, "the first load: unloaded during the trace");
+	is_str(fmt_ret(k, 0xffffffffc0020111ULL), "newmod_fn+0x11 [newmod]",
+	       "a module loaded during the trace");
+	is_str(fmt_ret(k, 0xffffffffc0040111ULL), "other_fn+0x11 [other]",
+	       "another module loaded at an unloaded one's base: the later one wins");
+	is_str(fmt_ret(k, 0xffffffffc0050111ULL), "big_fn2+0x91 [big]",
+	       "a later load whose code runs over an unloaded one's base wins there too");
+	is_str(fmt_ret(k, 0xffffffffc004f111ULL), "big_fn+0x11 [big]", "... and below it");
+	ok(strstr(ksyms_warnings(k), "brief, unloaded during the trace, was at 0xffffffffc0040000, where other was loaded later (at 0xffffffffc0040000)") &&
+	   strstr(ksyms_warnings(k), "old, unloaded during the trace, was at 0xffffffffc0050000, where big was loaded later (at 0xffffffffc004f000)"),
+	   "both are said (ksyms_warnings)");
+	ok(!strstr(ksyms_warnings(k), "goner"), "a reload elsewhere, over nothing older, needs no warning");
+	/* Init code: freed after the load, outside the module's range, its place reused. */
+	is_str(fmt_ret(k, 0xffffffffc0090011ULL), "newmod_init+0x11 [newmod]",
+	       "init code of a module loaded during the trace: named, over the start's at that place");
+	is_str(fmt_ret(k, 0xffffffffc0002011ULL), "goner_init+0x11 [goner]",
+	       "... also inside an older load's range (which on 6.4+ spans more than its text)");
+	is_str(fmt_ret(k, 0xffffffffc00001a1ULL), "keep_fn+0xa1 [keep]",
+	       "the start's init symbols never name another module's range");
+	test_write_text(test_path("mod_keep"), "keep 0xffffffffc0000000 0xffffffffc0000000 16384\n");
+	{
+		struct ksyms *k2 = ksyms_load(test_path("ks_chg"), test_path("mod_keep"), err,
+					      sizeof(err), &missing);
+
+		is_str(k2 ? fmt_ret(k2, 0xffffffffc0090011ULL) : "", "0xffffffffc0090011",
+		       "... nor the place of their own init code: it ran before the trace");
+		ksyms_free(k2);
+	}
+	ksyms_free(k);
+
+	k = ksyms_load(test_path("ks_chg"), test_path("mod_chg"), err, sizeof(err), &missing);
+	ok(k != NULL, "without kallsyms.loaded: loaded");
+	is_str(fmt_ret(k, 0xffffffffc0020111ULL), "0xffffffffc0020111 [newmod]",
+	       "without kallsyms.loaded: a module loaded during the trace by its range only");
+	ksyms_free(k);
+
+	refusals("ks_chg", refused_changes,
+		 sizeof(refused_changes) / sizeof(refused_changes[0]));
+}
+
 static void test_clean_path(void)
 {
 	static const char *const cases[][2] = {
@@ -252,6 +455,8 @@ int main(void)
 	test_kallsyms();
 	test_kallsyms_bad();
 	test_many_modules();
+	test_module_overlap();
+	test_module_changes();
 	test_clean_path();
 	test_meta();
 	test_dir_remove();

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 42-module-reload.t - frames named whatever was loaded before the trace: the oracle module is
+# loaded after kmemtrace.ko, then kmemtrace.ko is unloaded and loaded again (with stacks), so that
+# /proc/modules lists it first and, from Linux 6.4, its range (text base + a size that counts its
+# data, allocated elsewhere) runs over the oracle's text. The oracle's pattern is then traced with
+# kmemtraced, and every call site and stack frame that kallsyms puts in kmemtrace.ko or the oracle
+# must be named in the report as kallsyms names it: the function before address - 1, in its
+# module, never a bare 0x... [module]. Then a second trace during which the oracle is unloaded,
+# the bench module loaded and the oracle loaded again: kmemtraced's modules file must record
+# each load and unload and kallsyms.loaded the new loads' symbols, and every call site and frame
+# in the three modules must again be named (as the start's kallsyms or, for the new loads,
+# kallsyms.loaded names it). The expected names come from the trace's files, not from the
+# report's own lookup.
+KMT_TEST_TIMEOUT=240
+# shellcheck source=tests/guest/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+require_cmds python3
+[ -f "$KMT_TOP/tests/kmod/kmemtrace_oracle.c" ] || skip_all "the oracle module is not written yet"
+
+REPORT=$(host_tool kmemtrace-report)
+mkdir -p "$KMT_TEST_DIR"
+guest=$KMT_TEST_DIR/reload.sh
+cat >"$guest" <<'EOS'
+#!/bin/sh
+# kmemtrace.ko was loaded first, the oracle after it: load kmemtrace.ko again, now newest.
+O=$KMT_OUT
+cat /proc/modules > "$O/modules.before"
+rmmod kmemtrace || exit 1
+insmod "$KMT_MODDIR/kmemtrace.ko" stack_depth=16 stack_frees=1 || exit 1
+cat /proc/modules > "$O/modules.after"
+kmemtraced -o "$O/trace" -- sh -c 'echo 1 > /sys/kernel/debug/kmemtrace_oracle/run'
+# During a trace: the oracle runs, is unloaded, the bench module takes its place, the oracle is
+# loaded again (elsewhere) and runs again; the pauses let kmemtraced's scans see each step.
+ls "$KMT_MODDIR" > "$O/moddir"
+kmemtraced -o "$O/during" -- sh -c '
+	R=/sys/kernel/debug/kmemtrace_oracle/run
+	echo 1 > $R && rmmod kmemtrace_oracle && sleep 1 &&
+	insmod "$KMT_MODDIR/kmemtrace_bench.ko" && insmod "$KMT_MODDIR/kmemtrace_oracle.ko" &&
+	sleep 1 && echo 1 > $R && rmmod kmemtrace_bench'
+EOS
+chmod +x "$guest"
+
+vm_ok reload -c 2 -T 150 --no-daemon -m kmemtrace_oracle -a "$guest" -- reload.sh
+o=$VM_OUT
+t=$o/trace
+is "$(command_status)" 0 "kmemtrace.ko reloaded after the oracle, the oracle traced"
+dmesg_clean
+is "$(awk 'NR == 1 { print $1 }' "$o/modules.after" 2>/dev/null)" kmemtrace \
+	"/proc/modules lists the reloaded kmemtrace.ko first (newest)"
+ok "every cpu file passes kmemtrace_check --strict" all_strict "$t"
+
+"$REPORT" --json --stacks -l 0 "$t" >"$o/report.json" 2>"$o/report.err"
+is "$?" 0 "kmemtrace-report --json --stacks: exit 0" || note_file "$o/report.err"
+
+# Prints "CHECK<TAB>name<TAB>got<TAB>want" lines.
+cat >"$KMT_TEST_DIR/judge.py" <<'PY'
+import bisect, json, os, re, sys
+
+# Modules to judge; "?NAME": judged, but it need not have call sites in the trace.
+t, rep = sys.argv[1], json.load(open(sys.argv[2]))
+mods = [m.lstrip("?") for m in sys.argv[3:]]
+required = [m for m in sys.argv[3:] if not m.startswith("?")]
+
+def check(name, got, want):
+    print("CHECK\t%s\t%s\t%s" % (name, got, want))
+
+def read_syms(paths, drop=()):
+    """Text symbols by address (several may share one: any of them is accepted below)."""
+    syms = {}
+    for path in paths:
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            f = line.split()
+            if len(f) < 3 or f[1] not in "tTwW" or int(f[0], 16) == 0:
+                continue
+            mod = f[3].strip("[]") if len(f) > 3 else None
+            if mod not in drop:
+                syms.setdefault(int(f[0], 16), []).append((f[2], mod))
+    return syms, sorted(syms)
+
+# The start's symbols, and those after the trace's changes (the modules loaded during it, in
+# kallsyms.loaded, instead of those unloaded): an address must be named as one of them names it.
+changed = [l[1:].split()[0] for l in open(os.path.join(t, "modules")) if l[:1] in "+-"]
+tables = [read_syms([os.path.join(t, "kallsyms")])]
+if changed:
+    syms, _ = read_syms([os.path.join(t, "kallsyms")], drop=changed)
+    for a, names in read_syms([os.path.join(t, "kallsyms.loaded")])[0].items():
+        syms.setdefault(a, []).extend(names)
+    tables.append((syms, sorted(syms)))
+
+# The modules file's ranges, only to say whether this kernel made them overlap.
+ranges = sorted((int(b, 16), int(b, 16) + int(s), n) for n, _, b, s in
+                (l.split() for l in open(os.path.join(t, "modules"))
+                 if l.strip() and l[0] not in "#+-"))
+overlaps = [(a[2], b[2]) for a, b in zip(ranges, ranges[1:]) if a[1] > b[0]]
+print("NOTE\tmodules whose base + size runs past the next base:\t%s\t" % (overlaps,))
+
+def expected(addr, syms, addrs):
+    """The names a table gives the return address addr: those of the symbol before addr - 1."""
+    i = bisect.bisect_right(addrs, addr - 1) - 1
+    if i < 0:
+        return []
+    return [(m, "%s+0x%x [%s]" % (n, addr - addrs[i], m) if m else "%s+0x%x" % (n, addr - addrs[i]))
+            for n, m in syms[addrs[i]]]
+
+seen = {m: 0 for m in mods}
+bad = []
+def judge(addr_text, symbol):
+    addr = int(addr_text, 16)
+    names = [e for table in tables for e in expected(addr, *table)]
+    ours = set(m for m, _ in names if m in mods)
+    if not ours:
+        return
+    for m in ours:
+        seen[m] += 1
+    if symbol not in [n for _, n in names]:
+        bad.append("%s: %s, kallsyms: %s" % (addr_text, symbol, [n for _, n in names]))
+
+for c in rep["callsites"]:
+    judge(c["addr"], c["symbol"])
+for key in ("stacks", "stacks_outstanding", "stacks_frees"):
+    for s in rep.get(key, []):
+        for a, sym in zip(s["frame_addrs"], s["frames"]):
+            judge(a, sym)
+check("%s: every call site and frame in %s named as the trace's kallsyms names it"
+      % (os.path.basename(t), " or ".join(mods)), bad[:5], [])
+check("%s: no bare address anywhere in the report" % os.path.basename(t),
+      sorted(set(re.findall(r'"0x[0-9a-f]+ \[[a-z_]+\]"', open(sys.argv[2]).read())))[:5], [])
+for m in required:
+    check("%s: %s's call sites or frames are there" % (os.path.basename(t), m), seen[m] > 0, True)
+PY
+tap_checks python3 "$KMT_TEST_DIR/judge.py" "$t" "$o/report.json" kmemtrace kmemtrace_oracle
+
+# The second trace: loads and unloads recorded, and every frame named again.
+t2=$o/during
+ok "during: every cpu file passes kmemtrace_check --strict" all_strict "$t2"
+m=$(cat "$t2/modules" 2>/dev/null)
+is "$(grep -E '^[-+]kmemtrace_(oracle|bench) ' <<<"$m" | cut -d' ' -f1 | tr '\n' ' ')" \
+	"-kmemtrace_oracle +kmemtrace_bench +kmemtrace_oracle -kmemtrace_bench " \
+	"during: the oracle's unload, the bench module's load, the oracle's load, the bench's unload"
+is "$(cut -f2 "$t2/kallsyms.loaded" 2>/dev/null | sort -u | tr '\n' ' ')" \
+	"[kmemtrace_bench] [kmemtrace_oracle] " "during: kallsyms.loaded has both new loads' symbols"
+"$REPORT" --json --stacks -l 0 "$t2" >"$o/during.json" 2>"$o/during.err"
+is "$?" 0 "during: kmemtrace-report --json --stacks: exit 0" || note_file "$o/during.err"
+tap_checks python3 "$KMT_TEST_DIR/judge.py" "$t2" "$o/during.json" kmemtrace kmemtrace_oracle \
+	'?kmemtrace_bench'
+
+done_testing
