@@ -207,7 +207,11 @@ static void warnf(struct ksyms *k, const char *fmt, ...)
  * load: one at its base, or one with code (a kallsyms symbol) at or above
  * its base from a base below it. The later load's code was there when its
  * call sites were recorded; u's only before, and a trace's addresses carry
- * no load to tell them apart, so the newest wins.
+ * no load to tell them apart, so the newest wins. Only code in the later
+ * load's own range counts: its init code, elsewhere and freed once it ran,
+ * may land in u's old place (seen on 6.12: the bench module's init over
+ * the unloaded oracle's text), and dropping u's range for it would leave
+ * u's own call sites unnamed.
  */
 static size_t overlaid_by(const struct ksyms *k, size_t u)
 {
@@ -222,7 +226,8 @@ static size_t overlaid_by(const struct ksyms *k, size_t u)
 		const struct ksym_mod *n = s->mod ? &k->mods[s->mod - 1] : NULL;
 
 		if (n && (size_t)s->mod - 1 > u && n->size && n->base < m->base &&
-		    s->addr >= m->base && s->addr - m->base < m->size)
+		    s->addr >= m->base && s->addr - m->base < m->size &&
+		    s->addr - n->base < n->size)
 			return s->mod;
 	}
 	return 0;

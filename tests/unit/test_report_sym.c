@@ -397,6 +397,43 @@ static void test_module_changes(void)
 		 sizeof(refused_changes) / sizeof(refused_changes[0]));
 }
 
+/*
+ * A later load's init code, outside its own range and freed once it ran,
+ * landing in the place of a module unloaded before it: the unloaded
+ * module's range stays, its call sites keep their names.
+ */
+static void test_module_init_over_unloaded(void)
+{
+	static const char ks_text[] =
+		"ffffffff81000000 T core_fn\n"
+		"ffffffffc0010000 t oracle_fn\t[oracle]\n";
+	static const char mods_text[] =
+		"oracle 0xffffffffc0010000 0xffffffffc0010000 8192\n"
+		"# loaded (+) and unloaded (-) during the trace\n"
+		"-oracle 0xffffffffc0010000 0xffffffffc0010000 8192\n"
+		"+bench 0xffffffffc0000000 0xffffffffc0000000 4096\n";
+	static const char loaded_text[] =
+		"ffffffffc0000100 t bench_fn\t[bench]\n"
+		"ffffffffc0010800 T bench_init\t[bench]\n";
+	struct ksyms *k;
+	char err[512];
+	int missing;
+
+	test_write_text(test_path("ks_init"), ks_text);
+	test_write_text(test_path("mod_init"), mods_text);
+	test_write_text(test_path("ld_init"), loaded_text);
+	k = ksyms_load_all(test_path("ks_init"), test_path("mod_init"), test_path("ld_init"), err,
+			   sizeof(err), &missing);
+	if (!ok(k != NULL, "init code over an unloaded module: loaded (%s)", k ? "" : err))
+		return;
+	is_str(fmt_ret(k, 0xffffffffc0010111ULL), "oracle_fn+0x111 [oracle]",
+	       "the unloaded module's call site below the later load's init code keeps its name");
+	is_str(fmt_ret(k, 0xffffffffc0000111ULL), "bench_fn+0x11 [bench]", "the later load's own code");
+	ok(!strstr(ksyms_warnings(k), "oracle, unloaded during the trace"),
+	   "no warning: the later load's code proper is not over it");
+	ksyms_free(k);
+}
+
 static void test_clean_path(void)
 {
 	static const char *const cases[][2] = {
@@ -457,6 +494,7 @@ int main(void)
 	test_many_modules();
 	test_module_overlap();
 	test_module_changes();
+	test_module_init_over_unloaded();
 	test_clean_path();
 	test_meta();
 	test_dir_remove();
