@@ -218,9 +218,10 @@ guest_kernel() {
 	"$KMT_VM" --print-kernel
 }
 
+# The guest kernel's arch, found once when lib.sh is sourced (below): each lookup of the guest
+# kernel runs kmemtrace-vm.
 guest_arch() {
-	kmt_parse "$(guest_kernel)" || return 1
-	kmt_flavour_arch "$KMT_FLAV"
+	[ -n "$KMT_GUEST_ARCH" ] && echo "$KMT_GUEST_ARCH"
 }
 
 guest_config() {
@@ -260,7 +261,7 @@ guest_tool() {
 }
 
 guest_endian() {
-	if [ "$(guest_arch)" = s390x ]; then echo '>'; else echo '<'; fi
+	echo "$KMT_GUEST_ENDIAN"
 }
 
 raw_to_out() {
@@ -326,14 +327,20 @@ rounded_subbuf_size() {
 }
 _gcd() { local a=$1 b=$2 t; while [ "$b" -ne 0 ]; do t=$((a % b)); a=$b; b=$t; done; echo "$a"; }
 
-# For the python readers of raw records and the file headers they write (tests/guest/*.py): the
-# guest's byte order and pointer width, and whether its kernel has the stack walk cache.
+# The guest's arch (empty when its kernel cannot be told), and for the python readers of raw
+# records and the file headers they write (tests/guest/*.py): its byte order and pointer width,
+# and whether its kernel has the stack walk cache.
 if [ -z "${KMT_GUEST_ENDIAN:-}" ]; then
-	KMT_GUEST_ENDIAN=$(guest_endian 2>/dev/null) || KMT_GUEST_ENDIAN='<'
+	KMT_GUEST_ARCH=
+	if kmt_parse "$(guest_kernel 2>/dev/null)"; then
+		KMT_GUEST_ARCH=$(kmt_flavour_arch "$KMT_FLAV")
+	fi
+	KMT_GUEST_ENDIAN='<'
+	[ "$KMT_GUEST_ARCH" = s390x ] && KMT_GUEST_ENDIAN='>'
 	KMT_GUEST_WORD_BITS=64
-	[ "$(guest_arch 2>/dev/null)" = i386 ] && KMT_GUEST_WORD_BITS=32
+	[ "$KMT_GUEST_ARCH" = i386 ] && KMT_GUEST_WORD_BITS=32
 	# The stack walk cache needs x86-64's ORC unwinder (kmod/kmt_compat.h).
 	KMT_GUEST_WALK_CACHE=0
-	[ "$(guest_arch 2>/dev/null)" = amd64 ] && KMT_GUEST_WALK_CACHE=1
-	export KMT_GUEST_ENDIAN KMT_GUEST_WORD_BITS KMT_GUEST_WALK_CACHE
+	[ "$KMT_GUEST_ARCH" = amd64 ] && KMT_GUEST_WALK_CACHE=1
+	export KMT_GUEST_ARCH KMT_GUEST_ENDIAN KMT_GUEST_WORD_BITS KMT_GUEST_WALK_CACHE
 fi
