@@ -129,9 +129,10 @@ kmt_parse() {
 }
 
 # kmt_installed: print "RELEASE FLAVOUR SERIES ROOT" for every Debian kernel that can be booted
-# and built for: an image, its modules and its headers (ROOT is / for the host's kernels).
+# and built for: an image, its modules and its headers (ROOT is / for the host's kernels, the
+# trixie root for its, $KMT_HEADERS_ROOT for the other architectures': see kmt_locate).
 kmt_installed() {
-	local d r
+	local d r a
 	for d in /lib/modules/*; do
 		r=${d##*/}
 		kmt_parse "$r" || continue
@@ -140,20 +141,16 @@ kmt_installed() {
 			echo "$r $KMT_FLAV $KMT_SERIES /"
 		fi
 	done
-	[ -r "$KMT_TRIXIE_ROOT/$KMT_ROOT_MARKER" ] || return 0
-	while read -r r; do
-		d=$KMT_TRIXIE_ROOT/usr/lib/modules/$r
-		kmt_parse "$r" || continue
-		if [ -d "$d/kernel" ] && [ -e "$d/build" ] && [ -e "$d/vmlinuz" ]; then
-			echo "$r $KMT_FLAV $KMT_SERIES $KMT_TRIXIE_ROOT"
-		fi
-	done <"$KMT_TRIXIE_ROOT/$KMT_ROOT_MARKER"
-}
-
-# kmt_installed_cross: the same for the other architectures' kernels (scripts/install-cross):
-# headers, image and modules extracted under $KMT_HEADERS_ROOT, which is their ROOT.
-kmt_installed_cross() {
-	local r a d
+	if [ -r "$KMT_TRIXIE_ROOT/$KMT_ROOT_MARKER" ]; then
+		while read -r r; do
+			d=$KMT_TRIXIE_ROOT/usr/lib/modules/$r
+			kmt_parse "$r" || continue
+			if [ -d "$d/kernel" ] && [ -e "$d/build" ] && [ -e "$d/vmlinuz" ]; then
+				echo "$r $KMT_FLAV $KMT_SERIES $KMT_TRIXIE_ROOT"
+			fi
+		done <"$KMT_TRIXIE_ROOT/$KMT_ROOT_MARKER"
+	fi
+	# The other architectures' (scripts/install-cross), all extracted under $KMT_HEADERS_ROOT.
 	while read -r r a; do
 		[ "$a" != amd64 ] && kmt_parse "$r" || continue
 		d=$KMT_HEADERS_ROOT/lib/modules/$r
@@ -167,7 +164,7 @@ kmt_installed_cross() {
 # kmt_newest SERIES FLAVOUR: the newest installed release of SERIES (any, if empty) and FLAVOUR.
 kmt_newest() {
 	local r f s root
-	{ kmt_installed; kmt_installed_cross; } | while read -r r f s root; do
+	kmt_installed | while read -r r f s root; do
 		if [ "$f" = "$2" ] && { [ -z "$1" ] || [ "$s" = "$1" ]; }; then
 			echo "$r"
 		fi
@@ -198,7 +195,7 @@ kmt_locate() {
 			KMT_IMAGE=$KMT_MODDIR/vmlinuz
 		fi
 		return 0
-	done < <(kmt_installed; kmt_installed_cross)
+	done < <(kmt_installed)
 	return 1
 }
 
