@@ -69,7 +69,9 @@ static const char doc[] =
 	"  kmemtrace-report --lifetimes out/       how long each call site's objects live\n"
 	"  kmemtrace-report --lifetimes --short-lived 100us --long-lived 10s --json out/\n"
 	"  kmemtrace-report --pages out/           page allocator: by order, migrate type, GFP\n"
-	"  kmemtrace-report --html report.html out/   one self-contained page with charts\n";
+	"  kmemtrace-report --html report.html out/   one self-contained page with charts\n"
+	"  kmemtrace-report --pprof alloc.pb.gz out/ && go tool pprof -top alloc.pb.gz\n"
+	"  go tool pprof -sample_index=inuse_space -tagfocus cache=kmalloc-64 -http=: alloc.pb.gz\n";
 
 static const char args_doc[] = "[DIR | FILE...]";
 
@@ -78,6 +80,7 @@ enum {
 	OPT_TIME, OPT_JSON, OPT_CSV, OPT_RAW, OPT_RAW_IP, OPT_VMLINUX, OPT_KO, OPT_MODDIR,
 	OPT_RESOLVER, OPT_ALLOW_TRUNC, OPT_NO_PROGRESS, OPT_INTERVAL, OPT_STACKS, OPT_FOLDED,
 	OPT_MIN_COUNT, OPT_EXCLUDE, OPT_LIFETIMES, OPT_SHORT, OPT_LONG, OPT_PAGES, OPT_HTML,
+	OPT_PPROF,
 };
 
 static const struct argp_option options[] = {
@@ -106,6 +109,11 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "html", OPT_HTML, "FILE", 0,
 	  "Also write one self-contained HTML page (tables and SVG charts) to FILE", 2 },
+	{ "pprof", OPT_PPROF, "FILE", 0,
+	  "Also write the slab allocations as a gzipped pprof profile (go tool pprof, Pyroscope, "
+	  "Parca): whole stacks when the trace has them, labels cache and cpu; sample types "
+	  "alloc_objects, alloc_space, inuse_objects, inuse_space (outstanding at the end), "
+	  "requested_space, failed_allocs", 2 },
 	{ "short-lived", OPT_SHORT, "T", 0,
 	  "--lifetimes, --html: short-lived when half the freed objects live at most T "
 	  "(default 1ms)", 2 },
@@ -449,6 +457,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--html: no file name");
 		a->job.html = arg;
 		break;
+	case OPT_PPROF:
+		if (!*arg)
+			argp_error(st, "--pprof: no file name");
+		a->job.pprof = arg;
+		break;
 	case OPT_SHORT:
 	case OPT_LONG:
 		if (parse_time(arg, key == OPT_SHORT ? &a->job.life.short_ns :
@@ -502,6 +515,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (a->job.html && (a->job.raw || a->job.interval_ns || a->job.folded))
 			argp_error(st, "--html writes the summary's page: not with --raw, --interval "
 				   "or --folded");
+		if (a->job.pprof && (a->job.raw || a->job.interval_ns))
+			argp_error(st, "--pprof writes the whole trace's (or --time window's) "
+				   "profile: not with --raw or --interval");
 		if (a->stack_filters && !a->stacks && !a->job.folded && !a->job.html)
 			argp_error(st, "--min-count and --exclude filter stacks: give --stacks, "
 				   "--folded or --html");

@@ -11,7 +11,7 @@ TOOLS += $(KMT_REPORT)
 # The analysis proper: the files that share core/report_core_int.h, and with it the object
 # table's sizes (tests/fuzz/fuzz.mk builds them all again with small tables).
 REPORT_ANALYSIS_OBJS := $(addprefix $(OBJDIR)/report/core/,report_core.o rpt_errors.o \
-	rpt_large.o rpt_map.o rpt_objects.o rpt_pages.o rpt_results.o rpt_sites.o)
+	rpt_large.o rpt_map.o rpt_objects.o rpt_pages.o rpt_results.o rpt_samples.o rpt_sites.o)
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
 REPORT_CORE_OBJS := $(REPORT_ANALYSIS_OBJS) $(addprefix $(OBJDIR)/report/,core/report_gfp.o \
 	core/report_life.o core/report_meta.o core/report_slab.o sym/sym_kallsyms.o sym/sym_path.o \
@@ -22,7 +22,12 @@ REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(addprefix $(OBJDIR)/report/,writers/re
 	writers/out_html.o views/symtab.o views/view_main.o views/view_stacks.o views/view_life.o \
 	views/view_pages.o views/view_interval.o views/view_registry.o writers/out_interval.o \
 	sym/sym_srcline.o sym/sym_dw.o)
-REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o) $(REPORT_VIEW_OBJS)
+# --pprof: its writer, and the messages protoc-c generates from report/writers/pprof.proto
+# (protobuf-c-compiler) into the build tree.
+PPROF_GEN := $(OBJDIR)/report/writers/gen
+PPROF_PB_OBJ := $(OBJDIR)/report/writers/pprof.pb-c.o
+REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o \
+	writers/out_pprof.o) $(PPROF_PB_OBJ) $(REPORT_VIEW_OBJS)
 
 # libbfd (binutils-dev) is optional: without <bfd.h> the build leaves --resolver=bfd out.
 # (-include, not a '#include' line: make 4.3 keeps the backslash of '\#' in $(shell), which
@@ -34,7 +39,7 @@ REPORT_OBJS := $(addprefix $(OBJDIR)/report/,kmemtrace-report.o report_run.o) $(
 # "(" keeps make's parentheses balanced.
 HAVE_LIBBFD := $(if $(TOOLS_SYSROOT),,$(shell $(CC) -E -DPACKAGE='"x"' -include bfd.h -x c /dev/null >/dev/null 2>&1 && \
 	case "$$($(CC) -print-file-name=libbfd.so)" in (/*) echo 1 ;; esac))
-REPORT_LIBS := -ldw -lelf $(KMT_STATIC_LIBS)
+REPORT_LIBS := -ldw -lelf -lprotobuf-c -lz $(KMT_STATIC_LIBS)
 ifeq ($(HAVE_LIBBFD),1)
 REPORT_VIEW_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
 REPORT_OBJS += $(OBJDIR)/report/sym/sym_bfd.o
@@ -42,6 +47,15 @@ $(REPORT_VIEW_OBJS) $(OBJDIR)/report/kmemtrace-report.o $(OBJDIR)/report/report_
 	KMT_CFLAGS += -DHAVE_LIBBFD
 REPORT_LIBS += -lbfd
 endif
+
+# The generated file is not ours to make warning-free: it is built without our extra warnings.
+$(PPROF_GEN)/pprof.pb-c.c $(PPROF_GEN)/pprof.pb-c.h: report/writers/pprof.proto
+	@mkdir -p $(PPROF_GEN)
+	protoc-c --c_out=$(PPROF_GEN) -Ireport/writers $<
+$(PPROF_PB_OBJ): $(PPROF_GEN)/pprof.pb-c.c
+	$(CC) $(filter-out -Wshadow -Wformat=2 -Wvla,$(KMT_CFLAGS)) -I$(PPROF_GEN) -MMD -MP -c $< -o $@
+$(OBJDIR)/report/writers/out_pprof.o: $(PPROF_GEN)/pprof.pb-c.h
+$(OBJDIR)/report/writers/out_pprof.o: KMT_CFLAGS += -I$(PPROF_GEN)
 
 $(KMT_REPORT): $(REPORT_OBJS) $(LIBKMT)
 	@mkdir -p $(dir $@)

@@ -22,6 +22,7 @@
 #include "report_run.h"
 #include "sym/sym_kallsyms.h"
 #include "writers/out_html.h"
+#include "writers/out_pprof.h"
 #include "writers/out_interval.h"
 #include "writers/report_out.h"
 
@@ -203,6 +204,8 @@ static int start_analysis(struct run *x)
 		flags |= RPT_LIFETIMES;
 	if (j->html)
 		flags |= RPT_TIMELINE;
+	if (j->pprof)
+		flags |= RPT_SAMPLES;
 	j->f.slab = x->slab;
 	x->r = rpt_new(&j->f, flags);
 	if (!x->r)
@@ -313,6 +316,8 @@ static void describe_trace(struct run *x)
 	o->word_bits = h->word_bits;
 	o->big_endian = kmt_file_big_endian(kmt_merge_file(x->m, 0));
 	o->page_size = h->page_size;
+	o->start_mono_ns = h->start_mono_ns;
+	o->start_real_ns = h->start_real_ns;
 	/*
 	 * Drops after a CPU's last LOST record (tracing stopped while its
 	 * buffer was full) only show in the module's overrun counter.
@@ -386,6 +391,15 @@ static int write_report(struct run *x)
 			return RUN_NOMEM;
 		if (rc) {
 			fprintf(stderr, PROG ": %s: %s\n", j->html, strerror(rc));
+			return KMT_EXIT_IO;
+		}
+	}
+	if (j->pprof) {
+		rc = pprof_write_file(j->pprof, x->r, o);
+		if (rc == -1)
+			return RUN_NOMEM;
+		if (rc) {
+			fprintf(stderr, PROG ": %s: %s\n", j->pprof, strerror(rc));
 			return KMT_EXIT_IO;
 		}
 	}

@@ -41,6 +41,7 @@ struct report_job {
 	struct stacks_args stk;
 	struct life_args life;
 	const char *html;	/* --html FILE, or NULL */
+	const char *pprof;	/* --pprof FILE, or NULL */
 };
 
 /*

@@ -57,6 +57,7 @@ void rpt_free(struct rpt *r)
 	kmt_stacks_free(r->stacks);
 	free(r->stk);
 	lp_free(r->lp);
+	rpt_samples_free(r);
 	free(r->pg_gfp);
 	free(r->pg_stk);
 	rpt_map_free(&r->pg_gfp_map);
@@ -247,6 +248,9 @@ static inline __attribute__((always_inline)) int slab_alloc(struct rpt *r,
 	if (sel) {
 		s->hits++;
 		s->kinds |= 1u << ev->type;
+		if (__builtin_expect(r->flags & RPT_SAMPLES, 0) &&
+		    rpt_sample_alloc(r, ev, site_idx, cache_idx))
+			return -1;
 		if (__builtin_expect(r->lp != NULL, 0) && alloc_lp(r, site_idx, ev))
 			return -1;
 		if (c)

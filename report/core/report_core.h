@@ -60,6 +60,11 @@ struct rpt_filter {
 #define RPT_LIFETIMES	0x10u
 /* Keep allocations and frees over time per call site (report_life.h): 2 KiB a site. */
 #define RPT_TIMELINE	0x20u
+/*
+ * Keep tallies per call site, stack, cache and CPU together (struct
+ * rpt_sample): what a profile (--pprof) labels each sample with.
+ */
+#define RPT_SAMPLES	0x40u
 
 enum rpt_err_kind {
 	RPT_ERR_KFREE_OF_CACHE_OBJ,	/* kfree() of a kmem_cache_alloc() object */
@@ -148,6 +153,21 @@ struct rpt_stack {
 	 * (allocated before the trace, its allocation lost, or a double free).
 	 */
 	uint64_t free_hits, free_bytes, free_no_alloc;
+};
+
+/*
+ * The selected slab allocations of one call site, stack (KMT_STACK_NONE:
+ * without one), cache (UINT32_MAX: none) and CPU, as rpt_site and
+ * rpt_stack count them (RPT_SAMPLES).
+ */
+struct rpt_sample {
+	uint64_t hits, failed;	/* allocation events, and of them failed ones */
+	uint64_t bytes_req, bytes_alloc;	/* successful allocations */
+	uint64_t out_count, out_bytes;	/* still live at the end (rpt_finish) */
+	uint32_t site;		/* index of rpt_site() */
+	uint32_t stack;		/* index of rpt_stacks(), or KMT_STACK_NONE */
+	uint32_t cache;		/* index of rpt_cache(), or UINT32_MAX */
+	uint16_t cpu;
 };
 
 struct rpt_totals {
@@ -267,6 +287,10 @@ bool rpt_has_free_stacks(const struct rpt *r);
 const struct kmt_stacks *rpt_stacks(const struct rpt *r);
 size_t rpt_nstacks(const struct rpt *r);
 const struct rpt_stack *rpt_stack(const struct rpt *r, size_t i);
+
+/* The tallies by call site, stack, cache and CPU (RPT_SAMPLES), i < rpt_nsamples(). */
+size_t rpt_nsamples(const struct rpt *r);
+const struct rpt_sample *rpt_sample(const struct rpt *r, size_t i);
 
 /* Bytes of memory the analysis holds (tests check it does not grow with length). */
 size_t rpt_memory(const struct rpt *r);

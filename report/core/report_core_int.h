@@ -239,6 +239,16 @@ struct rpt {
 	struct rpt_stack *stk;	/* by stack index */
 	size_t stk_cap;
 
+	/*
+	 * RPT_SAMPLES: the tallies, keyed (site, stack) and (cache, CPU)
+	 * by two ids, each pair of ids keying one sample; last_sample is
+	 * the latest selected allocation's, for a large kmalloc's watch.
+	 */
+	struct rpt_sample *smp;
+	size_t nsmp, smp_cap;
+	struct u64map smp_where, smp_what, smp_map;
+	uint32_t smp_nwhere, smp_nwhat, last_sample;
+
 	/* Lifetimes and timelines (RPT_LIFETIMES, RPT_TIMELINE), or NULL. */
 	struct rpt_lp *lp;
 	/* Page allocations by order, migrate type and GFP mask (struct rpt_page_tally). */
@@ -267,6 +277,7 @@ struct rpt {
 		/* A failed large kmalloc watched instead (no address to match): what must match. */
 		bool dup_failed;
 		uint32_t dup_site, dup_cache, dup_stk, dup_gfp, dup_pid;
+		uint32_t dup_sample;	/* RPT_SAMPLES: the sample it counted in */
 		int32_t dup_node;
 		uint64_t dup_call_site;
 	} *pend;
@@ -382,5 +393,13 @@ int rpt_fail_watch(struct rpt *r, const struct kmt_event *ev, uint32_t site, uin
 
 /* The totals that are sums over call sites: summed at the end rather than per event. */
 void rpt_totals_sum(struct rpt *r);
+
+/* rpt_samples.c (RPT_SAMPLES) */
+int rpt_sample_alloc(struct rpt *r, const struct kmt_event *ev, uint32_t site, uint32_t cache);
+void rpt_sample_take_back(struct rpt *r, uint32_t sample, uint64_t bytes_req,
+			  const uint32_t *bytes_alloc);
+int rpt_sample_live(struct rpt *r, const struct obj *o, uint32_t stack);
+void rpt_samples_free(struct rpt *r);
+size_t rpt_samples_memory(const struct rpt *r);
 
 #endif /* REPORT_CORE_INT_H */

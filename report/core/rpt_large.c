@@ -73,6 +73,8 @@ static void dup_take_back(struct rpt *r, const struct page_pend *p, uint32_t sit
 			c->bytes_alloc -= *bytes;
 		}
 	}
+	if (r->flags & RPT_SAMPLES)
+		rpt_sample_take_back(r, p->dup_sample, p->dup_req, bytes);
 	r->t.probed_allocs -= (p->dup_flags & KMT_F_PROBED) != 0;
 	r->t.clamped_allocs -= (p->dup_flags & KMT_F_CLAMPED) != 0;
 	if (r->flags & RPT_TIMELINE)
@@ -226,6 +228,7 @@ static struct page_pend *watch(struct rpt *r, const struct kmt_event *ev)
 	p->dup_flags = ev->flags;
 	p->dup_cross = (ev->node != KMT_NODE_ANY) & (ev->node != ev->cpu_node);
 	p->dup_stacked = ev->stack_id != 0;
+	p->dup_sample = r->last_sample;
 	return p;
 }
 

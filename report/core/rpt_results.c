@@ -48,6 +48,7 @@ int rpt_finish(struct rpt *r)
 	for (i = 0; i < cap; i++) {
 		const struct obj *o = &r->objs.e[i];
 		struct rpt_site *s;
+		uint32_t stack;
 
 		if (!o->ptr || o->state != OBJ_LIVE_SEL)
 			continue;
@@ -56,10 +57,13 @@ int rpt_finish(struct rpt *r)
 			s->out_oldest_ts = o->ts;
 		s->out_count++;
 		s->out_bytes += o->bytes;
-		if (r->objs.stk && r->objs.stk[i] != KMT_STACK_NONE) {
-			r->stk[r->objs.stk[i]].out_count++;
-			r->stk[r->objs.stk[i]].out_bytes += o->bytes;
+		stack = r->objs.stk ? r->objs.stk[i] : KMT_STACK_NONE;
+		if (stack != KMT_STACK_NONE) {
+			r->stk[stack].out_count++;
+			r->stk[stack].out_bytes += o->bytes;
 		}
+		if ((r->flags & RPT_SAMPLES) && rpt_sample_live(r, o, stack))
+			return -1;
 		r->t.outstanding++;
 		r->t.outstanding_bytes += o->bytes;
 		if (o->cache != UINT32_MAX) {
@@ -193,5 +197,5 @@ size_t rpt_memory(const struct rpt *r)
 	       (r->lp ? lp_memory(r->lp) : 0) + r->pg_gfp_cap * sizeof(*r->pg_gfp) +
 	       r->pg_stk_cap * sizeof(*r->pg_stk) +
 	       rpt_map_memory(&r->pg_gfp_map) + r->npend_cpus * sizeof(*r->pend) +
-	       r->stk_cap * sizeof(*r->stk);
+	       r->stk_cap * sizeof(*r->stk) + rpt_samples_memory(r);
 }

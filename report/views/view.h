@@ -53,6 +53,7 @@ struct out_opts {
 	unsigned int word_bits;
 	bool big_endian;
 	uint32_t page_size;
+	uint64_t start_mono_ns, start_real_ns;	/* the file header's: wall time of a timestamp */
 	uint64_t unknown_records;	/* slots of unknown type the reader skipped */
 	uint64_t lost_unmarked;		/* drops the metadata knows of beyond LOST records */
 	uint64_t truncated_bytes;	/* partial records ignored (--allow-truncated) */

@@ -93,10 +93,14 @@ ifeq ($(HAVE_LIBBFD),1)
 FUZZ_CFLAGS += -DHAVE_LIBBFD
 endif
 
-FUZZ_SRCS := $(LIBKMT_SRCS) $(patsubst $(OBJDIR)/%.o,%.c,$(filter $(OBJDIR)/report/%,\
-	$(FUZZ_REPORT_OBJS))) $(REPORT_ANALYSIS_OBJS:$(OBJDIR)/%.o=%.c) tests/fuzz/fuzz_targets.c \
-	tests/fuzz/json_check.c
-FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_OBJDIR)/%.o) $(FUZZ_OBJDIR)/kmemtrace_check_main.o
+FUZZ_SRCS := $(LIBKMT_SRCS) $(patsubst $(OBJDIR)/%.o,%.c,$(filter-out $(PPROF_PB_OBJ),\
+	$(filter $(OBJDIR)/report/%,$(FUZZ_REPORT_OBJS)))) $(REPORT_ANALYSIS_OBJS:$(OBJDIR)/%.o=%.c) \
+	tests/fuzz/fuzz_targets.c tests/fuzz/json_check.c
+# protoc-c's generated code comes as the normal build makes it: generated, not fuzzed.
+FUZZ_OBJS := $(FUZZ_SRCS:%.c=$(FUZZ_OBJDIR)/%.o) $(FUZZ_OBJDIR)/kmemtrace_check_main.o \
+	$(PPROF_PB_OBJ)
+$(FUZZ_OBJDIR)/report/writers/out_pprof.o: FUZZ_CFLAGS += -I$(PPROF_GEN)
+$(FUZZ_OBJDIR)/report/writers/out_pprof.o: $(PPROF_GEN)/pprof.pb-c.h
 FUZZ_BINS := $(FUZZ_ALL_TARGETS:%=$(FUZZ_OUT)/fuzz_%)
 
 $(FUZZ_OBJDIR)/%.o: %.c
