@@ -423,8 +423,8 @@ static int build_comments(struct pp *p)
 	if (comment(p, "kmemtrace-report %s: slab allocations of %s (%zu file%s)", KMT_VERSION,
 		    o->trace ? o->trace : "?", o->nfiles, o->nfiles == 1 ? "" : "s") ||
 	    comment(p, "kernel %s%s%s", rel ? rel : "unknown", mach ? " " : "", mach ? mach : "") ||
-	    comment(p, "inuse_*: outstanding at the end; alloc_objects: successful "
-		    "allocations; failed_allocs: those that returned NULL"))
+	    comment(p, "inuse_*: outstanding at the end (of the --time window); alloc_objects: "
+		    "successful allocations; failed_allocs: those that returned NULL"))
 		return -1;
 	if (o->filters && comment(p, "filters: %s", o->filters))
 		return -1;
