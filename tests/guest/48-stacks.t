@@ -192,6 +192,30 @@ for gw in flame-bytes:bytes flame-allocs:hits flame-frees:frees; do
 	is "${res%%$'\n'*}" same "kmemtrace-report --html: $g holds --folded=$w's stacks"
 	diag "${res#*$'\n'# }"
 done
+# The same stacks as a pprof profile, read by go tool pprof: per stack as --stacks counts them,
+# and per function (the kernel's and the oracle's names from kallsyms) -top's flat and cum what
+# those stacks sum to; the events without a stack are the samples labelled stack=none.
+ok "go tool pprof is installed (scripts/install-deps)" command -v go
+if command -v go >/dev/null; then
+	"$REPORT" --pprof "$R/chain.pb.gz" "$R/chain" >/dev/null 2>"$R/chain.pprof.err"
+	is "$?" 0 "kmemtrace-report --pprof: exit 0" || note_file "$R/chain.pprof.err"
+	HOME=$R go tool pprof -raw "$R/chain.pb.gz" >"$R/chain.pprof.raw" 2>"$R/chain.pprof.err"
+	is "$?" 0 "go tool pprof -raw reads it" || note_file "$R/chain.pprof.err"
+	"$REPORT" --stacks --json -l 0 "$R/chain" >"$R/chain.all.json" 2>/dev/null
+	is "$(python3 "$KMT_TOP/tests/host/pprof-check.py" stacks "$R/chain.pprof.raw" \
+		"$R/chain.all.json")" same "--pprof: per stack as --stacks"
+	for ix in alloc_objects inuse_space; do
+		HOME=$R go tool pprof -top -unit=B -nodefraction=0 -edgefraction=0 -nodecount=1000000 \
+			-sample_index=$ix -tagignore=stack=none "$R/chain.pb.gz" >"$R/chain.top.$ix" \
+			2>/dev/null
+		is "$(python3 "$KMT_TOP/tests/host/pprof-check.py" top "$R/chain.top.$ix" $ix \
+			"$R/chain.all.json")" same "pprof -top -sample_index=$ix: per function as the stacks sum"
+	done
+	for fn in oracle_chain_c oracle_chain_b oracle_chain_a oracle_stacks_run; do
+		like "$(cat "$R/chain.top.alloc_objects")" " $fn \\[kmemtrace_oracle\\]" \
+			"pprof -top names $fn in its module"
+	done
+fi
 # The nostack pattern: a call site on no stack gives no stack, however often the cache saw it.
 "$REPORT" "$R/chain" >"$R/chain.txt" 2>&1
 is "$?" 0 "kmemtrace-report: exit 0" || note_file "$R/chain.txt"

@@ -251,6 +251,25 @@ is "$(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['stacks'][0]
 print(all(f == f.split(' at ')[0] + ' at ' + l for f, l in zip(s['frames'], s['frame_lines'])))" \
 	"$T/stk.json")" True "--stacks: each frame's text ends in 'at FILE:LINE'"
 
+# The same stack in a pprof profile: each location's function named as the report names the
+# frame ("fn [module]"), with the frame's file and line.
+if command -v go >/dev/null; then
+	"$REPORT" --pprof "$T/stk.pb.gz" --ko "$T/src/fakemod.ko" --vmlinux "$T/src/vmlinux" \
+		"$T/stk" >/dev/null 2>"$T/err"
+	is "$?" 0 "--pprof with --ko and --vmlinux: exit 0"
+	HOME=$T go tool pprof -raw "$T/stk.pb.gz" 2>/dev/null | python3 -c "
+import re, sys
+for l in sys.stdin:
+    m = re.match(r'^ *\d+: (0x[0-9a-f]+) M=\d+ (.*) (\S+):(\d+) s=\d+$', l)
+    if m:
+        print('%s %s\t%s %s' % m.groups())" | sort >"$T/pprof.locs"
+	sed -E 's/^(0x[0-9a-f]+) ([^+ ]+)\+0x[0-9a-f]+/\1 \2/' "$T/expect" | sort >"$T/expect.locs"
+	is "$(cat "$T/pprof.locs")" "$(cat "$T/expect.locs")" \
+		"--pprof: every location's function and file:line, as --stacks gives the frame's"
+else
+	ok 1 "go tool pprof (golang-go) is installed (scripts/install-deps)"
+fi
+
 "$REPORT" --ko "$T/nonexistent.ko" "$T/trace" >/dev/null 2>"$T/err"
 is "$?" 3 "--ko of a missing file: exit 3"
 "$REPORT" --vmlinux "$T/trace/kallsyms" "$T/trace" >/dev/null 2>"$T/err"
