@@ -666,6 +666,68 @@ static void check_stacks(const struct rpt *r)
 		fail("stack records but no stacks said");
 }
 
+/*
+ * The tallies by call site, stack, cache and CPU (RPT_SAMPLES, what --pprof
+ * writes) sum to each call site's, each stack's and the totals.
+ */
+static void check_samples(const struct rpt *r)
+{
+	const struct rpt_totals *t = rpt_totals(r);
+	struct rpt_sample sum = { 0 };
+	size_t i, j;
+
+	for (i = 0; i < rpt_nsamples(r); i++) {
+		const struct rpt_sample *s = rpt_sample(r, i);
+
+		if (s->failed > s->hits || s->site >= rpt_nsites(r) ||
+		    (s->cache != UINT32_MAX && s->cache >= rpt_ncaches(r)) ||
+		    (s->stack != KMT_STACK_NONE && s->stack >= rpt_nstacks(r)))
+			fail("sample %zu: inconsistent", i);
+		sum.hits += s->hits;
+		sum.failed += s->failed;
+		sum.bytes_req += s->bytes_req;
+		sum.bytes_alloc += s->bytes_alloc;
+		sum.out_count += s->out_count;
+		sum.out_bytes += s->out_bytes;
+	}
+	if (sum.hits != t->allocs || sum.failed != t->failed_allocs ||
+	    sum.bytes_req != t->bytes_req || sum.bytes_alloc != t->bytes_alloc ||
+	    sum.out_count != t->outstanding || sum.out_bytes != t->outstanding_bytes)
+		fail("samples do not add up to the totals");
+	for (j = 0; j < rpt_nsites(r); j++) {
+		const struct rpt_site *site = rpt_site(r, j);
+		uint64_t hits = 0, bytes = 0, out = 0;
+
+		for (i = 0; i < rpt_nsamples(r); i++) {
+			const struct rpt_sample *s = rpt_sample(r, i);
+
+			if (s->site != j)
+				continue;
+			hits += s->hits;
+			bytes += s->bytes_alloc;
+			out += s->out_count;
+		}
+		if (hits != site->hits || bytes != site->bytes_alloc || out != site->out_count)
+			fail("call site 0x%" PRIx64 ": its samples do not add up", site->addr);
+	}
+	for (j = 0; j < rpt_nstacks(r); j++) {
+		const struct rpt_stack *st = rpt_stack(r, j);
+		uint64_t hits = 0, bytes = 0, out = 0;
+
+		for (i = 0; i < rpt_nsamples(r); i++) {
+			const struct rpt_sample *s = rpt_sample(r, i);
+
+			if (s->stack != j)
+				continue;
+			hits += s->hits;
+			bytes += s->bytes_alloc;
+			out += s->out_count;
+		}
+		if (hits != st->hits || bytes != st->bytes_alloc || out != st->out_count)
+			fail("stack %zu: its samples do not add up", j);
+	}
+}
+
 /* --folded's lines: frames, a blank and a positive count each; they sum to the stacks'. */
 static void check_folded(const struct rpt *r, const struct out_opts *o, const struct stacks_args *a)
 {
@@ -914,7 +976,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	if (!m2)
 		fail("a second merge of the same files failed: %s", err2.msg);
 	bmax = 1 + cut % (sizeof(refs) / sizeof(refs[0]));
-	r = rpt_new(&flt, o.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0);
+	r = rpt_new(&flt, (o.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0) | RPT_SAMPLES);
 	if (!r)
 		harness_fail("rpt_new: out of memory");
 	raw_print_legend(devnull());
@@ -1001,6 +1063,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	print_all(r, &o);
 	o.xview = NULL;
 	check_stacks(r);
+	check_samples(r);
 	{
 		static const char *const excl[] = { "kmem_site_two", "0xffffffff81001047" };
 		struct stacks_args sa = { .min_count = cut % 3, .weight = (enum folded_weight)(cut % 3),
