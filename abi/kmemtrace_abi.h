@@ -240,6 +240,13 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
  *                   stacks_dropped entries_used walked cached
  *                   check_failed\n", then a line a CPU; fields are read
  *                   by position, later ones ignored
+ *   filter          (1.2, mode 0600) the filter in force on the first
+ *                   line, "none" or the words a write sets it with
+ *                   ("tgid=N pid=N cgroup=ID size=MIN-MAX
+ *                   site=START-END"), "# track slots S used U\n",
+ *                   "# cpu filtered_allocs filtered_frees untracked\n",
+ *                   then a line a CPU; writing words sets a filter,
+ *                   "none" removes it (Documentation/trace-format.md)
  * All files are mode 0400 or 0600 (root only).
  */
 #define KMT_DEBUGFS_DIR		"kmemtrace"
@@ -250,6 +257,7 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
 #define KMT_DEBUGFS_STATS	"stats"
 #define KMT_DEBUGFS_COVERAGE	"coverage"
 #define KMT_DEBUGFS_STACKS	"stacks"
+#define KMT_DEBUGFS_FILTER	"filter"
 
 /*
  * Limits of the module parameters subbufs and mem_share (percent of the

@@ -549,6 +549,52 @@ static inline void kmt_unregister_slab_probes(void)
 #endif /* KMT_COMPAT_SLAB_PROBES */
 
 /*
+ * The cgroup filter (kmt_filter.c): cgroup_get_from_id() (exported GPL,
+ * returning ERR_PTR(-ENOENT) for an unknown id in 6.1, 6.12 and 7.3),
+ * cgroup_put(), and task_dfl_cgroup() and cgroup_is_descendant(), inline
+ * and the same in those three: a task's v2 cgroup through its css_set,
+ * which a probe may follow with preemption off (task_css_set_check()
+ * accepts rcu_read_lock_sched_held()). Without CONFIG_CGROUPS, a cgroup
+ * filter is refused.
+ */
+#ifdef CONFIG_CGROUPS
+#include <linux/cgroup.h>
+static inline struct cgroup *kmt_cgroup_get(u64 id)
+{
+	struct cgroup *cgrp = cgroup_get_from_id(id);
+
+	return IS_ERR_OR_NULL(cgrp) ? ERR_PTR(-ENOENT) : cgrp;
+}
+
+static inline void kmt_cgroup_put(struct cgroup *cgrp)
+{
+	cgroup_put(cgrp);
+}
+
+static inline bool kmt_task_in_cgroup(struct task_struct *task,
+				      struct cgroup *cgrp)
+{
+	return cgroup_is_descendant(task_dfl_cgroup(task), cgrp);
+}
+#else
+struct cgroup;
+static inline struct cgroup *kmt_cgroup_get(u64 id)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void kmt_cgroup_put(struct cgroup *cgrp)
+{
+}
+
+static inline bool kmt_task_in_cgroup(struct task_struct *task,
+				      struct cgroup *cgrp)
+{
+	return false;
+}
+#endif
+
+/*
  * Stack walking. With x86-64's ORC unwinder (every Debian kernel) the
  * module walks with unwind_start(), unwind_next_frame() and
  * unwind_get_return_address() from <asm/unwind.h>, exported GPL and the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kmt_debugfs.c - the files under <debugfs>/kmemtrace/ beside the cpuN
- * buffers: abi_version, enabled, total_overruns, coverage, stats, stacks.
+ * buffers: abi_version, enabled, total_overruns, coverage, stats, stacks;
+ * filter is kmt_filter.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -195,4 +196,6 @@ void kmt_debugfs_create_files(struct dentry *dir)
 			    &kmt_coverage_fops);
 	debugfs_create_file(KMT_DEBUGFS_STACKS, 0400, dir, NULL,
 			    &kmt_stacks_fops);
+	debugfs_create_file(KMT_DEBUGFS_FILTER, 0600, dir, NULL,
+			    &kmt_filter_fops);
 }

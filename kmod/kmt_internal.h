@@ -9,6 +9,7 @@
  *   kmt_probes.c   the allocator tracepoints' probes; attaching and detaching them
  *   kmt_paths.c    kprobes on the paths without a tracepoint (bulk, nolock, sheaves)
  *   kmt_relay.c    the relay channel's callbacks and the cpuN files' operations
+ *   kmt_filter.c   filters at the source, the table pairing frees, the filter file
  *   kmt_debugfs.c  abi_version, enabled, total_overruns, coverage, stats, stacks
  * kmt_compat.h holds every difference between kernels; kmt_write.h the
  * write path without a stack, which kmt_record.c and kmt_probes.c inline.
@@ -55,6 +56,7 @@ extern bool kmt_stack_frees;
 extern unsigned int kmt_stack_entries;
 extern unsigned int kmt_stack_cache;
 extern bool kmt_stack_check;
+extern unsigned int kmt_track_slots;
 
 /*
  * Caches already described in one CPU's stream since tracing was last
@@ -224,6 +226,15 @@ struct kmt_cpu {
 	u8 scratch_split;	/* after the last frame keeping a frame pointer */
 	enum kmt_walk_end scratch_end;
 	struct kmt_desc_slot desc[KMT_DESC_SLOTS];
+	/*
+	 * With a filter (kmt_filter.c), since load: events not recorded
+	 * because of it, and allocations recorded whose object the tracking
+	 * table could not take (their frees are not recorded). local_t:
+	 * bumped without turning interrupts off, NMIs included.
+	 */
+	local_t filtered_allocs;
+	local_t filtered_frees;
+	local_t untracked;
 };
 
 /* What the buffers cost and what they may cost, fixed at load. */
@@ -369,6 +380,19 @@ void kmt_paths_show(struct seq_file *m);
 /* kmt_relay.c: what relay_open() is given, and what load checks first. */
 extern const struct rchan_callbacks kmt_relay_callbacks;
 int kmt_check_relay_fops(void);
+
+/*
+ * kmt_filter.c: the filter in force, if any (kmt_filter_on), and the
+ * table of the objects it let through. kmt_filter_event() says whether
+ * an event is recorded; only called with kmt_filter_on.
+ */
+#define KMT_FILTER_SITES	4
+DECLARE_STATIC_KEY_FALSE(kmt_filter_on);
+extern const struct file_operations kmt_filter_fops;
+bool kmt_filter_event(const struct kmt_ev *ev);
+void kmt_track_clear(void);
+int kmt_filter_init(void);
+void kmt_filter_exit(void);
 
 /* kmt_debugfs.c: every file under <debugfs>/kmemtrace/ but cpuN. */
 void kmt_debugfs_create_files(struct dentry *dir);

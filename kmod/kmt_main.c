@@ -254,12 +254,15 @@ static int __init kmt_init(void)
 	ret = kmt_alloc_stacks();
 	if (ret)
 		goto free_stacks;
+	ret = kmt_filter_init();
+	if (ret)
+		goto free_stacks;
 
 	kmt_dir = debugfs_create_dir(KMT_DEBUGFS_DIR, NULL);
 	if (IS_ERR(kmt_dir)) {
 		ret = PTR_ERR(kmt_dir);
 		pr_err("cannot create <debugfs>/%s: %d\n", KMT_DEBUGFS_DIR, ret);
-		goto free_stacks;
+		goto exit_filter;
 	}
 
 	/* relay names the files base + CPU number: KMT_DEBUGFS_CPU_FMT. */
@@ -301,6 +304,8 @@ unregister_paths:
 	relay_close(kmt_chan);
 remove_dir:
 	debugfs_remove_recursive(kmt_dir);
+exit_filter:
+	kmt_filter_exit();
 free_stacks:
 	kmt_free_stacks();
 	free_percpu(kmt_cpus);
@@ -322,6 +327,7 @@ static void __exit kmt_exit(void)
 	/* relay_close() removes the cpuN files; the rest go with the dir. */
 	relay_close(kmt_chan);
 	debugfs_remove_recursive(kmt_dir);
+	kmt_filter_exit();
 	kmt_free_stacks();
 	free_percpu(kmt_cpus);
 }

@@ -183,7 +183,9 @@ static int kmt_attach(void)
 	unsigned int cpu;
 	int ret;
 
-	/* No probe runs now: a new session describes every cache again. */
+	/* No probe runs now: frees while off left entries in the table. */
+	kmt_track_clear();
+	/* And a new session describes every cache again. */
 	for_each_possible_cpu(cpu) {
 		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
 

@@ -285,25 +285,35 @@ static noinline void kmt_record_stack_at(const struct kmt_ev *ev,
 	__kmt_record(ev, &taken);
 }
 
-/* For the kprobed paths (kmt_paths.c): one copy of the write path. */
-void kmt_record(const struct kmt_ev *ev)
+/* After the filter: the event is recorded. */
+static __always_inline void kmt_record_passed(const struct kmt_ev *ev,
+					      unsigned long entry_pc)
 {
 	if (unlikely(kmt_wants_stack(ev->type)))
-		kmt_record_stack_at(ev, 0);
+		kmt_record_stack_at(ev, entry_pc);
 	else
 		__kmt_record(ev, NULL);
+}
+
+/* For the kprobed paths (kmt_paths.c). */
+void kmt_record(const struct kmt_ev *ev)
+{
+	if (kmt_filter_skips(ev))
+		return;
+	kmt_record_passed(ev, 0);
 }
 
 /*
  * An event of a kprobe at the entry of the function at @entry_pc, whose
  * stack kmt_take_stack() finds from there (the call site is not on it).
+ * The filter decides once per event: a free takes its object out of the
+ * tracking table.
  */
 void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc)
 {
-	if (unlikely(kmt_wants_stack(ev->type)))
-		kmt_record_stack_at(ev, entry_pc);
-	else
-		kmt_record(ev);
+	if (kmt_filter_skips(ev))
+		return;
+	kmt_record_passed(ev, entry_pc);
 }
 
 /*

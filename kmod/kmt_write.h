@@ -305,6 +305,15 @@ out:
 }
 
 /*
+ * True when a filter is in force and @ev is not to be recorded; with no
+ * filter, a no-op (the static key).
+ */
+static __always_inline bool kmt_filter_skips(const struct kmt_ev *ev)
+{
+	return static_branch_unlikely(&kmt_filter_on) && !kmt_filter_event(ev);
+}
+
+/*
  * kmt_record(), inlined: for the tracepoint probes. The event goes to
  * kmt_record_stack() by value, so that its address never escapes: the
  * probe's struct kmt_ev then lives in registers, as the fields it was
@@ -312,6 +321,8 @@ out:
  */
 static __always_inline void kmt_record_inline(const struct kmt_ev *ev)
 {
+	if (kmt_filter_skips(ev))
+		return;
 	if (unlikely(kmt_wants_stack(ev->type)))
 		kmt_record_stack(*ev, 0);
 	else

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmt_filter.c - filters at the source: which allocations are recorded
+ * (process, cgroup, requested size, call site), and the table of the
+ * objects recorded, through which a free is recorded exactly when its
+ * object's allocation was.
+ *
+ * The filter in force is an immutable struct kmt_filter published
+ * through an RCU pointer: a probe (preemption off, so an RCU read side)
+ * sees the old one or the new one, never half of one. A new filter is
+ * set by the module parameter filter at load and by writes to
+ * <debugfs>/kmemtrace/filter at any time, tracing or not; the static
+ * key kmt_filter_on is on while there is one, so with none the probes
+ * pay a no-op.
+ *
+ * With a filter, an allocation that matches it is recorded and its
+ * address put into the tracking table; a free is recorded only when its
+ * address is taken out of the table. The table is an array of
+ * track_slots addresses (a module parameter), allocated at load, in
+ * buckets of KMT_TRACK_WAYS slots (a cache line of 64-bit addresses);
+ * an address may sit in either of two buckets chosen by two hashes.
+ * Inserting claims an empty slot with cmpxchg(), removing frees it with
+ * cmpxchg(): no lock, no allocation, safe in any context, NMI included.
+ * An allocation that matches but finds both buckets full is recorded
+ * and counted as untracked (its free will not be recorded); the counts
+ * are per CPU in the filter file, which kmemtraced copies into
+ * kmemtrace.meta, so a report can say how many allocations have no
+ * free to pair with. Page events are keyed by (pfn << 1) | 1, never a
+ * slab object's address (those are word-aligned).
+ *
+ * The table is emptied when tracing is enabled and when a filter is set
+ * where there was none (no probe uses it then): frees the table did not
+ * see (tracing off, no filter) must not leave entries behind. Going
+ * from one filter to another keeps it, so the frees of objects
+ * allocated under the old filter are still recorded.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/kernel.h>
+#include <linux/kstrtox.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "kmt_compat.h"
+#include "kmt_internal.h"
+
+#define KMT_TRACK_WAYS		8U
+#define KMT_TRACK_SLOTS_MIN	(2 * KMT_TRACK_WAYS)
+#define KMT_TRACK_SLOTS_MAX	((unsigned int)BIT(24))
+/* Longest filter text a write may hold. */
+#define KMT_FILTER_TEXT_MAX	512
+
+/* What a filter asks for; all of them must match. */
+#define KMT_FILTER_TGID		BIT(0)
+#define KMT_FILTER_PID		BIT(1)
+#define KMT_FILTER_CGROUP	BIT(2)
+#define KMT_FILTER_SIZE		BIT(3)
+#define KMT_FILTER_SITE		BIT(4)
+#define KMT_FILTER_TASK		(KMT_FILTER_TGID | KMT_FILTER_PID | \
+				 KMT_FILTER_CGROUP)
+
+struct kmt_filter {
+	u32 has;			/* KMT_FILTER_* */
+	pid_t tgid, pid;		/* as the initial pid namespace numbers them */
+	u64 cgroup_id;			/* of the v2 hierarchy */
+	struct cgroup *cgrp;		/* referenced while the filter lives */
+	u64 size_min, size_max;		/* bytes requested, both included */
+	unsigned int nsites;
+	unsigned long site_start[KMT_FILTER_SITES];	/* call site ranges, */
+	unsigned long site_end[KMT_FILTER_SITES];	/* end excluded */
+};
+
+static char *kmt_filter_param;
+module_param_named(filter, kmt_filter_param, charp, 0444);
+MODULE_PARM_DESC(filter,
+		 "Record only what matches, from load: words tgid=N pid=N cgroup=ID size=MIN-MAX site=START-END (hexadecimal, end excluded, up to 4), separated by blanks or commas; all must match (default: everything). Changed at run time through <debugfs>/kmemtrace/filter. Kernel command line: kmemtrace.filter=tgid=1,size=64-128.");
+
+unsigned int kmt_track_slots = 65536;
+module_param_named(track_slots, kmt_track_slots, uint, 0444);
+MODULE_PARM_DESC(track_slots,
+		 "With a filter, objects whose allocation was recorded that the table can hold, so that their frees are recorded, 16..16777216, rounded up to a power of two (default 65536, 8 bytes each); allocated at load. Kernel command line: kmemtrace.track_slots=N.");
+
+DEFINE_STATIC_KEY_FALSE(kmt_filter_on);
+static struct kmt_filter __rcu *kmt_filter;
+static unsigned long *kmt_track;
+static u32 kmt_track_bits;		/* log2 of the buckets */
+
+static void kmt_filter_free(struct kmt_filter *f)
+{
+	if (f && f->cgrp)
+		kmt_cgroup_put(f->cgrp);
+	kfree(f);
+}
+
+/* --- The tracking table ----------------------------------------------- */
+
+static __always_inline unsigned long *
+kmt_track_bucket(unsigned long key, unsigned int which)
+{
+	u64 h = which ? (u64)key * 0x9e3779b97f4a7c15ULL + 0x5851f42d4c957f2dULL :
+		(u64)key;
+
+	return &kmt_track[hash_64(h, kmt_track_bits) * KMT_TRACK_WAYS];
+}
+
+static __always_inline bool kmt_track_insert(unsigned long key)
+{
+	unsigned int w, i;
+
+	for (w = 0; w < 2; w++) {
+		unsigned long *b = kmt_track_bucket(key, w);
+
+		for (i = 0; i < KMT_TRACK_WAYS; i++) {
+			unsigned long v = READ_ONCE(b[i]);
+
+			/* A free the table missed: the address is still tracked. */
+			if (v == key)
+				return true;
+			if (!v && !cmpxchg(&b[i], 0UL, key))
+				return true;
+		}
+	}
+	return false;
+}
+
+static __always_inline bool kmt_track_remove(unsigned long key)
+{
+	unsigned int w, i;
+
+	for (w = 0; w < 2; w++) {
+		unsigned long *b = kmt_track_bucket(key, w);
+
+		for (i = 0; i < KMT_TRACK_WAYS; i++)
+			if (READ_ONCE(b[i]) == key && cmpxchg(&b[i], key, 0UL) == key)
+				return true;
+	}
+	return false;
+}
+
+/* With no probe using it: no filter, or no probe attached. */
+void kmt_track_clear(void)
+{
+	memset(kmt_track, 0, ((size_t)KMT_TRACK_WAYS << kmt_track_bits) *
+	       sizeof(*kmt_track));
+}
+
+static u64 kmt_track_used(void)
+{
+	size_t i, n = (size_t)KMT_TRACK_WAYS << kmt_track_bits;
+	u64 used = 0;
+
+	for (i = 0; i < n; i++)
+		used += READ_ONCE(kmt_track[i]) != 0;
+	return used;
+}
+
+/* --- Per event ----------------------------------------------------------- */
+
+static __always_inline bool kmt_filter_match(const struct kmt_filter *f,
+					     const struct kmt_ev *ev)
+{
+	unsigned int i;
+
+	if ((f->has & KMT_FILTER_SIZE) &&
+	    (ev->bytes_req < f->size_min || ev->bytes_req > f->size_max))
+		return false;
+	if (f->has & KMT_FILTER_SITE) {
+		for (i = 0; i < f->nsites; i++)
+			if (ev->call_site >= f->site_start[i] &&
+			    ev->call_site < f->site_end[i])
+				break;
+		if (i == f->nsites)
+			return false;
+	}
+	if (f->has & KMT_FILTER_TASK) {
+		/* An interrupt's allocations are no task's. */
+		if (!in_task())
+			return false;
+		if ((f->has & KMT_FILTER_TGID) && current->tgid != f->tgid)
+			return false;
+		if ((f->has & KMT_FILTER_PID) && current->pid != f->pid)
+			return false;
+		if ((f->has & KMT_FILTER_CGROUP) &&
+		    !kmt_task_in_cgroup(current, f->cgrp))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * With a filter in force (kmt_filter_on): whether @ev is recorded. An
+ * allocation is if it matches, and its object is then tracked; a free
+ * is if its object was tracked. What is not recorded, and allocations
+ * recorded whose object the table could not take, are counted on this
+ * CPU. Preemption is off (a probe): RCU protects the filter.
+ */
+bool kmt_filter_event(const struct kmt_ev *ev)
+{
+	const struct kmt_filter *f = rcu_dereference_sched(kmt_filter);
+	struct kmt_cpu *c = this_cpu_ptr(kmt_cpus);
+	unsigned long key;
+
+	/* Only while a filter is being removed. */
+	if (unlikely(!f))
+		return true;
+	key = (unsigned long)ev->ptr;
+	switch (ev->type) {
+	case KMT_REC_PAGE_ALLOC:
+		key = (key << 1) | 1;
+		fallthrough;
+	case KMT_REC_KMALLOC:
+	case KMT_REC_CACHE_ALLOC:
+		if (!kmt_filter_match(f, ev)) {
+			local_inc(&c->filtered_allocs);
+			return false;
+		}
+		/* A failed allocation has nothing to track. */
+		if (ev->ptr && !kmt_track_insert(key))
+			local_inc(&c->untracked);
+		return true;
+	case KMT_REC_PAGE_FREE:
+		key = (key << 1) | 1;
+		fallthrough;
+	default:
+		if (kmt_track_remove(key))
+			return true;
+		local_inc(&c->filtered_frees);
+		return false;
+	}
+}
+
+/* --- Setting a filter --------------------------------------------------- */
+
+/* "A-B" or "A-" (no upper bound) into *lo and *hi, each in @base. */
+static int kmt_parse_range(const char *v, unsigned int base, u64 *lo, u64 *hi)
+{
+	char buf[48];
+	char *dash;
+	int ret;
+
+	if (strscpy(buf, v, sizeof(buf)) < 0)
+		return -EINVAL;
+	dash = strchr(buf, '-');
+	if (!dash)
+		return -EINVAL;
+	*dash = '\0';
+	ret = kstrtou64(buf, base, lo);
+	if (ret)
+		return ret;
+	if (!dash[1]) {
+		*hi = U64_MAX;
+		return 0;
+	}
+	ret = kstrtou64(dash + 1, base, hi);
+	if (ret)
+		return ret;
+	return *hi < *lo ? -EINVAL : 0;
+}
+
+static int kmt_parse_pid(const char *v, pid_t *pid)
+{
+	int ret, n;
+
+	ret = kstrtoint(v, 10, &n);
+	if (ret)
+		return ret;
+	if (n <= 0)
+		return -EINVAL;
+	*pid = n;
+	return 0;
+}
+
+/* One word "KEY=VALUE" of a filter into @f. */
+static int kmt_parse_word(struct kmt_filter *f, char *word)
+{
+	char *v = strchr(word, '=');
+	u64 lo, hi;
+	int ret;
+
+	if (!v)
+		return -EINVAL;
+	*v++ = '\0';
+	if (!strcmp(word, "tgid")) {
+		f->has |= KMT_FILTER_TGID;
+		return kmt_parse_pid(v, &f->tgid);
+	}
+	if (!strcmp(word, "pid")) {
+		f->has |= KMT_FILTER_PID;
+		return kmt_parse_pid(v, &f->pid);
+	}
+	if (!strcmp(word, "cgroup")) {
+		if (f->cgrp)
+			return -EINVAL;
+		ret = kstrtou64(v, 10, &f->cgroup_id);
+		if (ret)
+			return ret;
+		f->cgrp = kmt_cgroup_get(f->cgroup_id);
+		if (IS_ERR(f->cgrp)) {
+			ret = PTR_ERR(f->cgrp);
+			f->cgrp = NULL;
+			return ret;
+		}
+		f->has |= KMT_FILTER_CGROUP;
+		return 0;
+	}
+	if (!strcmp(word, "size")) {
+		ret = kmt_parse_range(v, 10, &f->size_min, &f->size_max);
+		if (ret)
+			return ret;
+		f->has |= KMT_FILTER_SIZE;
+		return 0;
+	}
+	if (!strcmp(word, "site")) {
+		if (f->nsites == KMT_FILTER_SITES)
+			return -E2BIG;
+		ret = kmt_parse_range(v, 16, &lo, &hi);
+		if (ret)
+			return ret;
+		if (lo >= hi || hi > ULONG_MAX)
+			return -EINVAL;
+		f->site_start[f->nsites] = lo;
+		f->site_end[f->nsites++] = hi;
+		f->has |= KMT_FILTER_SITE;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * The filter @text describes: *out NULL for "none" (or nothing), else a
+ * new filter holding a reference to its cgroup. Modifies @text.
+ */
+static int kmt_parse_filter(char *text, struct kmt_filter **out)
+{
+	struct kmt_filter *f;
+	char *word;
+	int ret = 0;
+
+	*out = NULL;
+	text = strim(text);
+	if (!*text || !strcmp(text, "none"))
+		return 0;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	while ((word = strsep(&text, " \t\n,")) != NULL) {
+		if (!*word)
+			continue;
+		ret = kmt_parse_word(f, word);
+		if (ret)
+			break;
+	}
+	if (!ret && !f->has)
+		ret = -EINVAL;
+	if (ret) {
+		kmt_filter_free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+/*
+ * Puts @nf (NULL: none) in force and frees the old one once no probe can
+ * be using it. The table is emptied before a filter follows none: no
+ * probe uses the table then, and entries left from before (frees it did
+ * not see) must not pair with new allocations.
+ */
+static void kmt_filter_install(struct kmt_filter *nf)
+{
+	struct kmt_filter *old;
+
+	mutex_lock(&kmt_enable_lock);
+	old = rcu_dereference_protected(kmt_filter,
+					lockdep_is_held(&kmt_enable_lock));
+	if (nf && !old)
+		kmt_track_clear();
+	rcu_assign_pointer(kmt_filter, nf);
+	if (nf && !old)
+		static_branch_enable(&kmt_filter_on);
+	else if (!nf && old)
+		static_branch_disable(&kmt_filter_on);
+	/* Inside the lock: a next filter may clear the table only after. */
+	synchronize_rcu();
+	mutex_unlock(&kmt_enable_lock);
+	kmt_filter_free(old);
+}
+
+/* The filter as a write would set it, "none" when there is none. */
+static void kmt_filter_print(struct seq_file *m, const struct kmt_filter *f)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	if (!f) {
+		seq_puts(m, "none");
+		return;
+	}
+	if (f->has & KMT_FILTER_TGID) {
+		seq_printf(m, "%stgid=%d", sep, f->tgid);
+		sep = " ";
+	}
+	if (f->has & KMT_FILTER_PID) {
+		seq_printf(m, "%spid=%d", sep, f->pid);
+		sep = " ";
+	}
+	if (f->has & KMT_FILTER_CGROUP) {
+		seq_printf(m, "%scgroup=%llu", sep, f->cgroup_id);
+		sep = " ";
+	}
+	if (f->has & KMT_FILTER_SIZE) {
+		seq_printf(m, "%ssize=%llu-", sep, f->size_min);
+		if (f->size_max != U64_MAX)
+			seq_printf(m, "%llu", f->size_max);
+		sep = " ";
+	}
+	for (i = 0; i < f->nsites; i++) {
+		seq_printf(m, "%ssite=0x%lx-0x%lx", sep, f->site_start[i],
+			   f->site_end[i]);
+		sep = " ";
+	}
+}
+
+/*
+ * filter: the filter in force on the first line, as written; then the
+ * table's size and the slots in use now, and per possible CPU since
+ * load: allocations and frees not recorded because of a filter, and
+ * allocations recorded whose object the table could not take.
+ */
+static int kmt_filter_show(struct seq_file *m, void *v)
+{
+	const struct kmt_filter *f;
+	unsigned int cpu;
+
+	mutex_lock(&kmt_enable_lock);
+	f = rcu_dereference_protected(kmt_filter,
+				      lockdep_is_held(&kmt_enable_lock));
+	kmt_filter_print(m, f);
+	mutex_unlock(&kmt_enable_lock);
+	seq_putc(m, '\n');
+	seq_printf(m, "# track slots %zu used %llu\n",
+		   (size_t)KMT_TRACK_WAYS << kmt_track_bits, kmt_track_used());
+	seq_puts(m, "# cpu filtered_allocs filtered_frees untracked\n");
+	for_each_possible_cpu(cpu) {
+		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
+
+		seq_printf(m, "%u %lu %lu %lu\n", cpu,
+			   (unsigned long)local_read(&c->filtered_allocs),
+			   (unsigned long)local_read(&c->filtered_frees),
+			   (unsigned long)local_read(&c->untracked));
+	}
+	return 0;
+}
+
+static int kmt_filter_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kmt_filter_show, NULL);
+}
+
+static ssize_t kmt_filter_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct kmt_filter *nf;
+	char *text;
+	int ret;
+
+	if (count >= KMT_FILTER_TEXT_MAX)
+		return -E2BIG;
+	text = memdup_user_nul(ubuf, count);
+	if (IS_ERR(text))
+		return PTR_ERR(text);
+	ret = kmt_parse_filter(text, &nf);
+	kfree(text);
+	if (ret)
+		return ret;
+	kmt_filter_install(nf);
+	return count;
+}
+
+const struct file_operations kmt_filter_fops = {
+	.owner = THIS_MODULE,
+	.open = kmt_filter_open,
+	.read = seq_read,
+	.write = kmt_filter_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* --- Load and unload ---------------------------------------------------- */
+
+/* The table, and the filter parameter in force; before any probe. */
+int kmt_filter_init(void)
+{
+	struct kmt_filter *f;
+	char *text;
+	int ret;
+
+	if (kmt_track_slots < KMT_TRACK_SLOTS_MIN ||
+	    kmt_track_slots > KMT_TRACK_SLOTS_MAX) {
+		pr_err("track_slots=%u is outside %u..%u\n", kmt_track_slots,
+		       KMT_TRACK_SLOTS_MIN, KMT_TRACK_SLOTS_MAX);
+		return -EINVAL;
+	}
+	kmt_track_slots = roundup_pow_of_two(kmt_track_slots);
+	kmt_track_bits = ilog2(kmt_track_slots / KMT_TRACK_WAYS);
+	kmt_track = vzalloc(array_size(kmt_track_slots, sizeof(*kmt_track)));
+	if (!kmt_track)
+		return -ENOMEM;
+	if (!kmt_filter_param)
+		return 0;
+	text = kstrdup(kmt_filter_param, GFP_KERNEL);
+	if (!text) {
+		ret = -ENOMEM;
+		goto free_track;
+	}
+	ret = kmt_parse_filter(text, &f);
+	kfree(text);
+	if (ret) {
+		pr_err("filter=%s: not a filter (%d): words tgid=N pid=N cgroup=ID size=MIN-MAX site=START-END\n",
+		       kmt_filter_param, ret);
+		goto free_track;
+	}
+	kmt_filter_install(f);
+	return 0;
+
+free_track:
+	vfree(kmt_track);
+	kmt_track = NULL;
+	return ret;
+}
+
+/* After the last probe returned. */
+void kmt_filter_exit(void)
+{
+	kmt_filter_install(NULL);
+	vfree(kmt_track);
+	kmt_track = NULL;
+}
