@@ -339,3 +339,52 @@ unsigned int kmtd_word_bits(const char *machine)
 		return 64;
 	return 32;
 }
+
+int kmtd_get_filter(const char *kdir, char *buf, size_t size)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", kdir, KMT_DEBUGFS_FILTER);
+	if (kmtd_read_file(path, buf, size) < 0) {
+		if (errno == ENOENT)
+			kmtd_err("%s: no such file: this kmemtrace.ko cannot filter at the source (an older module); load one from the same release as kmemtraced",
+				 path);
+		else
+			kmtd_err("%s: read failed: %s", path, strerror(errno));
+		return -1;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int kmtd_set_filter(const char *kdir, const char *text)
+{
+	bool fake = getenv(KMTD_FAKE_ENV) && strcmp(getenv(KMTD_FAKE_ENV), "1") == 0;
+	size_t len = strlen(text);
+	char line[1024];
+	int fd, err = 0;
+
+	if (len + 2 > sizeof(line)) {
+		kmtd_err("the filter is too long");
+		return -1;
+	}
+	memcpy(line, text, len);
+	line[len++] = '\n';
+	/* A fake module's file is a plain one: start it again. */
+	fd = open_kfile(kdir, KMT_DEBUGFS_FILTER, O_WRONLY | (fake ? O_TRUNC : 0));
+	if (fd < 0)
+		return -1;
+	if (kmtd_write_all(fd, line, len) < 0) {
+		err = errno;
+		close(fd);
+	} else if (close(fd) < 0 && errno != EINTR) {
+		err = errno;
+	}
+	if (err) {
+		kmtd_err("%s/%s: the module refused the filter '%s': %s%s", kdir,
+			 KMT_DEBUGFS_FILTER, text, strerror(err),
+			 err == ENOENT ? " (no such cgroup)" : "");
+		return -1;
+	}
+	return 0;
+}

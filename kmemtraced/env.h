@@ -40,5 +40,12 @@ int kmtd_read_stats(const char *kdir, struct kmtd_stat *st);
 int kmtd_read_buffers(const char *kdir, struct kmtd_buffers *b);
 void kmtd_print_buffers(const char *kdir);
 unsigned int kmtd_word_bits(const char *machine);
+/*
+ * The module's filter file (Documentation/trace-format.md, section 7):
+ * the filter in force (its first line, "none" when there is none), and
+ * setting one ("none" removes it). -1 with a message.
+ */
+int kmtd_get_filter(const char *kdir, char *buf, size_t size);
+int kmtd_set_filter(const char *kdir, const char *text);
 
 #endif /* KMTD_ENV_H */

@@ -55,13 +55,30 @@ static const char doc[] =
 	"  kmemtraced -o /tmp/t -t 30        trace for 30 seconds\n"
 	"  kmemtraced -o /tmp/t -- make -j4  trace one command, exit with its status\n"
 	"  kmemtraced -f -o /tmp/t -r /dbg   overwrite a trace; debugfs is at /dbg\n"
+	"  kmemtraced -o /tmp/t --tgid 1234 -t 10\n"
+	"                                    only process 1234's allocations and their frees\n"
+	"  kmemtraced -o /tmp/t --cgroup /sys/fs/cgroup/db --size 1024- -- sleep 5\n"
+	"                                    a cgroup's allocations of 1 KiB or more\n"
 	"  kmemtrace-report /tmp/t           then analyse it (on any machine)\n"
 	"\n"
 	"Exit status: 0 ok; 1 usage error, or DIR already holds a trace and -f was not "
 	"given; 3 system or I/O error (not root, no debugfs, kmemtrace.ko not loaded or of "
 	"another ABI major, cannot write DIR, disk full); 4 out of memory or internal error. "
 	"With -- COMMAND and a successful trace: the command's status (128+N if a signal N "
-	"killed it, 127 if it could not be run).";
+	"killed it, 127 if it could not be run).\n"
+	"\n"
+	"The filter options have kmemtrace.ko record only the allocations that match all of "
+	"them and, whoever frees them, those objects' frees; everything else is counted, not "
+	"recorded. kmemtraced sets the filter for the run and puts back the one it found.";
+
+/* Long options without a short form. */
+enum {
+	OPT_TGID = 0x100,
+	OPT_PID,
+	OPT_CGROUP,
+	OPT_SIZE,
+	OPT_CALL_SITE,
+};
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "DIR", 0, "write the trace into DIR (default: the current "
@@ -72,6 +89,16 @@ static const struct argp_option options[] = {
 	{ "force", 'f', NULL, 0, "overwrite a trace already in DIR", 0 },
 	{ "quiet", 'q', NULL, 0, "print no summary, only errors", 0 },
 	{ "verbose", 'v', NULL, 0, "say what is being done", 0 },
+	{ NULL, 0, NULL, 0, "Filters at the source (all must match):", 1 },
+	{ "tgid", OPT_TGID, "PID", 0, "only allocations by the threads of process PID (in "
+	  "task context, as the initial pid namespace numbers it)", 1 },
+	{ "pid", OPT_PID, "TID", 0, "only allocations by thread TID", 1 },
+	{ "cgroup", OPT_CGROUP, "PATH|ID", 0, "only allocations by tasks in this cgroup v2 "
+	  "directory or below it (or its id)", 1 },
+	{ "size", OPT_SIZE, "MIN-MAX", 0, "only allocations asking for MIN to MAX bytes "
+	  "(MIN- : no upper bound; N: exactly N)", 1 },
+	{ "call-site", OPT_CALL_SITE, "FUNCTION", 0, "only allocations called from FUNCTION "
+	  "(from /proc/kallsyms; up to 4, any of them)", 1 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -108,6 +135,36 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		d->verbose = true;
+		break;
+	case OPT_TGID:
+		if (kmtd_filter_parse_pid(arg, &d->filter.tgid) < 0)
+			argp_error(state, "--tgid: bad value");
+		d->filter.any = true;
+		break;
+	case OPT_PID:
+		if (kmtd_filter_parse_pid(arg, &d->filter.pid) < 0)
+			argp_error(state, "--pid: bad value");
+		d->filter.any = true;
+		break;
+	case OPT_CGROUP:
+		if (!*arg)
+			argp_error(state, "--cgroup: the path is empty");
+		d->filter.cgroup = arg;
+		d->filter.any = true;
+		break;
+	case OPT_SIZE:
+		if (kmtd_filter_parse_size(arg, &d->filter.size_min, &d->filter.size_max) < 0)
+			argp_error(state, "--size: bad value");
+		d->filter.has_size = true;
+		d->filter.any = true;
+		break;
+	case OPT_CALL_SITE:
+		if (!*arg)
+			argp_error(state, "--call-site: the function name is empty");
+		if (d->filter.nsites == KMTD_FILTER_SITES)
+			argp_error(state, "--call-site: at most %d", KMTD_FILTER_SITES);
+		d->filter.site_name[d->filter.nsites++] = arg;
+		d->filter.any = true;
 		break;
 	case ARGP_KEY_ARG:
 		/*
@@ -441,6 +498,10 @@ static int run(struct kmtd *d)
 	    kmtd_check_module(d->debugfs, d->run.kdir, sizeof(d->run.kdir), &d->lock_fd,
 			      &d->run.abi_major, &d->run.abi_minor) < 0)
 		return KMT_EXIT_IO;
+	if (d->filter.any &&
+	    (kmtd_filter_resolve(&d->filter, d->filter_text, sizeof(d->filter_text)) < 0 ||
+	     kmtd_get_filter(d->run.kdir, d->filter_old, sizeof(d->filter_old)) < 0))
+		return KMT_EXIT_IO;
 	if (uname(&uts) < 0) {
 		kmtd_err("uname: %s", strerror(errno));
 		return KMT_EXIT_IO;
@@ -565,6 +626,15 @@ static int run(struct kmtd *d)
 			fprintf(stderr, KMTD_NAME ": discarded %" PRIu64 " bytes (%" PRIu64
 				" records) buffered before COMMAND\n", discarded,
 				discarded / KMT_RECORD_SIZE);
+	}
+	if (d->filter.any) {
+		/* Before the start's metadata, which says what is in force. */
+		if (kmtd_set_filter(d->run.kdir, d->filter_text) < 0)
+			goto abort;
+		d->filter_set = true;
+		if (d->verbose)
+			fprintf(stderr, KMTD_NAME ": filter at the source: %s (was: %s)\n",
+				d->filter_text, d->filter_old);
 	}
 	if (kmtd_read_overruns(d->run.kdir, &d->run.overruns_start) == 0)
 		d->run.have_overruns_start = true;
@@ -731,6 +801,10 @@ static int run(struct kmtd *d)
 		failed = true;
 	if (kmtd_write_meta(&d->run, &d->meta, true) < 0)
 		failed = true;
+	/* The filter this run set goes; the one it found comes back. */
+	if (d->filter_set && kmtd_set_filter(d->run.kdir, d->filter_old) < 0)
+		failed = true;
+	d->filter_set = false;
 	if (!d->quiet) {
 		print_summary(d, d->run.outdir);
 		/* After a failure the buffers overflowed because draining stopped. */
@@ -756,6 +830,8 @@ abort:
 	}
 	if (changed_enabled)
 		kmtd_set_enabled(d->run.kdir, enabled);
+	if (d->filter_set)
+		kmtd_set_filter(d->run.kdir, d->filter_old);
 	if (d->child > 0) {
 		kill(d->child, SIGKILL);
 		waitpid(d->child, NULL, 0);

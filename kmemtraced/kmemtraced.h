@@ -8,7 +8,7 @@
  *   kmemtraced.c   options, struct kmtd, the main loop, signals, COMMAND,
  *        |         starting and stopping the drain threads
  *        v
- *   env.c  drain.c  meta.c  formats.c
+ *   env.c  drain.c  meta.c  formats.c  filter.c
  *        |         leaves: each is given what it needs (paths, struct
  *        v         kmtd_run, struct kmtd_drain, struct kmtd_meta) and
  *                  calls no other leaf
@@ -16,7 +16,7 @@
  *
  * Only kmemtraced.c includes this header: the leaves never see struct
  * kmtd, so none can reach into the state the main loop owns. Each leaf's
- * header (env.h, drain.h, meta.h, formats.h) says what it offers. scripts/check-layers
+ * header (env.h, drain.h, meta.h, formats.h, filter.h) says what it offers. scripts/check-layers
  * checks the calls in the built objects (tests/host/22-layers.t).
  */
 #ifndef KMEMTRACED_H
@@ -26,6 +26,7 @@
 
 #include "drain.h"
 #include "env.h"
+#include "filter.h"
 #include "formats.h"
 #include "kmtd_util.h"
 #include "meta.h"
@@ -35,6 +36,11 @@ struct kmtd {
 	const char *debugfs;
 	unsigned long seconds;		/* 0: no time limit */
 	bool quiet, verbose;
+	/* --tgid, --pid, --cgroup, --size, --call-site: a filter for this run. */
+	struct kmtd_filter filter;
+	char filter_text[1024];		/* the module's words for it */
+	char filter_old[1024];		/* the filter it replaced, put back at the end */
+	bool filter_set;		/* written to the module: put the old one back */
 
 	struct kmtd_run run;		/* read by drain.c and meta.c */
 	int lock_fd;			/* run.kdir, flock()ed: one reader at a time */

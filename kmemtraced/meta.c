@@ -648,6 +648,43 @@ static void put_stacks(FILE *f, const char *text, bool config, const char *prefi
 	put_lines(f, prefix, text);
 }
 
+/*
+ * The module's filter file, read when the trace starts and when it ends
+ * (with tracing off, as the stacks file): "filter SPEC" (or filter_end)
+ * from its first line, the table's size from "# track slots S used U",
+ * then its CPU lines under PREFIX. A module without one leaves NULL:
+ * nothing is said.
+ */
+static char *read_filter(const char *kdir)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", kdir, KMT_DEBUGFS_FILTER);
+	return slurp(path);
+}
+
+static void put_filter(FILE *f, const char *text, bool start)
+{
+	const char *slots;
+	size_t len;
+
+	if (!text)
+		return;
+	len = strcspn(text, "\n");
+	fputs(start ? "filter " : "filter_end ", f);
+	for (size_t i = 0; i < len; i++)
+		fputc((unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i], f);
+	fputc('\n', f);
+	slots = strstr(text, "\n# track slots ");
+	if (start && slots) {
+		unsigned long long n;
+
+		if (sscanf(slots, "\n# track slots %llu", &n) == 1)
+			fprintf(f, "filter_track_slots %llu\n", n);
+	}
+	put_lines(f, start ? "filtered_start" : "filtered_end", text + len);
+}
+
 static int cmp_slab_name(const void *a, const void *b)
 {
 	return strcmp(((const struct kmtd_slab_name *)a)->name,
@@ -826,6 +863,7 @@ static char *meta_text(const struct kmtd_run *run, const struct kmtd_meta *m, bo
 	}
 	put_lines(f, "coverage", m->coverage);
 	put_stacks(f, m->stacks_start, true, "stacks_start");
+	put_filter(f, m->filter_start, true);
 	for (size_t i = 0; i < m->nslab; i++) {
 		fputs("slab_alias ", f);
 		put_slab_word(f, m->slab[i].name);
@@ -855,6 +893,7 @@ static char *meta_text(const struct kmtd_run *run, const struct kmtd_meta *m, bo
 		if (run->stop_reason)
 			fprintf(f, "stop_reason %s\n", run->stop_reason);
 		put_stacks(f, m->stacks_end, false, "stacks_end");
+		put_filter(f, m->filter_end, false);
 		for (unsigned int cpu = 0; cpu < run->ncpus; cpu++)
 			if (run->cpu_records[cpu] >= 0)
 				fprintf(f, "cpu_records %u %" PRId64 "\n", cpu,
@@ -917,9 +956,13 @@ int kmtd_write_meta(const struct kmtd_run *run, struct kmtd_meta *m, bool final)
 	if (!final) {
 		free(m->stacks_start);
 		m->stacks_start = read_stacks(run->kdir);
+		free(m->filter_start);
+		m->filter_start = read_filter(run->kdir);
 	} else {
 		free(m->stacks_end);
 		m->stacks_end = read_stacks(run->kdir);
+		free(m->filter_end);
+		m->filter_end = read_filter(run->kdir);
 	}
 	if (slab_snapshot(m) < 0)
 		kmtd_err("warning: %s: %s; some merged cache names are not recorded", slab_dir(),
@@ -932,6 +975,9 @@ int kmtd_write_meta(const struct kmtd_run *run, struct kmtd_meta *m, bool final)
 		free(m->stacks_start);
 		free(m->stacks_end);
 		m->stacks_start = m->stacks_end = NULL;
+		free(m->filter_start);
+		free(m->filter_end);
+		m->filter_start = m->filter_end = NULL;
 		free_slab(m);
 	}
 	if (!text) {

@@ -45,6 +45,7 @@ struct kmtd_meta {
 	bool mods_failed;		/* a scan failed: said once */
 	char *coverage;			/* the module's coverage file, NULL: it has none */
 	char *stacks_start, *stacks_end;	/* its stacks file (1.2), NULL: none */
+	char *filter_start, *filter_end;	/* its filter file, NULL: none */
 	struct kmtd_slab_name *slab;	/* SLUB's names, sorted, at start and at end */
 	size_t nslab, slab_cap;
 };

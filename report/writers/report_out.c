@@ -54,6 +54,50 @@ static void json_pct(FILE *fp, const char *k, double v, bool *first)
 	fprintf(fp, "%.3f", v);
 }
 
+/*
+ * kmemtrace.ko's filter at the source, from kmemtrace.meta (trace-format.md,
+ * section 6): what it recorded, and what it left out during the trace, the
+ * per-CPU counters at the end less those at the start (known only when
+ * both were written).
+ */
+struct src_filter {
+	const char *spec, *spec_end;	/* NULL: the metadata says nothing */
+	bool counted;
+	uint64_t allocs, frees, untracked;
+};
+
+static void src_filter_read(const struct rpt_meta *m, struct src_filter *sf)
+{
+	const char *v, *w;
+	size_t pos = 0, pos2;
+
+	memset(sf, 0, sizeof(*sf));
+	sf->spec = meta_get(m, "filter");
+	sf->spec_end = meta_get(m, "filter_end");
+	while ((v = meta_next(m, "filtered_end", &pos))) {
+		unsigned long long c, a, f, u, c0, a0 = 0, f0 = 0, u0 = 0;
+
+		if (sscanf(v, "%llu %llu %llu %llu", &c, &a, &f, &u) != 4)
+			continue;
+		pos2 = 0;
+		while ((w = meta_next(m, "filtered_start", &pos2)))
+			if (sscanf(w, "%llu %llu %llu %llu", &c0, &a0, &f0, &u0) == 4 && c0 == c)
+				break;
+		if (!w)
+			a0 = f0 = u0 = 0;
+		sf->counted = true;
+		sf->allocs += a >= a0 ? a - a0 : 0;
+		sf->frees += f >= f0 ? f - f0 : 0;
+		sf->untracked += u >= u0 ? u - u0 : 0;
+	}
+}
+
+static bool src_filter_on(const struct src_filter *sf)
+{
+	return (sf->spec && strcmp(sf->spec, "none") != 0) ||
+	       (sf->spec_end && strcmp(sf->spec_end, "none") != 0);
+}
+
 static uint64_t lost_total(const struct rpt *r, const struct out_opts *o)
 {
 	return rpt_totals(r)->lost + o->lost_unmarked;
@@ -178,6 +222,22 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	json_u64(fp, "unknown_records", o->unknown_records, &f2);
 	json_u64(fp, "truncated_bytes", o->truncated_bytes, &f2);
 	json_str(fp, "filters", o->filters, &f2);
+	{
+		struct src_filter sf;
+
+		src_filter_read(o->meta, &sf);
+		json_str(fp, "source_filter", sf.spec, &f2);
+		json_str(fp, "source_filter_end", sf.spec_end, &f2);
+		if (sf.counted) {
+			json_u64(fp, "filtered_allocs", sf.allocs, &f2);
+			json_u64(fp, "filtered_frees", sf.frees, &f2);
+			json_u64(fp, "untracked_allocs", sf.untracked, &f2);
+		} else {
+			json_str(fp, "filtered_allocs", NULL, &f2);
+			json_str(fp, "filtered_frees", NULL, &f2);
+			json_str(fp, "untracked_allocs", NULL, &f2);
+		}
+	}
 	json_str(fp, "resolver", o->sl ? o->resolver : NULL, &f2);
 	json_key(fp, "lower_bounds", &f2);
 	fputs(lost_total(r, o) ? "true" : "false", fp);
@@ -370,6 +430,36 @@ static int text_coverage(FILE *fp, const struct rpt_slab *slab)
 }
 
 /*
+ * The header's word on kmemtrace.ko's filter at the source: what it
+ * recorded and, when the metadata counted it, what it left out; nothing
+ * without a filter.
+ */
+static int text_src_filter(FILE *fp, const struct out_opts *o)
+{
+	struct src_filter sf;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	src_filter_read(o->meta, &sf);
+	if (!src_filter_on(&sf))
+		return 0;
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return -1;
+	fprintf(m, "Recorded at the source only: %s", sf.spec ? sf.spec : "(not said)");
+	if (sf.spec_end && (!sf.spec || strcmp(sf.spec, sf.spec_end) != 0))
+		fprintf(m, " (at the end: %s)", sf.spec_end);
+	fputc('.', m);
+	if (sf.counted)
+		fprintf(m, " By kmemtrace.ko's filter, not recorded: %" PRIu64 " allocations and %"
+			PRIu64 " frees; %" PRIu64 " allocations recorded without their free (the"
+			" tracking table was full: they look outstanding).", sf.allocs, sf.frees,
+			sf.untracked);
+	return para_close(fp, m, &buf);
+}
+
+/*
  * Why a double free marked ? may be none: the allocation paths of its
  * objects the trace misses. And what still makes any double free doubtful:
  * lost records. 0, or -1 out of memory.
@@ -541,6 +631,8 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	fputc('\n', fp);
 	if (o->filters)
 		fprintf(fp, "Filters: %s\n", o->filters);
+	if (text_src_filter(fp, o))
+		return -1;
 	if (o->truncated_bytes)
 		fprintf(fp, "Ignored a partial record at the end: %" PRIu64 " bytes\n",
 			o->truncated_bytes);
