@@ -28,6 +28,11 @@
 #               kmemtrace: kmemtraced -- WORKLOAD, draining to a file in tmpfs
 #               kmemtrace-probe: tracing on, no daemon: the probes' cost alone (the buffers
 #                 must hold the whole run: check that lost is 0)
+#               kmemtrace-filter-out: the same with a filter at the source that no event
+#                 matches (tgid=2147483647, a process no kernel has): what an event the
+#                 filter leaves out costs (an allocation's check, a free's table lookup)
+#               kmemtrace-filter-in: the same with a filter every event matches (size=0-):
+#                 recorded, plus the tracking table's insert and remove
 #               ftrace: the kernel's kmem events into the ftrace ring buffer, no reader
 #               perf: perf record -a of the same four kmem events
 #               perf-all: perf record -a -e 'kmem:*' (page events and more)
@@ -218,7 +223,11 @@ run_method() {
 			st=3
 		fi
 		;;
-	kmemtrace-probe)
+	kmemtrace-probe | kmemtrace-filter-out | kmemtrace-filter-in)
+		case $m in
+		kmemtrace-filter-out) echo tgid=2147483647 >"$K/filter" ;;
+		kmemtrace-filter-in) echo size=0- >"$K/filter" ;;
+		esac
 		w0=$(kmt_stat 3)
 		d0=$(kmt_stat 4)
 		echo 1 >"$K/enabled"
@@ -230,6 +239,7 @@ run_method() {
 		for f in "$K"/cpu[0-9]*; do
 			cat "$f" >/dev/null
 		done
+		[ "$m" = kmemtrace-probe ] || echo none >"$K/filter"
 		;;
 	ftrace)
 		echo 0 >"$T/tracing_on"

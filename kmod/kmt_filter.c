@@ -99,9 +99,10 @@ MODULE_PARM_DESC(track_slots,
 DEFINE_STATIC_KEY_FALSE(kmt_filter_on);
 static struct kmt_filter __rcu *kmt_filter;
 static unsigned long *kmt_track;
+static u32 *kmt_track_tags;		/* a word of tags a bucket */
 static u32 kmt_track_bits;		/* log2 of the buckets */
 
-static void kmt_filter_free(struct kmt_filter *f)
+static void kmt_filter_put(struct kmt_filter *f)
 {
 	if (f && f->cgrp)
 		kmt_cgroup_put(f->cgrp);
@@ -110,30 +111,78 @@ static void kmt_filter_free(struct kmt_filter *f)
 
 /* --- The tracking table ----------------------------------------------- */
 
-static __always_inline unsigned long *
-kmt_track_bucket(unsigned long key, unsigned int which)
-{
-	u64 h = which ? (u64)key * 0x9e3779b97f4a7c15ULL + 0x5851f42d4c957f2dULL :
-		(u64)key;
+/*
+ * Each bucket has a word of eight 4-bit tags, one per slot (0: empty),
+ * from the address's hash: a free whose address was never tracked, the
+ * common case, is told from the two tag words alone (a nibble equal to
+ * its tag in neither), without reading the slots. A slot's tag is set
+ * after the slot is claimed and cleared before it is emptied, so a
+ * tracked address's tag is always there, and a slot being emptied is
+ * never claimed with its old tag still set.
+ */
+#define KMT_TAG_ONES	0x11111111U
+#define KMT_TAG_HIGHS	0x88888888U
 
-	return &kmt_track[hash_64(h, kmt_track_bits) * KMT_TRACK_WAYS];
+struct kmt_track_ref {
+	unsigned long *slots;
+	u32 *tags;
+};
+
+static __always_inline struct kmt_track_ref
+kmt_track_bucket(unsigned long key, unsigned int which, u32 *tag)
+{
+	u64 m = ((u64)key + which * 0x5851f42d4c957f2dULL) * GOLDEN_RATIO_64;
+	u32 b = m >> (64 - kmt_track_bits);
+
+	if (!which) {
+		*tag = (m >> 24) & 0xf;
+		*tag += !*tag;
+	}
+	return (struct kmt_track_ref) {
+		.slots = &kmt_track[(size_t)b * KMT_TRACK_WAYS],
+		.tags = &kmt_track_tags[b],
+	};
+}
+
+/* Whether a nibble of @tags is @tag: the zero-nibble test on their xor. */
+static __always_inline bool kmt_tag_maybe(u32 tags, u32 tag)
+{
+	u32 x = tags ^ (tag * KMT_TAG_ONES);
+
+	return (x - KMT_TAG_ONES) & ~x & KMT_TAG_HIGHS;
+}
+
+static __always_inline void kmt_tag_set(u32 *tags, unsigned int i, u32 tag)
+{
+	u32 old = READ_ONCE(*tags), cur;
+
+	for (;;) {
+		cur = cmpxchg(tags, old, (old & ~(0xfU << (4 * i))) |
+			      (tag << (4 * i)));
+		if (cur == old)
+			return;
+		old = cur;
+	}
 }
 
 static __always_inline bool kmt_track_insert(unsigned long key)
 {
 	unsigned int w, i;
+	u32 tag = 0;
 
 	for (w = 0; w < 2; w++) {
-		unsigned long *b = kmt_track_bucket(key, w);
+		struct kmt_track_ref b = kmt_track_bucket(key, w, &tag);
 
 		for (i = 0; i < KMT_TRACK_WAYS; i++) {
-			unsigned long v = READ_ONCE(b[i]);
+			unsigned long v = READ_ONCE(b.slots[i]);
 
 			/* A free the table missed: the address is still tracked. */
 			if (v == key)
 				return true;
-			if (!v && !cmpxchg(&b[i], 0UL, key))
+			if (!v && !cmpxchg(&b.slots[i], 0UL, key)) {
+				kmt_tag_set(b.tags, i, tag);
 				return true;
+			}
 		}
 	}
 	return false;
@@ -142,13 +191,20 @@ static __always_inline bool kmt_track_insert(unsigned long key)
 static __always_inline bool kmt_track_remove(unsigned long key)
 {
 	unsigned int w, i;
+	u32 tag = 0;
 
 	for (w = 0; w < 2; w++) {
-		unsigned long *b = kmt_track_bucket(key, w);
+		struct kmt_track_ref b = kmt_track_bucket(key, w, &tag);
 
-		for (i = 0; i < KMT_TRACK_WAYS; i++)
-			if (READ_ONCE(b[i]) == key && cmpxchg(&b[i], key, 0UL) == key)
+		if (!kmt_tag_maybe(READ_ONCE(*b.tags), tag))
+			continue;
+		for (i = 0; i < KMT_TRACK_WAYS; i++) {
+			if (READ_ONCE(b.slots[i]) != key)
+				continue;
+			kmt_tag_set(b.tags, i, 0);
+			if (cmpxchg(&b.slots[i], key, 0UL) == key)
 				return true;
+		}
 	}
 	return false;
 }
@@ -158,6 +214,8 @@ void kmt_track_clear(void)
 {
 	memset(kmt_track, 0, ((size_t)KMT_TRACK_WAYS << kmt_track_bits) *
 	       sizeof(*kmt_track));
+	memset(kmt_track_tags, 0, ((size_t)1 << kmt_track_bits) *
+	       sizeof(*kmt_track_tags));
 }
 
 static u64 kmt_track_used(void)
@@ -173,17 +231,18 @@ static u64 kmt_track_used(void)
 /* --- Per event ----------------------------------------------------------- */
 
 static __always_inline bool kmt_filter_match(const struct kmt_filter *f,
-					     const struct kmt_ev *ev)
+					     unsigned long call_site,
+					     size_t bytes_req)
 {
 	unsigned int i;
 
 	if ((f->has & KMT_FILTER_SIZE) &&
-	    (ev->bytes_req < f->size_min || ev->bytes_req > f->size_max))
+	    (bytes_req < f->size_min || bytes_req > f->size_max))
 		return false;
 	if (f->has & KMT_FILTER_SITE) {
 		for (i = 0; i < f->nsites; i++)
-			if (ev->call_site >= f->site_start[i] &&
-			    ev->call_site < f->site_end[i])
+			if (call_site >= f->site_start[i] &&
+			    call_site < f->site_end[i])
 				break;
 		if (i == f->nsites)
 			return false;
@@ -204,45 +263,51 @@ static __always_inline bool kmt_filter_match(const struct kmt_filter *f,
 }
 
 /*
- * With a filter in force (kmt_filter_on): whether @ev is recorded. An
- * allocation is if it matches, and its object is then tracked; a free
- * is if its object was tracked. What is not recorded, and allocations
- * recorded whose object the table could not take, are counted on this
- * CPU. Preemption is off (a probe): RCU protects the filter.
+ * With a filter in force (kmt_filter_on), kmt_filter_skips() asks these
+ * whether an event is recorded, with the fields they need in registers
+ * (the event's address never escapes the probe). An allocation is if it
+ * matches, and its object (@key, 0 for a failed allocation) is then
+ * tracked; a free is if its object was tracked. What is not recorded,
+ * and allocations recorded whose object the table could not take, are
+ * counted on this CPU. Preemption is turned off here: probes run with it
+ * off up to 6.12, but from 7.3 a tracepoint's probes run under SRCU
+ * only and may be preempted; with it off, RCU protects the filter and
+ * the counters are this CPU's.
  */
-bool kmt_filter_event(const struct kmt_ev *ev)
+bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
+		      size_t bytes_req)
 {
-	const struct kmt_filter *f = rcu_dereference_sched(kmt_filter);
-	struct kmt_cpu *c = this_cpu_ptr(kmt_cpus);
-	unsigned long key;
+	const struct kmt_filter *f;
+	bool pass = true;
 
-	/* Only while a filter is being removed. */
-	if (unlikely(!f))
-		return true;
-	key = (unsigned long)ev->ptr;
-	switch (ev->type) {
-	case KMT_REC_PAGE_ALLOC:
-		key = (key << 1) | 1;
-		fallthrough;
-	case KMT_REC_KMALLOC:
-	case KMT_REC_CACHE_ALLOC:
-		if (!kmt_filter_match(f, ev)) {
+	preempt_disable_notrace();
+	f = rcu_dereference_sched(kmt_filter);
+	/* No filter: only while one is being removed. */
+	if (likely(f)) {
+		struct kmt_cpu *c = this_cpu_ptr(kmt_cpus);
+
+		pass = kmt_filter_match(f, call_site, bytes_req);
+		if (!pass)
 			local_inc(&c->filtered_allocs);
-			return false;
-		}
-		/* A failed allocation has nothing to track. */
-		if (ev->ptr && !kmt_track_insert(key))
+		else if (key && !kmt_track_insert(key))
 			local_inc(&c->untracked);
-		return true;
-	case KMT_REC_PAGE_FREE:
-		key = (key << 1) | 1;
-		fallthrough;
-	default:
-		if (kmt_track_remove(key))
-			return true;
-		local_inc(&c->filtered_frees);
-		return false;
 	}
+	preempt_enable_notrace();
+	return pass;
+}
+
+bool kmt_filter_free(unsigned long key)
+{
+	bool pass = true;
+
+	preempt_disable_notrace();
+	if (likely(rcu_dereference_sched(kmt_filter))) {
+		pass = kmt_track_remove(key);
+		if (!pass)
+			local_inc(&this_cpu_ptr(kmt_cpus)->filtered_frees);
+	}
+	preempt_enable_notrace();
+	return pass;
 }
 
 /* --- Setting a filter --------------------------------------------------- */
@@ -369,7 +434,7 @@ static int kmt_parse_filter(char *text, struct kmt_filter **out)
 	if (!ret && !f->has)
 		ret = -EINVAL;
 	if (ret) {
-		kmt_filter_free(f);
+		kmt_filter_put(f);
 		return ret;
 	}
 	*out = f;
@@ -399,7 +464,7 @@ static void kmt_filter_install(struct kmt_filter *nf)
 	/* Inside the lock: a next filter may clear the table only after. */
 	synchronize_rcu();
 	mutex_unlock(&kmt_enable_lock);
-	kmt_filter_free(old);
+	kmt_filter_put(old);
 }
 
 /* The filter as a write would set it, "none" when there is none. */
@@ -520,8 +585,12 @@ int kmt_filter_init(void)
 	kmt_track_slots = roundup_pow_of_two(kmt_track_slots);
 	kmt_track_bits = ilog2(kmt_track_slots / KMT_TRACK_WAYS);
 	kmt_track = vzalloc(array_size(kmt_track_slots, sizeof(*kmt_track)));
-	if (!kmt_track)
-		return -ENOMEM;
+	kmt_track_tags = vzalloc(array_size(kmt_track_slots / KMT_TRACK_WAYS,
+					    sizeof(*kmt_track_tags)));
+	if (!kmt_track || !kmt_track_tags) {
+		ret = -ENOMEM;
+		goto free_track;
+	}
 	if (!kmt_filter_param)
 		return 0;
 	text = kstrdup(kmt_filter_param, GFP_KERNEL);
@@ -540,7 +609,9 @@ int kmt_filter_init(void)
 	return 0;
 
 free_track:
+	vfree(kmt_track_tags);
 	vfree(kmt_track);
+	kmt_track_tags = NULL;
 	kmt_track = NULL;
 	return ret;
 }
@@ -549,6 +620,8 @@ free_track:
 void kmt_filter_exit(void)
 {
 	kmt_filter_install(NULL);
+	vfree(kmt_track_tags);
 	vfree(kmt_track);
+	kmt_track_tags = NULL;
 	kmt_track = NULL;
 }

@@ -383,13 +383,17 @@ int kmt_check_relay_fops(void);
 
 /*
  * kmt_filter.c: the filter in force, if any (kmt_filter_on), and the
- * table of the objects it let through. kmt_filter_event() says whether
- * an event is recorded; only called with kmt_filter_on.
+ * table of the objects it let through. kmt_filter_alloc() and
+ * kmt_filter_free() say whether an event is recorded (kmt_write.h's
+ * kmt_filter_skips()); only called with kmt_filter_on. A page's key in
+ * the table is (pfn << 1) | 1, never a slab object's address.
  */
 #define KMT_FILTER_SITES	4
 DECLARE_STATIC_KEY_FALSE(kmt_filter_on);
 extern const struct file_operations kmt_filter_fops;
-bool kmt_filter_event(const struct kmt_ev *ev);
+bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
+		      size_t bytes_req);
+bool kmt_filter_free(unsigned long key);
 void kmt_track_clear(void);
 int kmt_filter_init(void);
 void kmt_filter_exit(void);

@@ -306,11 +306,22 @@ out:
 
 /*
  * True when a filter is in force and @ev is not to be recorded; with no
- * filter, a no-op (the static key).
+ * filter, a no-op (the static key). The event's type is a constant in
+ * each probe: one call, its arguments in registers.
  */
 static __always_inline bool kmt_filter_skips(const struct kmt_ev *ev)
 {
-	return static_branch_unlikely(&kmt_filter_on) && !kmt_filter_event(ev);
+	unsigned long key;
+
+	if (!static_branch_unlikely(&kmt_filter_on))
+		return false;
+	key = (unsigned long)ev->ptr;
+	if (ev->type == KMT_REC_PAGE_ALLOC || ev->type == KMT_REC_PAGE_FREE)
+		key = key ? (key << 1) | 1 : 0;
+	if (ev->type == KMT_REC_KMALLOC || ev->type == KMT_REC_CACHE_ALLOC ||
+	    ev->type == KMT_REC_PAGE_ALLOC)
+		return !kmt_filter_alloc(ev->call_site, key, ev->bytes_req);
+	return !kmt_filter_free(key);
 }
 
 /*
