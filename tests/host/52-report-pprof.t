@@ -80,6 +80,20 @@ done
 n_fn=$(awk 'rows { n++ } /^ +flat +flat%/ { rows = 1 } END { print n + 0 }' "$T/top.alloc_space")
 ok "$([ "$n_fn" -gt 40 ]; echo $?)" "pprof -top lists the trace's functions ($n_fn)"
 
+# ---- every filter: the profile holds what the filtered report counts ----------------------------
+for f in "--cpu 1-2" "--cache-name kmalloc-64" "--min-size 300" "--time 5ms,12ms" "--pid 120" \
+	"--cpu 0 --min-size 100"; do
+	tag=$(tr -c 'a-z0-9' _ <<<"$f")
+	# shellcheck disable=SC2086 # the filter's words
+	"$REPORT" $f --pprof "$T/f$tag.pb.gz" "$T/le" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	"$REPORT" $f --json -l 0 "$T/le" >"$T/f$tag.json" 2>/dev/null
+	pprof -raw "$T/f$tag.pb.gz" >"$T/f$tag.raw"
+	is "$(check totals "$T/f$tag.raw" "$T/f$tag.json")" same "$f: the profile's totals as the report's"
+done
+is "$(jget "d['totals']['allocs'] > 0" "$T/f__cache_name_kmalloc_64_.json")" True \
+	"the kmalloc-64 filter selects something"
+
 # ---- growth between two --time windows: -diff_base ------------------------------------------
 "$REPORT" --time ,8ms --pprof "$T/a.pb.gz" "$T/le" >/dev/null 2>&1
 "$REPORT" --time ,16ms --pprof "$T/b.pb.gz" "$T/le" >/dev/null 2>&1
