@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# 52-report-pprof.t - kmemtrace-report --pprof on kmemtrace-gen traces, read back by go tool
+# 53-report-pprof.t - kmemtrace-report --pprof on kmemtrace-gen traces, read back by go tool
 # pprof (Debian's golang-go): the profile parses; per stack, per cache label, per CPU label
 # and in total its six sample types are the report's own figures (its --stacks, --cache,
 # --cpu N and summary JSON, which 45-report-stacks.t holds to the generator), large kmallocs
