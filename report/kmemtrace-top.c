@@ -493,8 +493,11 @@ static int run_replay(const struct args *a, struct ivl *iv, struct screen *s)
 		if (stop_flag)
 			break;
 	}
-	if (!rc && ret == KMT_EXIT_OK && !stop_flag && (rc = ivl_flush(iv, show, s)) < 0)
-		ret = ivl_failed(s, rc);
+	if (!rc && ret == KMT_EXIT_OK && !stop_flag) {
+		rc = ivl_flush(iv, show, s);
+		if (rc < 0)
+			ret = ivl_failed(s, rc);
+	}
 	kmt_merge_close(m);
 	return ret;
 }

@@ -25,18 +25,25 @@ mkdir -p "$KMT_TEST_DIR"
 guest=$KMT_TEST_DIR/top.sh
 cat >"$guest" <<'EOS'
 #!/bin/sh
-# In the guest, without kmemtraced: kmemtrace-top alone, the oracle run in its interval 1.
 OR=/sys/kernel/debug/kmemtrace_oracle
-kmemtrace-top -b 2 3 >$KMT_OUT/top.txt 2>$KMT_OUT/top.err &
-pid=$!
-i=0
-while ! grep -q '^interval 0' $KMT_OUT/top.txt 2>/dev/null && [ $i -lt 300 ]; do
-	sleep 0.05; i=$((i + 1))
-done
-echo 1 > $OR/run || exit 1
-cat $OR/expected > $KMT_OUT/oracle.expected
-wait $pid
-echo $? > $KMT_OUT/top.rc
+# top_around NAME OP EXPECTED COPY ARG...: kmemtrace-top ARG... into NAME.txt (NAME.err, NAME.rc),
+# the oracle's OP run as soon as its interval 0 closed, its EXPECTED file copied to COPY.
+top_around() {
+	name=$1 op=$2 exp=$3 copy=$4
+	shift 4
+	kmemtrace-top "$@" >$KMT_OUT/$name.txt 2>$KMT_OUT/$name.err &
+	pid=$!
+	i=0
+	while ! grep -q '^interval 0' $KMT_OUT/$name.txt 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	echo 1 > $OR/$op || exit 1
+	cat $OR/$exp > $KMT_OUT/$copy
+	wait $pid
+	echo $? > $KMT_OUT/$name.rc
+}
+# In the guest, without kmemtraced: kmemtrace-top alone, the oracle run in its interval 1.
+top_around top run expected oracle.expected -b 2 3
 # Under kmemtraced: the buffers are its own.
 kmemtraced -o $KMT_OUT/trace -- sh -c "kmemtrace-top -b 1 1 >/dev/null 2>$KMT_OUT/locked.err;
 	echo \$? > $KMT_OUT/locked.rc; echo 1 > $OR/run" >$KMT_OUT/kmemtraced.log 2>&1
@@ -58,16 +65,7 @@ cat $KMT_DEBUGFS/total_overruns > $KMT_OUT/busy.overruns
 kmemtrace-top -b -cstack 1 1 >$KMT_OUT/nostack.txt 2>$KMT_OUT/nostack.err
 echo $? > $KMT_OUT/nostack.rc
 rmmod kmemtrace && insmod $KMT_MODDIR/kmemtrace.ko start_disabled=1 stack_depth=32 || exit 1
-kmemtrace-top -b -cstack -r 500 2 3 >$KMT_OUT/stacks.txt 2>$KMT_OUT/stacks.err &
-pid=$!
-i=0
-while ! grep -q '^interval 0' $KMT_OUT/stacks.txt 2>/dev/null && [ $i -lt 300 ]; do
-	sleep 0.05; i=$((i + 1))
-done
-echo 1 > $OR/stacks || exit 1
-cat $OR/stacks_expected > $KMT_OUT/stacks.expected
-wait $pid
-echo $? > $KMT_OUT/stacks.rc
+top_around stacks stacks stacks_expected stacks.expected -b -cstack -r 500 2 3
 EOS
 chmod +x "$guest"
 

@@ -167,6 +167,22 @@ wait_for 600 test -s "$T/rc"
 is "$(cat "$T/rc" 2>/dev/null)" 0 "q quits, exit 0"
 tmux kill-session -t "$S" 2>/dev/null
 
+# By stack on the screen: a line a stack, its whole stack left to the printed tables (the trace
+# has no kallsyms: a stack is named by its two innermost frames' addresses).
+tmux new-session -d -s "$S" -x 100 -y 30 "$TOP --replay -d $T/sfull -cstack -r 5 1; sleep 30"
+stack_screen() {
+	screen=$(tmux capture-pane -p -t "$S")
+	grep -q '^0x[0-9a-f]* <- 0x' <<<"$screen"
+}
+wait_for 600 stack_screen
+ok $? "-cstack screen: rows named by call site <- caller" "$screen"
+like "$(tr -s ' ' <<<"$screen")" "STACK ALLOCS BYTES FREES NET FRAG%" "-cstack screen: the columns"
+is "$(grep -c '^    ' <<<"$screen")" 0 "-cstack screen: no frame lines under the rows"
+rows=$(awk '/^STACK / { on = 1; next } on && NF >= 6' <<<"$screen" | wc -l)
+[ "$rows" -ge 1 ] && [ "$rows" -le 5 ]
+ok $? "-cstack screen: -r 5 rows, one line each (got $rows)"
+tmux kill-session -t "$S" 2>/dev/null
+
 # ---- bad input: one line and its exit code --------------------------------------------------
 "$TOP" -D "$T" 1 1 >/dev/null 2>"$T/err"
 is "$?" 3 "no debugfs there: exit 3"
