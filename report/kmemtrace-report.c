@@ -61,6 +61,7 @@ static const char doc[] =
 	"  kmemtrace-report --raw out/ | grep kfree\n"
 	"  kmemtrace-report --interval 1s out/      per cache, second by second\n"
 	"  kmemtrace-report --interval 100ms --caller -s allocs --csv out/\n"
+	"  kmemtrace-report --interval 1s --stacks -l 5 out/  top 5 stacks each second\n"
 	"  kmemtrace-report --stacks -l 10 out/    the 10 commonest kernel stacks\n"
 	"  kmemtrace-report --stacks -s bytes --min-count 5 --exclude kmem_cache_alloc_node out/\n"
 	"  kmemtrace-report --folded out/ | flamegraph.pl >kmalloc.svg\n"
@@ -90,8 +91,9 @@ static const struct argp_option options[] = {
 	{ "cache", OPT_CACHE, NULL, 0, "Per cache; kmalloc() by size class (kmalloc-N)", 1 },
 	{ "raw", OPT_RAW, NULL, 0, "Every record in time order, one line each, no summary", 1 },
 	{ "interval", OPT_INTERVAL, "T", 0,
-	  "A table per interval of T (like 1s, 100ms): per cache, or per call site with "
-	  "--caller; sort keys bytes, allocs, frees, net, frag, name", 1 },
+	  "A table per interval of T (like 1s, 100ms): per cache, per call site with "
+	  "--caller, or per kernel stack with --stacks; sort keys bytes, allocs, frees, net, "
+	  "frag, name", 1 },
 	{ "stacks", OPT_STACKS, NULL, 0,
 	  "Allocations by whole kernel stack (sort keys hit, bytes, req, outstanding, failed, "
 	  "frees), outstanding objects by stack, each call site's callers, and frees by stack "
@@ -486,8 +488,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			if (a->job.raw || (a->view_set && a->job.out.view == VIEW_ALLOC))
 				argp_error(st, "--interval takes --cache or --caller, not --alloc "
 					   "or --raw");
+			if (a->stacks && a->view_set)
+				argp_error(st, "--interval takes one of --cache, --caller and --stacks");
 			if (!a->view_set)
 				a->job.out.view = VIEW_CACHE;
+			a->job.ivl_by = a->stacks ? IVL_BY_STACK : a->job.out.view == VIEW_CALLER ?
+					IVL_BY_SITE : IVL_BY_CACHE;
+			if (a->stack_filters)
+				argp_error(st, "--min-count and --exclude filter the whole trace's stacks, "
+					   "not --interval's");
 		} else if (a->sort_arg &&
 			   sort_parse(a->sort_arg, a->job.out.sort, &a->job.out.nsort, err,
 				      sizeof(err))) {
@@ -497,9 +506,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--json and --csv are exclusive");
 		if (a->job.raw && (a->json || a->csv || a->view_set))
 			argp_error(st, "--raw prints records; it takes no view, --json or --csv");
-		if (a->stacks && (a->job.raw || a->job.interval_ns || a->job.folded || a->view_set))
-			argp_error(st, "--stacks is a view of its own: not with --raw, --interval, "
-				   "--folded, --caller, --alloc or --cache");
+		if (a->stacks && (a->job.raw || a->job.folded || (a->view_set && !a->job.interval_ns)))
+			argp_error(st, "--stacks is a view of its own: not with --raw, --folded, "
+				   "--caller, --alloc or --cache");
 		if (a->job.folded &&
 		    (a->job.raw || a->job.interval_ns || a->view_set || a->json || a->csv))
 			argp_error(st, "--folded writes folded stacks: not with --raw, --interval, "
@@ -544,7 +553,7 @@ int main(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return KMT_EXIT_USAGE;
 	a.job.out.fmt = a.json ? FMT_JSON : a.csv ? FMT_CSV : FMT_TEXT;
-	if (a.stacks) {
+	if (a.stacks && !a.job.interval_ns) {
 		a.job.out.xview = &view_stacks;
 		a.job.out.view_args = &a.job.stk;
 	} else if (a.job.lifetimes) {

@@ -74,6 +74,16 @@ static int ivl_emit(const struct ivl_table *t, void *arg)
 	return 0;
 }
 
+/* An ivl_feed() or ivl_flush() failure: out of memory, or stacks asked of a trace without. */
+static int ivl_failed(struct run *x, int rc)
+{
+	if (rc != IVL_NO_STACKS)
+		return RUN_NOMEM;
+	fflush(stdout);
+	fprintf(stderr, PROG ": %s: %s\n", x->in.name, ivl_no_stacks_msg);
+	return KMT_EXIT_USAGE;
+}
+
 static bool dir_has(const char *dir, const char *name)
 {
 	char p[PATH_MAX + 32];
@@ -213,8 +223,13 @@ static int start_analysis(struct run *x)
 	rpt_set_page_size(x->r, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
 	if (!j->interval_ns)
 		return 0;
+	/* A trace whose metadata says it was taken without stacks: say so before any table. */
+	if (j->ivl_by == IVL_BY_STACK && meta_stack_depth(x->meta) == 0) {
+		fprintf(stderr, PROG ": %s: %s\n", x->in.name, ivl_no_stacks_msg);
+		return KMT_EXIT_USAGE;
+	}
 	vo.interval_ns = j->interval_ns;
-	vo.sites = j->out.view == VIEW_CALLER;
+	vo.by = j->ivl_by;
 	vo.sort = j->ivl_sort;
 	vo.rows = j->out.lines < 0 ? (j->out.fmt == FMT_TEXT ? 20 : 0) : (size_t)j->out.lines;
 	x->iv = ivl_new(x->r, &vo);
@@ -222,8 +237,9 @@ static int start_analysis(struct run *x)
 		return RUN_NOMEM;
 	x->ie.fp = stdout;
 	x->ie.fmt = j->out.fmt;
-	x->ie.o.sites = vo.sites;
+	x->ie.o.by = vo.by;
 	x->ie.o.ks = j->out.raw_ip ? NULL : x->ks;
+	x->ie.o.sl = x->sl;
 	x->ie.first = true;
 	if (ivl_doc_begin(stdout, x->ie.fmt, &vo, &x->ie.o, x->in.name))
 		return RUN_NOMEM;
@@ -253,8 +269,10 @@ static int read_trace(struct run *x)
 				raw_print(stdout, batch[i], t0, j->out.raw_ip ? NULL : x->ks,
 					  x->gfp);
 		} else if (x->iv) {
-			if (ivl_feed(x->iv, batch, (size_t)n, ivl_emit, &x->ie))
-				return RUN_NOMEM;
+			int rc = ivl_feed(x->iv, batch, (size_t)n, ivl_emit, &x->ie);
+
+			if (rc)
+				return ivl_failed(x, rc);
 		} else if (rpt_feed_refs(x->r, batch, (size_t)n)) {
 			return RUN_NOMEM;
 		}
@@ -294,8 +312,10 @@ static int read_trace(struct run *x)
 static int finish_intervals(struct run *x)
 {
 	/* The last interval ends with the trace: it is as long as the others. */
-	if (ivl_flush(x->iv, ivl_emit, &x->ie))
-		return RUN_NOMEM;
+	int rc = ivl_flush(x->iv, ivl_emit, &x->ie);
+
+	if (rc)
+		return ivl_failed(x, rc);
 	ivl_doc_end(stdout, x->ie.fmt);
 	if (rpt_totals(x->r)->lost)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every "

@@ -38,6 +38,7 @@ struct report_job {
 	enum srcline_resolver resolver;
 	uint64_t interval_ns;	/* --interval; 0: one summary */
 	enum ivl_key ivl_sort;
+	enum ivl_by ivl_by;	/* --interval: per cache, --caller or --stacks */
 	struct stacks_args stk;
 	struct life_args life;
 	const char *html;	/* --html FILE, or NULL */

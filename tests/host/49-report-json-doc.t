@@ -51,7 +51,7 @@ docs=()
 i=0
 for tr in basic stacks be32 errs; do
 	for view in "" --alloc --cache --stacks --lifetimes --pages "--interval 100us" \
-		"--interval 100us --caller"; do
+		"--interval 100us --caller" "--interval 100us --stacks"; do
 		i=$((i + 1))
 		# shellcheck disable=SC2086 # the view's options are words
 		if "$REPORT" --json $view "$T/$tr" >"$T/d$i.json" 2>/dev/null; then
