@@ -52,6 +52,7 @@ struct run {
 	struct rpt *r;
 	struct ivl *iv;
 	struct ivl_emit ie;
+	struct growth *gw;	/* --at, --diff: the snapshots */
 	bool flush;		/* the output is complete: its write errors count */
 };
 
@@ -208,6 +209,12 @@ static int start_analysis(struct run *x)
 	if (!x->r)
 		return RUN_NOMEM;
 	rpt_set_page_size(x->r, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
+	if (j->growth_opt) {
+		x->gw = growth_new(j->growth.t1, j->growth.t2, j->growth.diff);
+		if (!x->gw)
+			return RUN_NOMEM;
+		j->growth.g = x->gw;
+	}
 	if (!j->interval_ns)
 		return 0;
 	vo.interval_ns = j->interval_ns;
@@ -251,6 +258,9 @@ static int read_trace(struct run *x)
 					  x->gfp);
 		} else if (x->iv) {
 			if (ivl_feed(x->iv, batch, (size_t)n, ivl_emit, &x->ie))
+				return RUN_NOMEM;
+		} else if (x->gw) {
+			if (growth_feed(x->gw, x->r, batch, (size_t)n))
 				return RUN_NOMEM;
 		} else if (rpt_feed_refs(x->r, batch, (size_t)n)) {
 			return RUN_NOMEM;
@@ -350,6 +360,48 @@ static void folded_notes(const struct rpt *r, const struct stacks_args *stk)
 			t->unknown_stack_allocs);
 }
 
+/*
+ * --at, --diff: the snapshots not taken yet (times at or past the last
+ * record), then whether each time lies in the trace (and in --time's
+ * window, outside which the report saw nothing): a usage error naming the
+ * option and its value otherwise.
+ */
+static int growth_check(struct run *x)
+{
+	const struct report_job *j = x->j;
+	uint64_t dur = growth_duration(x->gw), t[2] = { j->growth.t1, j->growth.t2 };
+	uint64_t lo = j->f.has_time ? j->f.t_start : 0;
+	uint64_t hi = j->f.has_time && j->f.t_end < dur ? j->f.t_end : dur;
+	char d[32], l[32], h[32];
+	unsigned int i;
+
+	if (growth_finish(x->gw, x->r))
+		return RUN_NOMEM;
+	if (!growth_seen(x->gw)) {
+		fprintf(stderr, PROG ": %s=%s: the trace holds no records\n", j->growth_opt,
+			j->growth_val);
+		return KMT_EXIT_USAGE;
+	}
+	out_fmt_secs(d, sizeof(d), dur);
+	out_fmt_secs(l, sizeof(l), lo);
+	out_fmt_secs(h, sizeof(h), hi);
+	for (i = 0; i < (j->growth.diff ? 2u : 1u); i++) {
+		if (t[i] > dur) {
+			fprintf(stderr, PROG ": %s=%s: %s is past the trace's end (its last record "
+				"is %s after its first)\n", j->growth_opt, j->growth_val,
+				j->growth.diff ? (i ? "T2" : "T1") : "T", d);
+			return KMT_EXIT_USAGE;
+		}
+		if (t[i] < lo || t[i] > hi) {
+			fprintf(stderr, PROG ": %s=%s: %s is outside --time's window (%s to %s): "
+				"the report sees no record outside it\n", j->growth_opt,
+				j->growth_val, j->growth.diff ? (i ? "T2" : "T1") : "T", l, h);
+			return KMT_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 /* The summary (or folded stacks) on stdout, and the --html page. */
 static int write_report(struct run *x)
 {
@@ -428,6 +480,11 @@ static int run_steps(struct run *x)
 	}
 	if (x->iv)
 		return finish_intervals(x);
+	if (x->gw) {
+		ret = growth_check(x);
+		if (ret)
+			return ret;
+	}
 	return write_report(x);
 }
 
@@ -445,6 +502,7 @@ int report_run(struct report_job *j)
 	}
 	kmt_merge_close(x.m);
 	ivl_free(x.iv);
+	growth_free(x.gw);
 	rpt_free(x.r);
 	slab_info_free(x.slab);
 	srcline_close(x.sl);
