@@ -46,6 +46,10 @@ static const char doc[] =
 	"  lost CPU COUNT\n"
 	"  page_alloc CPU PFN ORDER MIGRATETYPE GFP_FLAGS\n"
 	"  page_free CPU PFN ORDER\n"
+	"  stack CPU ID FRAME[,FRAME...]   a kernel stack, innermost frame first\n"
+	"  wait NS                         the next record NS + 1000 ns later\n"
+	"\"stack=ID\" at the end of a kmalloc or cache_alloc line gives it the stack\n"
+	"its CPU wrote under ID.\n"
 	"\n"
 	"With --stack-depth, each slab allocation takes one of --stacks kernel stacks\n"
 	"(1..D frames, the first its call site), written into its CPU's stream before\n"
@@ -395,6 +399,61 @@ bad:
 }
 
 /*
+ * A script's "stack CPU ID FRAME[,FRAME...]": the stack written at ts
+ * under ID. KMT_EXIT_OK, KMT_EXIT_USAGE for a bad line, KMT_EXIT_IO.
+ */
+static int script_stack(struct gen *g, char **w, size_t nw, unsigned int ncpus, uint64_t ts,
+			unsigned int lineno)
+{
+	uint64_t frames[KMT_STACK_MAX_DEPTH], cpu, id;
+	unsigned int depth = 0;
+	char *save = NULL, *f;
+
+	if (nw != 4) {
+		fprintf(stderr, "kmemtrace-gen: script line %u: stack takes CPU ID FRAME[,FRAME...]\n",
+			lineno);
+		return KMT_EXIT_USAGE;
+	}
+	if (script_num(w[1], ncpus - 1, &cpu, lineno) < 0 ||
+	    script_num(w[2], UINT16_MAX, &id, lineno) < 0)
+		return KMT_EXIT_USAGE;
+	for (f = strtok_r(w[3], ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		if (depth == KMT_STACK_MAX_DEPTH) {
+			fprintf(stderr, "kmemtrace-gen: script line %u: more than %u frames\n",
+				lineno, KMT_STACK_MAX_DEPTH);
+			return KMT_EXIT_USAGE;
+		}
+		if (script_num(f, UINT64_MAX, &frames[depth++], lineno) < 0)
+			return KMT_EXIT_USAGE;
+	}
+	if (!id || !depth) {
+		fprintf(stderr, "kmemtrace-gen: script line %u: a stack has an id above 0 and a frame\n",
+			lineno);
+		return KMT_EXIT_USAGE;
+	}
+	return gen_stack(g, (unsigned int)cpu, ts, (uint16_t)id, frames, depth) < 0 ?
+	       KMT_EXIT_IO : KMT_EXIT_OK;
+}
+
+/*
+ * A script's kmalloc (v: CPU CALL_SITE PTR BYTES_REQ BYTES_ALLOC) or
+ * cache_alloc (CPU CALL_SITE PTR CACHE_ID BYTES_REQ BYTES_ALLOC) through
+ * the stack id: gen_kmalloc() and gen_cache_alloc() take none.
+ */
+static int script_stacked(struct gen *g, unsigned int cpu, uint64_t t, bool cache,
+			  const uint64_t *v, uint16_t stack_id)
+{
+	struct kmt_event e = {
+		.type = cache ? KMT_REC_CACHE_ALLOC : KMT_REC_KMALLOC, .timestamp = t,
+		.call_site = v[1], .ptr = v[2], .cache_id = cache ? v[3] : 0,
+		.bytes_req = (uint32_t)v[cache ? 4 : 3], .bytes_alloc = (uint32_t)v[cache ? 5 : 4],
+		.gfp_flags = 0xcc0, .node = KMT_NODE_ANY, .pid = 1, .stack_id = stack_id,
+	};
+
+	return gen_event(g, cpu, &e);
+}
+
+/*
  * --script: the records a file lists, in its order, 1000 ns apart from t.
  * KMT_EXIT_OK, KMT_EXIT_USAGE for a bad line, KMT_EXIT_IO.
  */
@@ -424,6 +483,7 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 		uint64_t v[8];
 		size_t nw = 0, nnum, k, i;
 		unsigned int cpu;
+		uint16_t stack_id;
 		bool probed;
 		int r = 0;
 
@@ -433,6 +493,23 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 			w[nw++] = p;
 		if (!nw)
 			continue;
+		/* wait NS: time passes (a leak at a rate over seconds, without a line a us). */
+		if (strcmp(w[0], "wait") == 0) {
+			if (nw != 2 || script_num(w[1], UINT64_MAX - t, &v[0], lineno) < 0) {
+				if (nw != 2)
+					fprintf(stderr, "kmemtrace-gen: script line %u: wait takes "
+						"one number\n", lineno);
+				ret = KMT_EXIT_USAGE;
+				break;
+			}
+			t += v[0];
+			continue;
+		}
+		if (strcmp(w[0], "stack") == 0) {
+			ret = script_stack(g, w, nw, ncpus, t + 1000, lineno);
+			t += 1000;
+			continue;
+		}
 		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			if (strcmp(w[0], kinds[k].kind) == 0)
 				break;
@@ -441,6 +518,16 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 			fprintf(stderr, "kmemtrace-gen: script line %u: unknown record '%s'\n", lineno,
 				w[0]);
 			break;
+		}
+		/* "stack=ID" last on an allocation line: the stack its CPU wrote under ID. */
+		stack_id = 0;
+		if ((k == 0 || k == 2) && nw > 1 && strncmp(w[nw - 1], "stack=", 6) == 0) {
+			if (script_num(w[nw - 1] + 6, UINT16_MAX, &v[0], lineno) < 0 || !v[0]) {
+				ret = KMT_EXIT_USAGE;
+				break;
+			}
+			stack_id = (uint16_t)v[0];
+			nw--;
 		}
 		/* The numbers, then a name (cache_desc) or maybe "probed" (events, k < 4). */
 		nnum = strlen(kinds[k].nums);
@@ -466,13 +553,20 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 		gen_set_flags(g, cpu, probed ? KMT_F_PROBED : 0);
 		switch (k) {
 		case 0:
-			r = gen_kmalloc(g, cpu, t, v[1], v[2], (uint32_t)v[3], (uint32_t)v[4],
-					KMT_NODE_ANY, 1);
+			if (stack_id)
+				r = script_stacked(g, cpu, t, false, v, stack_id);
+			else
+				r = gen_kmalloc(g, cpu, t, v[1], v[2], (uint32_t)v[3],
+						(uint32_t)v[4], KMT_NODE_ANY, 1);
 			break;
 		case 1:
 			r = gen_kfree(g, cpu, t, v[1], v[2], 1);
 			break;
 		case 2:
+			if (stack_id) {
+				r = script_stacked(g, cpu, t, true, v, stack_id);
+				break;
+			}
 			r = gen_cache_alloc(g, cpu, t, v[1], v[2], v[3], (uint32_t)v[4],
 					    (uint32_t)v[5], KMT_NODE_ANY, 1);
 			break;
