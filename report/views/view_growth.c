@@ -370,7 +370,7 @@ struct gcols {
 
 /* --diff, by call site, cache or stack: the name column first, then the same figures. */
 #define DIFF_FIGURES \
-	{ "live_from", "Live@T1", COL_U64, 0, 0 }, \
+	{ "live_from", "Live@T1", COL_U64, 0, OC_NO_TEXT }, \
 	{ "live_to", "Live@T2", COL_U64, 0, 0 }, \
 	{ "growth", "Growth", COL_I64, 0, OC_SIGN }, \
 	{ "live_bytes_from", NULL, COL_U64, 0, OC_NO_TEXT }, \
@@ -448,7 +448,7 @@ static const struct out_col obj_cols[] = {
 	{ "bytes", "Bytes", COL_U64, 0, 0 },
 	{ "alloc_ns", "Allocated", COL_NS, 0, 0 },
 	{ "age_ns", "Age", COL_NS, 0, 0 },
-	{ "cache", "Cache", COL_STR, 0, OC_LEFT },
+	{ "cache", "Cache", COL_STR, 12, OC_LEFT | OC_CUT },
 	{ "callsite", "Call site", COL_STR, 0, OC_LEFT | OC_NO_PAD },
 	{ "callsite_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
 };
@@ -533,8 +533,8 @@ static int by_table(struct gctx *c, enum grow_by by, const char *span, table_emi
 		t.title = title;
 		if (by == BY_SITE)
 			t.note = diff ?
-				"Live@T1, Live@T2: objects outstanding at each time; Growth and "
-				"Bytes: their difference; Allocs and Frees: in the window (after "
+				"Live@T2: objects outstanding at T2; Growth and Bytes: the "
+				"difference from T1; Allocs and Frees: in the window (after "
 				"T1, up to T2); Surv: objects allocated in the window still live at "
 				"T2, Oldest: the age at T2 of the oldest of them. Most bytes grown "
 				"first; rows without a change in the window are left out." :
@@ -572,9 +572,9 @@ static int growth_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	out_fmt_secs(a, sizeof(a), ga->t1);
 	out_fmt_secs(b, sizeof(b), ga->t2);
 	if (ga->diff)
-		snprintf(span, sizeof(span), "from T1 = %s to T2 = %s", a, b);
+		snprintf(span, sizeof(span), "from %s to %s", a, b);
 	else
-		snprintf(span, sizeof(span), "at T = %s", a);
+		snprintf(span, sizeof(span), "at %s", a);
 
 	/* The whole trace's row: every selected object. */
 	total.a = s1 ? s1->total : total.a;
@@ -587,7 +587,7 @@ static int growth_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 	}
 	c.rows = &total;
 	c.n = 1;
-	snprintf(title, sizeof(title), "%s, %s (after the first record)",
+	snprintf(title, sizeof(title), "%s, %s after the first record",
 		 ga->diff ? "Growth" : "Outstanding objects", span);
 	t.key = ga->diff ? "growth" : "at";
 	t.title = title;
@@ -602,12 +602,14 @@ static int growth_tables(const struct view_ctx *v, table_emit_fn emit, void *arg
 		return ret;
 
 	memset(&t, 0, sizeof(t));
-	snprintf(title, sizeof(title), "%s, %s", ga->diff ?
-		 "Survivors: objects allocated in the window, live at T2, oldest first" :
-		 "Objects outstanding, oldest first", span);
+	if (ga->diff)
+		snprintf(title, sizeof(title), "Survivors, allocated after %s and live at %s, "
+			 "oldest first", a, b);
+	else
+		snprintf(title, sizeof(title), "Objects outstanding at %s, oldest first", a);
 	t.key = ga->diff ? "growth_survivors" : "at_objects";
 	t.title = title;
-	t.note = "Allocated: ns after the first record; Age: at the table's end time.";
+	t.note = "Allocated: time after the first record; Age: at the table's end time.";
 	c.objs = s2->objs;
 	return emit_rows(&c, &t, &objs, s2->nobjs, emit, arg);
 }
