@@ -248,7 +248,7 @@ static bool same_snap(const struct grow_snap *a, const struct grow_snap *b)
 	       !memcmp(a->sites, b->sites, a->nsites * sizeof(*a->sites)) &&
 	       !memcmp(a->stacks, b->stacks, a->nstacks * sizeof(*a->stacks)) &&
 	       !memcmp(&a->total, &b->total, sizeof(a->total)) &&
-	       !memcmp(a->objs, b->objs, a->nobjs * sizeof(*a->objs));
+	       (!a->nobjs || !memcmp(a->objs, b->objs, a->nobjs * sizeof(*a->objs)));
 }
 
 static void test_times(void)
