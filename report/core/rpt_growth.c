@@ -56,6 +56,17 @@ static void tally_live(struct grow_tally *t, const struct obj *o)
 	t->live_bytes += o->bytes;
 }
 
+/* Adds a site's, cache's or stack's counters so far (the total sums the sites'). */
+static void counts(struct grow_tally *t, uint64_t allocs, uint64_t failed, uint64_t bytes_alloc,
+		   uint64_t frees, uint64_t bytes_freed)
+{
+	t->allocs += allocs;
+	t->failed += failed;
+	t->bytes_alloc += bytes_alloc;
+	t->frees += frees;
+	t->bytes_freed += bytes_freed;
+}
+
 static int by_age(const void *pa, const void *pb)
 {
 	const struct grow_obj *a = pa, *b = pb;
@@ -113,38 +124,20 @@ static int snap_take(struct grow_snap *s, struct rpt *r, enum keep keep, uint64_
 		return -1;
 	for (i = 0; i < s->nsites; i++) {
 		const struct rpt_site *x = &r->sites[i];
-		struct grow_tally *t = &s->sites[i];
 
-		t->allocs = x->hits;
-		t->failed = x->failed;
-		t->bytes_alloc = x->bytes_alloc;
-		t->frees = x->frees;
-		t->bytes_freed = x->bytes_freed;
-		s->total.allocs += x->hits;
-		s->total.failed += x->failed;
-		s->total.bytes_alloc += x->bytes_alloc;
-		s->total.frees += x->frees;
-		s->total.bytes_freed += x->bytes_freed;
+		counts(&s->sites[i], x->hits, x->failed, x->bytes_alloc, x->frees, x->bytes_freed);
+		counts(&s->total, x->hits, x->failed, x->bytes_alloc, x->frees, x->bytes_freed);
 	}
 	for (i = 0; i < s->ncaches; i++) {
 		const struct rpt_cache *x = &r->caches[i];
-		struct grow_tally *t = &s->caches[i];
 
-		t->allocs = x->allocs;
-		t->failed = x->failed;
-		t->bytes_alloc = x->bytes_alloc;
-		t->frees = x->frees;
-		t->bytes_freed = x->bytes_freed;
+		counts(&s->caches[i], x->allocs, x->failed, x->bytes_alloc, x->frees,
+		       x->bytes_freed);
 	}
 	for (i = 0; i < s->nstacks; i++) {
 		const struct rpt_stack *x = rpt_stack(r, i);
-		struct grow_tally *t = &s->stacks[i];
 
-		t->allocs = x->hits;
-		t->failed = x->failed;
-		t->bytes_alloc = x->bytes_alloc;
-		t->frees = x->frees;
-		t->bytes_freed = x->bytes_freed;
+		counts(&s->stacks[i], x->hits, x->failed, x->bytes_alloc, x->frees, x->bytes_freed);
 	}
 	for (i = 0; i < nslots; i++) {
 		const struct obj *o = &r->objs.e[i];

@@ -25,8 +25,8 @@ struct grow_row {
 	uint32_t idx;			/* the site's, cache's or stack's index */
 	struct grow_tally a, b;		/* at T1 (zero for --at) and at T2 (--at: T) */
 	uint64_t surv, surv_bytes, surv_oldest_ts;	/* --diff: the survivors */
-	char **frames;			/* a stack's, innermost first */
-	char **addrs;
+	/* A stack's frames, innermost first: depth symbols, then depth addresses. */
+	char **frames;
 	unsigned int depth;
 };
 
@@ -126,14 +126,9 @@ static void rows_free(struct grow_row *rows, size_t n)
 	size_t i, k;
 
 	for (i = 0; rows && i < n; i++) {
-		for (k = 0; k < rows[i].depth; k++) {
-			if (rows[i].frames)
-				free(rows[i].frames[k]);
-			if (rows[i].addrs)
-				free(rows[i].addrs[k]);
-		}
+		for (k = 0; rows[i].frames && k < 2 * rows[i].depth; k++)
+			free(rows[i].frames[k]);
 		free(rows[i].frames);
-		free(rows[i].addrs);
 	}
 	free(rows);
 }
@@ -141,21 +136,21 @@ static void rows_free(struct grow_row *rows, size_t n)
 /* A stack's frames as text, for the rows shown. 0, or -1 (memory). */
 static int row_frames(const struct view_ctx *v, struct grow_row *w)
 {
-	const uint64_t *fr = kmt_stacks_frames(rpt_stacks(v->r), w->idx, &w->depth);
-	unsigned int k;
+	unsigned int d, k;
+	const uint64_t *fr = kmt_stacks_frames(rpt_stacks(v->r), w->idx, &d);
 
-	w->frames = calloc(w->depth ? w->depth : 1, sizeof(char *));
-	w->addrs = calloc(w->depth ? w->depth : 1, sizeof(char *));
-	if (!w->frames || !w->addrs)
+	w->frames = calloc(2 * d + 1, sizeof(char *));
+	if (!w->frames)
 		return -1;
-	for (k = 0; k < w->depth; k++) {
+	w->depth = d;
+	for (k = 0; k < d; k++) {
 		const char *s = sym_of(v, fr[k]);
 
-		if (asprintf(&w->addrs[k], "0x%" PRIx64, fr[k]) < 0) {
-			w->addrs[k] = NULL;
+		if (asprintf(&w->frames[d + k], "0x%" PRIx64, fr[k]) < 0) {
+			w->frames[d + k] = NULL;
 			return -1;
 		}
-		w->frames[k] = strdup(s ? s : w->addrs[k]);
+		w->frames[k] = strdup(s ? s : w->frames[d + k]);
 		if (!w->frames[k])
 			return -1;
 	}
@@ -258,7 +253,7 @@ static void row_cell(const void *ctx, size_t row, size_t col, struct out_cell *o
 		out->n = w->depth;
 		break;
 	case GF_FRAME_ADDRS:
-		out->sv = (const char *const *)w->addrs;
+		out->sv = (const char *const *)(w->frames ? w->frames + w->depth : NULL);
 		out->n = w->depth;
 		break;
 	case GF_DEPTH:
@@ -401,46 +396,40 @@ struct gcols {
 #define AT_IDS GF_LIVE, GF_LIVE_BYTES, GF_OLDEST, GF_ALLOCS, GF_FAILED, GF_FREES, \
 	GF_BYTES_ALLOC, GF_BYTES_FREED
 
-static const struct out_col diff_site_cols[] = {
-	{ "callsite", "Call site", COL_STR, 0, OC_LEFT }, DIFF_FIGURES,
-	{ "callsite_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
-};
-static const int diff_site_ids[] = { GF_NAME, DIFF_IDS, GF_ADDR };
-static const struct out_col diff_cache_cols[] = {
-	{ "cache", "Cache", COL_STR, 0, OC_LEFT }, DIFF_FIGURES,
-};
-static const int diff_cache_ids[] = { GF_NAME, DIFF_IDS };
-static const struct out_col diff_stack_cols[] = {
-	DIFF_FIGURES,
-	{ "depth", NULL, COL_U64, 0, OC_NO_TEXT },
-	{ "frames", "Stack (innermost first)", COL_STRV, 0, OC_LEFT },
-	{ "frame_addrs", NULL, COL_STRV, 0, OC_NO_TEXT },
-};
-static const int diff_stack_ids[] = { DIFF_IDS, GF_DEPTH, GF_FRAMES, GF_FRAME_ADDRS };
+/* Each table of --diff (FIG DIFF) and of --at (FIG AT): its columns, then their fields. */
+#define SITE_COLS(FIG) { \
+	{ "callsite", "Call site", COL_STR, 0, OC_LEFT }, FIG##_FIGURES, \
+	{ "callsite_addr", NULL, COL_ADDR, 0, OC_NO_TEXT }, \
+}
+#define SITE_IDS(FIG)	{ GF_NAME, FIG##_IDS, GF_ADDR }
+#define CACHE_COLS(FIG)	{ { "cache", "Cache", COL_STR, 0, OC_LEFT }, FIG##_FIGURES }
+#define CACHE_IDS(FIG)	{ GF_NAME, FIG##_IDS }
+#define STACK_COLS(FIG) { \
+	FIG##_FIGURES, \
+	{ "depth", NULL, COL_U64, 0, OC_NO_TEXT }, \
+	{ "frames", "Stack (innermost first)", COL_STRV, 0, OC_LEFT }, \
+	{ "frame_addrs", NULL, COL_STRV, 0, OC_NO_TEXT }, \
+}
+#define STACK_IDS(FIG)	{ FIG##_IDS, GF_DEPTH, GF_FRAMES, GF_FRAME_ADDRS }
+
+static const struct out_col diff_site_cols[] = SITE_COLS(DIFF);
+static const int diff_site_ids[] = SITE_IDS(DIFF);
+static const struct out_col diff_cache_cols[] = CACHE_COLS(DIFF);
+static const int diff_cache_ids[] = CACHE_IDS(DIFF);
+static const struct out_col diff_stack_cols[] = STACK_COLS(DIFF);
+static const int diff_stack_ids[] = STACK_IDS(DIFF);
 static const struct out_col diff_total_cols[] = {
 	{ "from_ns", "T1", COL_NS, 0, 0 }, { "to_ns", "T2", COL_NS, 0, 0 }, DIFF_FIGURES,
 };
 static const int diff_total_ids[] = { GF_FROM, GF_TO, DIFF_IDS };
 
-static const struct out_col at_site_cols[] = {
-	{ "callsite", "Call site", COL_STR, 0, OC_LEFT }, AT_FIGURES,
-	{ "callsite_addr", NULL, COL_ADDR, 0, OC_NO_TEXT },
-};
-static const int at_site_ids[] = { GF_NAME, AT_IDS, GF_ADDR };
-static const struct out_col at_cache_cols[] = {
-	{ "cache", "Cache", COL_STR, 0, OC_LEFT }, AT_FIGURES,
-};
-static const int at_cache_ids[] = { GF_NAME, AT_IDS };
-static const struct out_col at_stack_cols[] = {
-	AT_FIGURES,
-	{ "depth", NULL, COL_U64, 0, OC_NO_TEXT },
-	{ "frames", "Stack (innermost first)", COL_STRV, 0, OC_LEFT },
-	{ "frame_addrs", NULL, COL_STRV, 0, OC_NO_TEXT },
-};
-static const int at_stack_ids[] = { AT_IDS, GF_DEPTH, GF_FRAMES, GF_FRAME_ADDRS };
-static const struct out_col at_total_cols[] = {
-	{ "at_ns", "T", COL_NS, 0, 0 }, AT_FIGURES,
-};
+static const struct out_col at_site_cols[] = SITE_COLS(AT);
+static const int at_site_ids[] = SITE_IDS(AT);
+static const struct out_col at_cache_cols[] = CACHE_COLS(AT);
+static const int at_cache_ids[] = CACHE_IDS(AT);
+static const struct out_col at_stack_cols[] = STACK_COLS(AT);
+static const int at_stack_ids[] = STACK_IDS(AT);
+static const struct out_col at_total_cols[] = { { "at_ns", "T", COL_NS, 0, 0 }, AT_FIGURES };
 static const int at_total_ids[] = { GF_FROM, AT_IDS };
 
 static const struct out_col obj_cols[] = {

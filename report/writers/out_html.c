@@ -815,7 +815,10 @@ static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	mo.view = VIEW_CALLER;
 	/* --at, --diff: what the page was asked for comes first, leaks on top. */
 	if (o->xview == &view_growth) {
-		fputs("<section id=\"growth\"><h2>Growth</h2>\n", fp);
+		const struct growth_args *ga = o->view_args;
+
+		fprintf(fp, "<section id=\"growth\"><h2>%s</h2>\n",
+			ga->diff ? "Growth" : "Outstanding objects at a time");
 		if (view_growth.tables(&v, html_emit, fp))
 			return -1;
 		fputs("</section>\n", fp);
