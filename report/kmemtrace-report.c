@@ -111,8 +111,8 @@ static const struct argp_option options[] = {
 	  "Page allocator (traces with pages=1): by order, migrate type and GFP flags; slab and "
 	  "page memory with large kmallocs counted once", 1 },
 	{ "at", OPT_AT, "T", 0,
-	  "Objects outstanding T after the first record (like 2.5s), by call site, cache and "
-	  "stack, oldest first", 1 },
+	  "What was outstanding at T (like 2.5s) after the first record: by call site, cache "
+	  "and stack, with the objects, oldest first", 1 },
 	{ "diff", OPT_DIFF, "T1,T2", 0,
 	  "What grew from T1 to T2: by call site, cache and stack, objects and bytes "
 	  "outstanding at each, allocations and frees between, survivors (allocated between, "
