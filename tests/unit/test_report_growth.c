@@ -9,7 +9,8 @@
  * own time, between events, at the end) each snapshot's figures per call
  * site, cache and stack and its objects are those of the test's objects;
  * the same whatever the batches the records come in, with a CPU filter
- * too; and the analysis after the snapshots is the one without them.
+ * too; and the analysis after the snapshots is the one without them, but
+ * for a large kmalloc traced twice across a snapshot's time.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,6 +352,76 @@ out:
 	rpt_free(plain);
 }
 
+/* A snapshot's tally of the call site at addr, or NULL. */
+static const struct grow_tally *site_tally(const struct rpt *r, const struct grow_snap *s,
+					   uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsites; i++)
+		if (rpt_site(r, i)->addr == addr)
+			return &s->sites[i];
+	return NULL;
+}
+
+/*
+ * A large kmalloc traced twice (6.12, 7.3): its first event at the
+ * allocator's call site, its second at the caller's. A snapshot between
+ * the two leaves it at the first, as an interval closing there does; one
+ * before both, at the caller's, as the report without snapshots.
+ */
+static void test_dup_across(void)
+{
+	const uint64_t inner = 0xffffffff81003000ULL, caller = 0xffffffff81003100ULL;
+	const uint64_t small = 0xffffffff81003200ULL, big = 0xffff888050000000ULL;
+	const struct {
+		uint64_t t1;
+		uint64_t where;
+		const char *what;
+	} cases[] = {
+		{ 1000, caller, "a snapshot before both events: at the caller's call site" },
+		{ 2500, inner, "a snapshot between them: at the first event's call site" },
+	};
+	char path[4096];
+	struct gen *g;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/dup", test_dir);
+	g = gen_open(path, 1, NULL);
+	if (!g || gen_kmalloc(g, 0, 1000, small, 0xffff888050100000ULL, 64, 64, KMT_NODE_ANY, 1) ||
+	    gen_kmalloc(g, 0, 3000, inner, big, 20000, 32768, KMT_NODE_ANY, 1) ||
+	    gen_kmalloc(g, 0, 4000, caller, big, 20000, 32768, KMT_NODE_ANY, 1) || gen_close(g)) {
+		ok(0, "wrote the trace of a large kmalloc traced twice");
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct growth *gw = growth_new(cases[i].t1, 3000, true);
+		struct kmt_error err;
+		struct kmt_merge *m = kmt_merge_open_dir(path, 0, &err);
+		const union kmt_rec *batch[16];
+		struct rpt *r = rpt_new(NULL, 0);
+		const struct grow_tally *in, *at;
+		int n = 0, fail = !gw || !m || !r;
+
+		while (!fail && (n = kmt_merge_next_batch(m, batch, 16)) > 0)
+			fail = growth_feed(gw, r, batch, (size_t)n);
+		fail = fail || n < 0 || growth_finish(gw, r) || rpt_finish(r);
+		if (ok(!fail, "%s: analysed", cases[i].what)) {
+			in = site_tally(r, growth_snap(gw, 1), cases[i].where);
+			at = site_tally(r, growth_snap(gw, 1),
+					cases[i].where == inner ? caller : inner);
+			ok(in && in->live == 1 && in->allocs == 1 && (!at || !at->allocs),
+			   "%s", cases[i].what);
+			is_u64(rpt_site_find(r, cases[i].where)->hits, 1,
+			       "%s: the report's call sites agree", cases[i].what);
+			is_u64(rpt_totals(r)->allocs, 2, "%s: two allocations in all", cases[i].what);
+		}
+		kmt_merge_close(m);
+		growth_free(gw);
+		rpt_free(r);
+	}
+}
+
 int main(void)
 {
 	if (!test_dir_make("report-growth")) {
@@ -363,6 +434,7 @@ int main(void)
 	test_times();
 	test_at();
 	test_unchanged();
+	test_dup_across();
 	test_dir_remove();
 	return done_testing();
 }
