@@ -198,10 +198,8 @@ static struct grow_row *rows_build(const struct gctx *c, enum grow_by by, size_t
 	for (i = 0; s1 && i < s2->nobjs; i++) {
 		const struct grow_obj *o = &s2->objs[i];
 		uint32_t key = by == BY_SITE ? o->site : by == BY_CACHE ? o->cache : o->stack;
-		size_t k;
-
 		/* Rows are by index, in index order: a binary search finds the object's. */
-		size_t lo = 0, hi = *n;
+		size_t lo = 0, hi = *n, k;
 
 		while (lo < hi) {
 			k = (lo + hi) / 2;
