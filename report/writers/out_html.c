@@ -12,8 +12,8 @@
 
 #include "writers/out_html.h"
 #include "views/symtab.h"
-#include "views/view_main.h"
 #include "views/view_growth.h"
+#include "views/view_main.h"
 #include "views/view_pages.h"
 #include "views/view_stacks.h"
 
