@@ -369,17 +369,17 @@ struct gcols {
 	{ "live_bytes_from", NULL, COL_U64, 0, OC_NO_TEXT }, \
 	{ "live_bytes_to", NULL, COL_U64, 0, OC_NO_TEXT }, \
 	{ "growth_bytes", "Bytes", COL_I64, 0, OC_SIGN }, \
+	{ "survivors", "Surv", COL_U64, 0, 0 }, \
+	{ "survivor_bytes", NULL, COL_U64, 0, OC_NO_TEXT }, \
+	{ "oldest_survivor_ns", "Oldest", COL_NS, 0, 0 }, \
 	{ "allocs", "Allocs", COL_U64, 0, 0 }, \
 	{ "failed", NULL, COL_U64, 0, OC_NO_TEXT }, \
 	{ "frees", "Frees", COL_U64, 0, 0 }, \
 	{ "bytes_alloc", NULL, COL_U64, 0, OC_NO_TEXT }, \
-	{ "bytes_freed", NULL, COL_U64, 0, OC_NO_TEXT }, \
-	{ "survivors", "Surv", COL_U64, 0, 0 }, \
-	{ "survivor_bytes", NULL, COL_U64, 0, OC_NO_TEXT }, \
-	{ "oldest_survivor_ns", "Oldest", COL_NS, 0, 0 }
+	{ "bytes_freed", NULL, COL_U64, 0, OC_NO_TEXT }
 #define DIFF_IDS GF_LIVE_FROM, GF_LIVE_TO, GF_GROWTH, GF_BYTES_FROM, GF_BYTES_TO, \
-	GF_GROWTH_BYTES, GF_ALLOCS, GF_FAILED, GF_FREES, GF_BYTES_ALLOC, GF_BYTES_FREED, \
-	GF_SURV, GF_SURV_BYTES, GF_SURV_OLDEST
+	GF_GROWTH_BYTES, GF_SURV, GF_SURV_BYTES, GF_SURV_OLDEST, GF_ALLOCS, GF_FAILED, GF_FREES, \
+	GF_BYTES_ALLOC, GF_BYTES_FREED
 
 /* --at: what was outstanding, and what had been allocated and freed by then. */
 #define AT_FIGURES \
@@ -521,9 +521,9 @@ static int by_table(struct gctx *c, enum grow_by by, const char *span, table_emi
 		if (by == BY_SITE)
 			t.note = diff ?
 				"Live@T2: objects outstanding at T2; Growth and Bytes: the "
-				"difference from T1; Allocs and Frees: in the window (after "
-				"T1, up to T2); Surv: objects allocated in the window still live at "
-				"T2, Oldest: the age at T2 of the oldest of them. Most bytes grown "
+				"difference from T1; Surv: objects allocated in the window (after "
+				"T1, up to T2) still live at T2, Oldest: the age at T2 of the "
+				"oldest of them; Allocs and Frees: in the window. Most bytes grown "
 				"first; rows without a change in the window are left out." :
 				"Live and Bytes: objects outstanding at T; Oldest: the oldest one's "
 				"age at T; Allocs and Frees: from the trace's start to T. Most "

@@ -274,14 +274,13 @@ mine = [o for o in objs if o[0] == 0xffffffff81000100]
 live = lambda o, t: o[5] <= t and (o[6] is None or o[6] > t)
 a, b = sum(live(o, t1) for o in mine), sum(live(o, t2) for o in mine)
 sv = [o for o in mine if live(o, t2) and o[5] > t1]
-print(f"{b} +{b - a} +{128 * (b - a)} {sum(t1 < o[5] <= t2 for o in mine)} 0 {len(sv)} "
-      f"{(t2 - min(o[5] for o in sv)) / 1e9:.3f}s "
-      f"{sum(live(o, t2) and o[5] > t1 for o in objs)}")
+print(f"{b} +{b - a} +{128 * (b - a)} {len(sv)} {(t2 - min(o[5] for o in sv)) / 1e9:.3f}s "
+      f"{sum(t1 < o[5] <= t2 for o in mine)} 0 {sum(live(o, t2) and o[5] > t1 for o in objs)}")
 PY
 )
 is "$(sed -n '/^Growth by call site/,/^$/p' <<<"$out" | awk '$1 == "0xffffffff81000100" {
 	$1 = ""; print substr($0, 2) }') ${want##* }" "$want" \
-	"text: the kmalloc leak's row (live at T2, growth, bytes, allocs, frees, survivors, oldest)"
+	"text: the kmalloc leak's row (live at T2, growth, bytes, survivors, oldest, allocs, frees)"
 like "$out" "Survivors, allocated after 2.000000s and live at 7.000000s, oldest first (${want##* }):" \
 	"text: the survivors' count"
 is "$(sed '/^Errors/,$d' <<<"$out" | awk 'length > 80' | wc -l)" 0 "text: the growth tables fit 80 columns"
