@@ -53,6 +53,12 @@ struct run {
 	struct rpt *r;
 	struct ivl *iv;
 	struct ivl_emit ie;
+	struct growth *gw;	/* --at, --diff: the snapshots */
+	/*
+	 * --pprof with --at T: the analysis of the records up to T (its
+	 * outstanding objects are those at T), the profile's; else r's.
+	 */
+	struct rpt *rp;
 	bool flush;		/* the output is complete: its write errors count */
 };
 
@@ -214,13 +220,30 @@ static int start_analysis(struct run *x)
 		flags |= RPT_LIFETIMES;
 	if (j->html)
 		flags |= RPT_TIMELINE;
-	if (j->pprof)
+	if (j->pprof && !j->growth_opt)
 		flags |= RPT_SAMPLES;
 	j->f.slab = x->slab;
 	x->r = rpt_new(&j->f, flags);
 	if (!x->r)
 		return RUN_NOMEM;
 	rpt_set_page_size(x->r, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
+	if (j->growth_opt) {
+		x->gw = growth_new(j->growth.t1, j->growth.t2, j->growth.diff);
+		if (!x->gw)
+			return RUN_NOMEM;
+		j->growth.g = x->gw;
+	}
+	if (j->pprof && j->growth_opt) {
+		struct rpt_filter upto = j->f;
+
+		upto.has_time = true;
+		upto.t_start = j->f.has_time ? j->f.t_start : 0;
+		upto.t_end = j->growth.t1;
+		x->rp = rpt_new(&upto, RPT_SAMPLES);
+		if (!x->rp)
+			return RUN_NOMEM;
+		rpt_set_page_size(x->rp, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
+	}
 	if (!j->interval_ns)
 		return 0;
 	/* A trace whose metadata says it was taken without stacks: say so before any table. */
@@ -273,6 +296,10 @@ static int read_trace(struct run *x)
 
 			if (rc)
 				return ivl_failed(x, rc);
+		} else if (x->gw) {
+			if (growth_feed(x->gw, x->r, batch, (size_t)n) ||
+			    (x->rp && rpt_feed_refs(x->rp, batch, (size_t)n)))
+				return RUN_NOMEM;
 		} else if (rpt_feed_refs(x->r, batch, (size_t)n)) {
 			return RUN_NOMEM;
 		}
@@ -375,6 +402,70 @@ static void folded_notes(const struct rpt *r, const struct stacks_args *stk)
 			t->unknown_stack_allocs);
 }
 
+/*
+ * --at, --diff: the snapshots not taken yet (times at or past the last
+ * record), then whether each time lies in the trace (and in --time's
+ * window, outside which the report saw nothing): a usage error naming the
+ * option and its value otherwise.
+ */
+static int growth_check(struct run *x)
+{
+	const struct report_job *j = x->j;
+	uint64_t dur = growth_duration(x->gw), t[2] = { j->growth.t1, j->growth.t2 };
+	uint64_t lo = j->f.has_time ? j->f.t_start : 0;
+	uint64_t hi = j->f.has_time && j->f.t_end < dur ? j->f.t_end : dur;
+	char d[32], l[32], h[32];
+	unsigned int i;
+
+	if (growth_finish(x->gw, x->r))
+		return RUN_NOMEM;
+	if (!growth_seen(x->gw)) {
+		fprintf(stderr, PROG ": %s=%s: the trace holds no records\n", j->growth_opt,
+			j->growth_val);
+		return KMT_EXIT_USAGE;
+	}
+	out_fmt_secs(d, sizeof(d), dur);
+	out_fmt_secs(l, sizeof(l), lo);
+	out_fmt_secs(h, sizeof(h), hi);
+	for (i = 0; i < (j->growth.diff ? 2u : 1u); i++) {
+		if (t[i] > dur) {
+			fprintf(stderr, PROG ": %s=%s: %s is past the trace's end (its last record "
+				"is %s after its first)\n", j->growth_opt, j->growth_val,
+				j->growth.diff ? (i ? "T2" : "T1") : "T", d);
+			return KMT_EXIT_USAGE;
+		}
+		if (t[i] < lo || t[i] > hi) {
+			fprintf(stderr, PROG ": %s=%s: %s is outside --time's window (%s to %s): "
+				"the report sees no record outside it\n", j->growth_opt,
+				j->growth_val, j->growth.diff ? (i ? "T2" : "T1") : "T", l, h);
+			return KMT_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* --pprof's file: of the whole trace (or --time window), or up to --at's time. */
+static int write_pprof(struct run *x)
+{
+	const struct report_job *j = x->j;
+	struct out_opts o = j->out;
+	char *filters = NULL;
+	int rc;
+
+	if (!x->rp)
+		return pprof_write_file(j->pprof, x->r, &o);
+	if (rpt_finish(x->rp))
+		return -1;
+	/* Its comments say where the profile ends, with the filters. */
+	if (asprintf(&filters, "%s%s--at %s (the profile's records end there)",
+		     o.filters ? o.filters : "", o.filters ? ", " : "", j->growth_val) < 0)
+		return -1;
+	o.filters = filters;
+	rc = pprof_write_file(j->pprof, x->rp, &o);
+	free(filters);
+	return rc;
+}
+
 /* The summary (or folded stacks) on stdout, and the --html page. */
 static int write_report(struct run *x)
 {
@@ -415,7 +506,7 @@ static int write_report(struct run *x)
 		}
 	}
 	if (j->pprof) {
-		rc = pprof_write_file(j->pprof, x->r, o);
+		rc = write_pprof(x);
 		if (rc == -1)
 			return RUN_NOMEM;
 		if (rc) {
@@ -462,6 +553,11 @@ static int run_steps(struct run *x)
 	}
 	if (x->iv)
 		return finish_intervals(x);
+	if (x->gw) {
+		ret = growth_check(x);
+		if (ret)
+			return ret;
+	}
 	return write_report(x);
 }
 
@@ -479,6 +575,8 @@ int report_run(struct report_job *j)
 	}
 	kmt_merge_close(x.m);
 	ivl_free(x.iv);
+	growth_free(x.gw);
+	rpt_free(x.rp);
 	rpt_free(x.r);
 	slab_info_free(x.slab);
 	srcline_close(x.sl);

@@ -105,6 +105,16 @@ for ix in inuse_objects inuse_space; do
 		"-diff_base of --time ,8ms and ,16ms ($ix): per function, outstanding at 16 ms less at 8 ms"
 done
 like "$(pprof -comments "$T/b.pb.gz")" "filters: time ,16ms" "the profile's comments name the filter"
+# --at T: the profile ends at T (the --at view on stdout unchanged by it).
+run "$REPORT" --at 8ms --pprof "$T/at.pb.gz" "$T/le"
+is "$rc" 0 "--at 8ms --pprof: exit 0"
+"$REPORT" --at 8ms "$T/le" >"$T/at.txt" 2>/dev/null
+is "$out" "$(cat "$T/at.txt")" "--at's report is the same with --pprof"
+cmp -s <(pprof -raw "$T/at.pb.gz" | grep -v '^Comment:') <(pprof -raw "$T/a.pb.gz" | grep -v '^Comment:')
+ok $? "--at 8ms --pprof: the profile of --time ,8ms"
+like "$(pprof -comments "$T/at.pb.gz")" "--at 8ms" "its comments say where it ends"
+run "$REPORT" --diff 8ms,16ms --pprof "$T/x.pb.gz" "$T/le"
+is "$rc" 1 "--diff with --pprof: exit 1 (one profile --at each time instead)"
 
 # ---- other byte orders and word sizes, and no stacks ----------------------------------------
 for v in be le32; do

@@ -48,6 +48,7 @@ static const char doc[] =
 	"  page_alloc CPU PFN ORDER MIGRATETYPE GFP_FLAGS\n"
 	"  page_free CPU PFN ORDER\n"
 	"  stack CPU ID FRAME[,FRAME...]   (innermost, the call site, first)\n"
+	"  wait NS                         the next record NS + 1000 ns later\n"
 	"\n"
 	"With --stack-depth, each slab allocation takes one of --stacks kernel stacks\n"
 	"(1..D frames, the first its call site), written into its CPU's stream before\n"
@@ -434,6 +435,18 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 			w[nw++] = p;
 		if (!nw)
 			continue;
+		/* wait NS: time passes (a leak at a rate over seconds, without a line a us). */
+		if (strcmp(w[0], "wait") == 0) {
+			if (nw != 2 || script_num(w[1], UINT64_MAX - t, &v[0], lineno) < 0) {
+				if (nw != 2)
+					fprintf(stderr, "kmemtrace-gen: script line %u: wait takes "
+						"one number\n", lineno);
+				ret = KMT_EXIT_USAGE;
+				break;
+			}
+			t += v[0];
+			continue;
+		}
 		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			if (strcmp(w[0], kinds[k].kind) == 0)
 				break;
