@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# 52-report-growth.t - kmemtrace-report --at and --diff on a kmemtrace-gen --script trace of
+# 54-report-growth.t - kmemtrace-report --at and --diff on a kmemtrace-gen --script trace of
 # 10 s: a kmalloc leak at 10 objects a second (on two CPUs, each with its own kernel stack)
 # and a kmem_cache leak at 2 a second beside churn (objects freed 1 to 3 ms after their
 # allocation, every 10 ms), whose figures the test computes from the script it wrote: at
