@@ -15,6 +15,7 @@
 #include "kmt_exit.h"
 #include "report_run.h"
 #include "sym/sym_srcline.h"
+#include "views/view_growth.h"
 #include "views/view_interval.h"
 #include "views/view_life.h"
 #include "views/view_pages.h"
@@ -61,6 +62,7 @@ static const char doc[] =
 	"  kmemtrace-report --raw out/ | grep kfree\n"
 	"  kmemtrace-report --interval 1s out/      per cache, second by second\n"
 	"  kmemtrace-report --interval 100ms --caller -s allocs --csv out/\n"
+	"  kmemtrace-report --interval 1s --stacks -l 5 out/  top 5 stacks each second\n"
 	"  kmemtrace-report --stacks -l 10 out/    the 10 commonest kernel stacks\n"
 	"  kmemtrace-report --stacks -s bytes --min-count 5 --exclude kmem_cache_alloc_node out/\n"
 	"  kmemtrace-report --folded out/ | flamegraph.pl >kmalloc.svg\n"
@@ -70,6 +72,9 @@ static const char doc[] =
 	"  kmemtrace-report --lifetimes --short-lived 100us --long-lived 10s --json out/\n"
 	"  kmemtrace-report --pages out/           page allocator: by order, migrate type, GFP\n"
 	"  kmemtrace-report --html report.html out/   one self-contained page with charts\n"
+	"  kmemtrace-report --at 2.5s out/         what was outstanding 2.5 s into the trace\n"
+	"  kmemtrace-report --diff 10s,15s out/    what grew from 10 s to 15 s: leaks first\n"
+	"  kmemtrace-report --diff 10s,15s --cache-name kmalloc-64 --json out/\n"
 	"  kmemtrace-report --pprof alloc.pb.gz out/ && go tool pprof -top alloc.pb.gz\n"
 	"  go tool pprof -sample_index=inuse_space -tagfocus cache=kmalloc-64 -http=: alloc.pb.gz\n";
 
@@ -83,6 +88,9 @@ enum {
 	OPT_PPROF,
 };
 
+/* Apart from the list above, so that options added there and here do not meet. */
+enum { OPT_AT = 512, OPT_DIFF };
+
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Views (one of):", 1 },
 	{ "caller", OPT_CALLER, NULL, 0, "Per call site (default)", 1 },
@@ -90,8 +98,9 @@ static const struct argp_option options[] = {
 	{ "cache", OPT_CACHE, NULL, 0, "Per cache; kmalloc() by size class (kmalloc-N)", 1 },
 	{ "raw", OPT_RAW, NULL, 0, "Every record in time order, one line each, no summary", 1 },
 	{ "interval", OPT_INTERVAL, "T", 0,
-	  "A table per interval of T (like 1s, 100ms): per cache, or per call site with "
-	  "--caller; sort keys bytes, allocs, frees, net, frag, name", 1 },
+	  "A table per interval of T (like 1s, 100ms): per cache, per call site with "
+	  "--caller, or per kernel stack with --stacks; sort keys bytes, allocs, frees, net, "
+	  "frag, name", 1 },
 	{ "stacks", OPT_STACKS, NULL, 0,
 	  "Allocations by whole kernel stack (sort keys hit, bytes, req, outstanding, failed, "
 	  "frees), outstanding objects by stack, each call site's callers, and frees by stack "
@@ -106,6 +115,13 @@ static const struct argp_option options[] = {
 	{ "pages", OPT_PAGES, NULL, 0,
 	  "Page allocator (traces with pages=1): by order, migrate type and GFP flags; slab and "
 	  "page memory with large kmallocs counted once", 1 },
+	{ "at", OPT_AT, "T", 0,
+	  "What was outstanding at T (like 2.5s) after the first record: by call site, cache "
+	  "and stack, with the objects, oldest first", 1 },
+	{ "diff", OPT_DIFF, "T1,T2", 0,
+	  "What grew from T1 to T2: by call site, cache and stack, objects and bytes "
+	  "outstanding at each, allocations and frees between, survivors (allocated between, "
+	  "live at T2) and their ages; most growth first", 1 },
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "html", OPT_HTML, "FILE", 0,
 	  "Also write one self-contained HTML page (tables and SVG charts) to FILE", 2 },
@@ -261,6 +277,50 @@ static int parse_cpus(struct args *a, const char *s)
 	a->job.f.cpus = a->cpus;
 	a->job.f.ncpus = 65536;
 	return 0;
+}
+
+/* --at=T or --diff=T1,T2 into the job; the value is kept for messages. 0, or -1. */
+static int parse_growth(struct args *a, int key, char *arg)
+{
+	struct growth_args *g = &a->job.growth;
+	char *comma = strchr(arg, ',');
+	int ret = -1;
+
+	g->diff = key == OPT_DIFF;
+	if (!g->diff) {
+		if (!comma && !parse_time(arg, &g->t1))
+			ret = 0;
+	} else if (comma) {
+		*comma = '\0';
+		if (!parse_time(arg, &g->t1) && !parse_time(comma + 1, &g->t2))
+			ret = 0;
+		*comma = ',';
+	}
+	a->job.growth_opt = g->diff ? "--diff" : "--at";
+	a->job.growth_val = arg;
+	return ret;
+}
+
+/* --at and --diff: a view of their own, over every filter. */
+static void check_growth(struct argp_state *st, struct args *a)
+{
+	const struct growth_args *g = &a->job.growth;
+
+	if (!a->job.growth_opt)
+		return;
+	if (g->diff && g->t1 > g->t2)
+		argp_error(st, "--diff: '%s': T1 is after T2", a->job.growth_val);
+	if (a->job.raw || a->job.interval_ns || a->job.folded || a->view_set || a->stacks ||
+	    a->job.lifetimes || a->pages)
+		argp_error(st, "%s is a view of its own: not with --raw, --interval, --folded, "
+			   "--stacks, --lifetimes, --pages, --caller, --alloc or --cache",
+			   a->job.growth_opt);
+	if (a->sort_arg)
+		argp_error(st, "%s ranks by growth (most bytes first): it takes no --sort",
+			   a->job.growth_opt);
+	if (g->diff && a->job.pprof)
+		argp_error(st, "--pprof writes one profile: with --at T it ends at T; for --diff, "
+			   "write one --at each time and compare them (go tool pprof -diff_base)");
 }
 
 static void add_filter_text(struct args *a, const char *label, const char *val)
@@ -470,6 +530,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 				   key == OPT_SHORT ? "short-lived" : "long-lived", arg);
 		a->life_set = true;
 		break;
+	case OPT_AT:
+	case OPT_DIFF:
+		if (a->job.growth_opt)
+			argp_error(st, "--at and --diff are exclusive, and each is given once");
+		if (parse_growth(a, key, arg))
+			argp_error(st, key == OPT_AT ?
+				   "--at: '%s' is not a time like 2.5s or 1500ms" :
+				   "--diff: '%s' is not T1,T2 (like 10s,15s)", arg);
+		break;
 	case OPT_INTERVAL:
 		if (parse_time(arg, &a->job.interval_ns) || !a->job.interval_ns)
 			argp_error(st, "--interval: '%s' is not a duration like 1s or 250ms", arg);
@@ -486,8 +555,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			if (a->job.raw || (a->view_set && a->job.out.view == VIEW_ALLOC))
 				argp_error(st, "--interval takes --cache or --caller, not --alloc "
 					   "or --raw");
+			if (a->stacks && a->view_set)
+				argp_error(st, "--interval takes one of --cache, --caller and --stacks");
 			if (!a->view_set)
 				a->job.out.view = VIEW_CACHE;
+			a->job.ivl_by = a->stacks ? IVL_BY_STACK : a->job.out.view == VIEW_CALLER ?
+					IVL_BY_SITE : IVL_BY_CACHE;
+			if (a->stack_filters)
+				argp_error(st, "--min-count and --exclude filter the whole trace's stacks, "
+					   "not --interval's");
 		} else if (a->sort_arg &&
 			   sort_parse(a->sort_arg, a->job.out.sort, &a->job.out.nsort, err,
 				      sizeof(err))) {
@@ -497,9 +573,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--json and --csv are exclusive");
 		if (a->job.raw && (a->json || a->csv || a->view_set))
 			argp_error(st, "--raw prints records; it takes no view, --json or --csv");
-		if (a->stacks && (a->job.raw || a->job.interval_ns || a->job.folded || a->view_set))
-			argp_error(st, "--stacks is a view of its own: not with --raw, --interval, "
-				   "--folded, --caller, --alloc or --cache");
+		if (a->stacks && (a->job.raw || a->job.folded || (a->view_set && !a->job.interval_ns)))
+			argp_error(st, "--stacks is a view of its own: not with --raw, --folded, "
+				   "--caller, --alloc or --cache");
 		if (a->job.folded &&
 		    (a->job.raw || a->job.interval_ns || a->view_set || a->json || a->csv))
 			argp_error(st, "--folded writes folded stacks: not with --raw, --interval, "
@@ -521,6 +597,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		if (a->stack_filters && !a->stacks && !a->job.folded && !a->job.html)
 			argp_error(st, "--min-count and --exclude filter stacks: give --stacks, "
 				   "--folded or --html");
+		check_growth(st, a);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -544,7 +621,7 @@ int main(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return KMT_EXIT_USAGE;
 	a.job.out.fmt = a.json ? FMT_JSON : a.csv ? FMT_CSV : FMT_TEXT;
-	if (a.stacks) {
+	if (a.stacks && !a.job.interval_ns) {
 		a.job.out.xview = &view_stacks;
 		a.job.out.view_args = &a.job.stk;
 	} else if (a.job.lifetimes) {
@@ -552,6 +629,9 @@ int main(int argc, char **argv)
 		a.job.out.view_args = &a.job.life;
 	} else if (a.pages) {
 		a.job.out.xview = &view_pages;
+	} else if (a.job.growth_opt) {
+		a.job.out.xview = &view_growth;
+		a.job.out.view_args = &a.job.growth;
 	}
 	a.job.out.filters = a.filters[0] ? a.filters : NULL;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kmemtrace-top - slabratetop's screen for kmemtrace: the caches (or call
- * sites) allocating most in each interval, from the running system's relay
+ * kmemtrace-top - slabratetop's screen for kmemtrace: the caches (call
+ * sites, kernel stacks) allocating most in each interval, from the running system's relay
  * buffers, from a trace directory kmemtraced is writing, or replayed from
  * a finished trace. Its tables are kmemtrace-report --interval's
  * (report/views/view_interval.c); growing traces are read by the trace
@@ -41,7 +41,10 @@ const char *argp_program_version = PROG " " KMT_VERSION " (trace format 1.x)";
 static const char doc[] =
 	"Show the kernel caches allocating the most, refreshed every INTERVAL seconds (default "
 	"1) like top, COUNT times (default: until q or Ctrl-C): allocations, bytes, frees, net "
-	"change in live objects and internal fragmentation per cache, or per call site with -c.\n"
+	"change in live objects and internal fragmentation per cache, per call site with -c, or "
+	"per kernel stack with -cstack (a trace taken with kmemtrace.ko's stack_depth=N): each "
+	"stack named by its call site's function and that one's caller, its whole stack one "
+	"frame a line under it when the tables are printed (-b, or not a terminal).\n"
 	"\n"
 	"Without -d, reads kmemtrace.ko's relay buffers itself (as root; switches tracing on "
 	"for as long as it runs). While kmemtraced records, the buffers are its own: follow its "
@@ -52,8 +55,9 @@ static const char doc[] =
 	"When standard output is not a terminal (or with -b), every interval is printed as a "
 	"table, without clearing.\n"
 	"\n"
-	"Exit status: 0 success, 1 usage error, 2 bad trace data, 3 system or I/O error (no "
-	"module, no debugfs, not root, buffers held by kmemtraced), 4 internal error."
+	"Exit status: 0 success, 1 usage error (also -cstack where the module or the trace has "
+	"no stacks), 2 bad trace data, 3 system or I/O error (no module, no debugfs, not root, "
+	"buffers held by kmemtraced), 4 internal error."
 	"\v"
 	"Keys: q quits. Sort keys: bytes (size), allocs (count), frees, net, frag, name.\n"
 	"\n"
@@ -61,19 +65,25 @@ static const char doc[] =
 	"  kmemtrace-top                   refresh every second, top 20 caches\n"
 	"  kmemtrace-top -C 5 10           every 5 s, 10 times, without clearing\n"
 	"  kmemtrace-top -c -s allocs      call sites with the most allocations\n"
+	"  kmemtrace-top -cstack           kernel stacks allocating most\n"
+	"  kmemtrace-top -b --stacks 5 1   the stacks of the next 5 s, in full\n"
+	"  kmemtrace-top -cstack --replay -d out/ 0.5   a recorded trace's stacks\n"
 	"  kmemtrace-top -d out/           follow kmemtraced -o out/\n"
 	"  kmemtrace-top --replay -d out/ 0.1   replay a trace in 100 ms intervals\n"
 	"  kmemtrace-top -b 1 3 > top.txt  three one-second tables, plain text\n";
 
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
-enum { OPT_REPLAY = 256, OPT_FOLLOW, OPT_RAW_IP };
+enum { OPT_REPLAY = 256, OPT_FOLLOW, OPT_RAW_IP, OPT_STACKS };
 
 static const struct argp_option options[] = {
 	{ "noclear", 'C', NULL, 0, "Do not clear the screen", 0 },
 	{ "maxrows", 'r', "ROWS", 0, "Rows to show (default 20)", 0 },
 	{ "sort", 's', "KEY", 0, "Sort by bytes (default), allocs, frees, net, frag or name", 0 },
-	{ "caller", 'c', NULL, 0, "Per call site instead of per cache", 0 },
+	{ "caller", 'c', "BY", OPTION_ARG_OPTIONAL,
+	  "Per call site (BY site, the default) or per kernel stack (BY stack: -cstack, "
+	  "--caller=stack) instead of per cache", 0 },
+	{ "stacks", OPT_STACKS, NULL, 0, "Per kernel stack: --caller=stack", 0 },
 	{ "batch", 'b', NULL, 0, "Plain tables, no screen, even on a terminal", 0 },
 	{ "dir", 'd', "DIR", 0, "Read this trace directory (kmemtraced -o DIR)", 0 },
 	{ "follow", OPT_FOLLOW, NULL, 0, "-d: follow DIR as it grows (default unless finished)", 0 },
@@ -89,7 +99,8 @@ struct args {
 	uint64_t interval_ns;
 	uint64_t count;		/* 0: until q */
 	long maxrows;
-	bool noclear, sites, batch, raw_ip, follow, replay;
+	bool noclear, batch, raw_ip, follow, replay;
+	enum ivl_by by;
 	enum ivl_key sort;
 	const char *dir, *debugfs;
 	int nargs;
@@ -117,7 +128,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 			argp_error(st, "--sort: '%s' is not one of %s", arg, ivl_keys_help);
 		break;
 	case 'c':
-		a->sites = true;
+		if (!arg || strcmp(arg, "site") == 0 || strcmp(arg, "callsite") == 0)
+			a->by = IVL_BY_SITE;
+		else if (strcmp(arg, "stack") == 0)
+			a->by = IVL_BY_STACK;
+		else
+			argp_error(st, "--caller: '%s' is not site or stack", arg);
+		break;
+	case OPT_STACKS:
+		a->by = IVL_BY_STACK;
 		break;
 	case 'b':
 		a->batch = true;
@@ -143,6 +162,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 
 			errno = 0;
 			d = strtod(arg, &end);
+			/* An optional argument is never the next word: -c stack is -c, then "stack". */
+			if (strcmp(arg, "stack") == 0 || strcmp(arg, "site") == 0)
+				argp_error(st, "INTERVAL: '%s' is not a number of seconds; to group "
+					   "by %s, write -c%s or --caller=%s", arg, arg, arg, arg);
 			if (errno || end == arg || *end || !(d >= 0.001 && d <= 86400))
 				argp_error(st, "INTERVAL: '%s' is not a number of seconds from 0.001 "
 					   "to 86400", arg);
@@ -364,6 +387,18 @@ static int show(const struct ivl_table *t, void *arg)
 	return 0;
 }
 
+/* An ivl_*() failure: out of memory, or stacks asked of a trace without. Exit status. */
+static int ivl_failed(const struct screen *s, int rc)
+{
+	fflush(stdout);
+	if (rc != IVL_NO_STACKS) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return KMT_EXIT_INTERNAL;
+	}
+	fprintf(stderr, PROG ": %s: %s\n", s->source, ivl_no_stacks_msg);
+	return KMT_EXIT_USAGE;
+}
+
 /* A finished kmemtraced trace: kmemtrace.meta says how tracing ended. */
 static bool trace_finished(const char *dir)
 {
@@ -381,12 +416,41 @@ static bool trace_finished(const char *dir)
 	return fin;
 }
 
+/*
+ * -cstack where there can be none: the module records no stacks, or the
+ * trace's metadata says it was taken without. Said before any table (a
+ * trace without metadata is found out as it is read). 0, or the exit status.
+ */
+static int stacks_refused(const struct args *a, const struct live *l)
+{
+	char msg[256];
+	struct rpt_meta *m;
+	int missing, depth;
+
+	if (a->by != IVL_BY_STACK)
+		return 0;
+	if (!a->dir) {
+		if (live_stack_depth(l) > 0)
+			return 0;
+		fprintf(stderr, PROG ": %s: kmemtrace.ko records no kernel stacks to group by: "
+			"load it with stack_depth=N (1..64)\n", l->kdir);
+		return KMT_EXIT_USAGE;
+	}
+	m = meta_load_dir(a->dir, msg, sizeof(msg), &missing);
+	depth = meta_stack_depth(m);
+	meta_free(m);
+	if (depth)
+		return 0;
+	fprintf(stderr, PROG ": %s: %s\n", a->dir, ivl_no_stacks_msg);
+	return KMT_EXIT_USAGE;
+}
+
 static struct ksyms *load_syms(const struct args *a)
 {
 	char msg[256];
 	int missing;
 
-	if (!a->sites || a->raw_ip)
+	if (a->by == IVL_BY_CACHE || a->raw_ip)
 		return NULL;
 	if (!a->dir)
 		return ksyms_load("/proc/kallsyms", NULL, msg, sizeof(msg), &missing);
@@ -416,8 +480,7 @@ static int run_replay(const struct args *a, struct ivl *iv, struct screen *s)
 		}
 		rc = ivl_feed(iv, batch, (size_t)n, show, s);
 		if (rc < 0) {
-			fprintf(stderr, PROG ": out of memory\n");
-			ret = KMT_EXIT_INTERNAL;
+			ret = ivl_failed(s, rc);
 			break;
 		}
 		/* On the screen, one interval per refresh. */
@@ -430,8 +493,11 @@ static int run_replay(const struct args *a, struct ivl *iv, struct screen *s)
 		if (stop_flag)
 			break;
 	}
-	if (!rc && ret == KMT_EXIT_OK && !stop_flag && ivl_flush(iv, show, s) < 0)
-		ret = KMT_EXIT_INTERNAL;
+	if (!rc && ret == KMT_EXIT_OK && !stop_flag) {
+		rc = ivl_flush(iv, show, s);
+		if (rc < 0)
+			ret = ivl_failed(s, rc);
+	}
 	kmt_merge_close(m);
 	return ret;
 }
@@ -482,7 +548,9 @@ static int run_stream(const struct args *a, struct ivl *iv, struct screen *s,
 		if (kmt_follow_collect(fd, mode == M_LIVE ? upto : UINT64_MAX, &recs, &n, &err))
 			goto fail;
 		rc = ivl_feed(iv, recs, n, show, s);
-		if (rc < 0 || kmt_follow_keep_rest(fd, n))
+		if (rc < 0)
+			return ivl_failed(s, rc);
+		if (kmt_follow_keep_rest(fd, n))
 			goto nomem;
 		if (rc)
 			break;
@@ -493,7 +561,7 @@ static int run_stream(const struct args *a, struct ivl *iv, struct screen *s,
 		else
 			rc = ivl_close_now(iv, show, s);
 		if (rc < 0)
-			goto nomem;
+			return ivl_failed(s, rc);
 		next += a->interval_ns;
 	}
 	return KMT_EXIT_OK;
@@ -575,11 +643,15 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	ret = stacks_refused(&a, &l);
+	if (ret)
+		goto out;
+	ret = KMT_EXIT_INTERNAL;
 
 	r = rpt_new(NULL, 0);
 	memset(&vo, 0, sizeof(vo));
 	vo.interval_ns = a.interval_ns;
-	vo.sites = a.sites;
+	vo.by = a.by;
 	vo.sort = a.sort;
 	vo.rows = (size_t)a.maxrows;
 	if (mode == M_LIVE) {
@@ -595,10 +667,12 @@ int main(int argc, char **argv)
 	s.a = &a;
 	s.mode = mode;
 	s.source = mode == M_LIVE ? l.kdir : a.dir;
-	s.o.sites = a.sites;
+	s.o.by = a.by;
 	s.o.ks = ks;
-	s.o.name_width = a.sites ? 40 : 24;
+	s.o.name_width = a.by != IVL_BY_CACHE ? 40 : 24;
 	s.tty = !a.batch && isatty(STDOUT_FILENO);
+	/* The screen has a line a row: a stack by its label; -b prints each in full. */
+	s.o.one_line = s.tty;
 	if (s.tty)
 		tty_raw();
 	if (!s.tty)

@@ -11,7 +11,7 @@ TOOLS += $(KMT_REPORT)
 # The analysis proper: the files that share core/report_core_int.h, and with it the object
 # table's sizes (tests/fuzz/fuzz.mk builds them all again with small tables).
 REPORT_ANALYSIS_OBJS := $(addprefix $(OBJDIR)/report/core/,report_core.o rpt_errors.o \
-	rpt_large.o rpt_map.o rpt_objects.o rpt_pages.o rpt_results.o rpt_samples.o rpt_sites.o)
+	rpt_growth.o rpt_large.o rpt_map.o rpt_objects.o rpt_pages.o rpt_results.o rpt_samples.o rpt_sites.o)
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
 REPORT_CORE_OBJS := $(REPORT_ANALYSIS_OBJS) $(addprefix $(OBJDIR)/report/,core/report_gfp.o \
 	core/report_life.o core/report_meta.o core/report_slab.o sym/sym_kallsyms.o sym/sym_path.o \
@@ -20,7 +20,7 @@ REPORT_CORE_OBJS := $(REPORT_ANALYSIS_OBJS) $(addprefix $(OBJDIR)/report/,core/r
 # What kmemtrace-report and kmemtrace-top share beyond the core: views, writers, file:line.
 REPORT_VIEW_OBJS := $(REPORT_CORE_OBJS) $(addprefix $(OBJDIR)/report/,writers/report_out.o \
 	writers/out_html.o views/symtab.o views/view_main.o views/view_stacks.o views/view_life.o \
-	views/view_pages.o views/view_interval.o views/view_registry.o writers/out_interval.o \
+	views/view_pages.o views/view_growth.o views/view_interval.o views/view_registry.o writers/out_interval.o \
 	sym/sym_srcline.o sym/sym_dw.o)
 # --pprof: its writer, and the messages protoc-c generates from report/writers/pprof.proto
 # (protobuf-c-compiler) into the build tree.

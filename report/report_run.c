@@ -53,6 +53,12 @@ struct run {
 	struct rpt *r;
 	struct ivl *iv;
 	struct ivl_emit ie;
+	struct growth *gw;	/* --at, --diff: the snapshots */
+	/*
+	 * --pprof with --at T: the analysis of the records up to T (its
+	 * outstanding objects are those at T), the profile's; else r's.
+	 */
+	struct rpt *rp;
 	bool flush;		/* the output is complete: its write errors count */
 };
 
@@ -72,6 +78,16 @@ static int ivl_emit(const struct ivl_table *t, void *arg)
 		return -1;
 	e->first = false;
 	return 0;
+}
+
+/* An ivl_feed() or ivl_flush() failure: out of memory, or stacks asked of a trace without. */
+static int ivl_failed(struct run *x, int rc)
+{
+	if (rc != IVL_NO_STACKS)
+		return RUN_NOMEM;
+	fflush(stdout);
+	fprintf(stderr, PROG ": %s: %s\n", x->in.name, ivl_no_stacks_msg);
+	return KMT_EXIT_USAGE;
 }
 
 static bool dir_has(const char *dir, const char *name)
@@ -204,17 +220,39 @@ static int start_analysis(struct run *x)
 		flags |= RPT_LIFETIMES;
 	if (j->html)
 		flags |= RPT_TIMELINE;
-	if (j->pprof)
+	if (j->pprof && !j->growth_opt)
 		flags |= RPT_SAMPLES;
 	j->f.slab = x->slab;
 	x->r = rpt_new(&j->f, flags);
 	if (!x->r)
 		return RUN_NOMEM;
 	rpt_set_page_size(x->r, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
+	if (j->growth_opt) {
+		x->gw = growth_new(j->growth.t1, j->growth.t2, j->growth.diff);
+		if (!x->gw)
+			return RUN_NOMEM;
+		j->growth.g = x->gw;
+	}
+	if (j->pprof && j->growth_opt) {
+		struct rpt_filter upto = j->f;
+
+		upto.has_time = true;
+		upto.t_start = j->f.has_time ? j->f.t_start : 0;
+		upto.t_end = j->growth.t1;
+		x->rp = rpt_new(&upto, RPT_SAMPLES);
+		if (!x->rp)
+			return RUN_NOMEM;
+		rpt_set_page_size(x->rp, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
+	}
 	if (!j->interval_ns)
 		return 0;
+	/* A trace whose metadata says it was taken without stacks: say so before any table. */
+	if (j->ivl_by == IVL_BY_STACK && meta_stack_depth(x->meta) == 0) {
+		fprintf(stderr, PROG ": %s: %s\n", x->in.name, ivl_no_stacks_msg);
+		return KMT_EXIT_USAGE;
+	}
 	vo.interval_ns = j->interval_ns;
-	vo.sites = j->out.view == VIEW_CALLER;
+	vo.by = j->ivl_by;
 	vo.sort = j->ivl_sort;
 	vo.rows = j->out.lines < 0 ? (j->out.fmt == FMT_TEXT ? 20 : 0) : (size_t)j->out.lines;
 	x->iv = ivl_new(x->r, &vo);
@@ -222,8 +260,9 @@ static int start_analysis(struct run *x)
 		return RUN_NOMEM;
 	x->ie.fp = stdout;
 	x->ie.fmt = j->out.fmt;
-	x->ie.o.sites = vo.sites;
+	x->ie.o.by = vo.by;
 	x->ie.o.ks = j->out.raw_ip ? NULL : x->ks;
+	x->ie.o.sl = x->sl;
 	x->ie.first = true;
 	if (ivl_doc_begin(stdout, x->ie.fmt, &vo, &x->ie.o, x->in.name))
 		return RUN_NOMEM;
@@ -253,7 +292,13 @@ static int read_trace(struct run *x)
 				raw_print(stdout, batch[i], t0, j->out.raw_ip ? NULL : x->ks,
 					  x->gfp);
 		} else if (x->iv) {
-			if (ivl_feed(x->iv, batch, (size_t)n, ivl_emit, &x->ie))
+			int rc = ivl_feed(x->iv, batch, (size_t)n, ivl_emit, &x->ie);
+
+			if (rc)
+				return ivl_failed(x, rc);
+		} else if (x->gw) {
+			if (growth_feed(x->gw, x->r, batch, (size_t)n) ||
+			    (x->rp && rpt_feed_refs(x->rp, batch, (size_t)n)))
 				return RUN_NOMEM;
 		} else if (rpt_feed_refs(x->r, batch, (size_t)n)) {
 			return RUN_NOMEM;
@@ -294,8 +339,10 @@ static int read_trace(struct run *x)
 static int finish_intervals(struct run *x)
 {
 	/* The last interval ends with the trace: it is as long as the others. */
-	if (ivl_flush(x->iv, ivl_emit, &x->ie))
-		return RUN_NOMEM;
+	int rc = ivl_flush(x->iv, ivl_emit, &x->ie);
+
+	if (rc)
+		return ivl_failed(x, rc);
 	ivl_doc_end(stdout, x->ie.fmt);
 	if (rpt_totals(x->r)->lost)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every "
@@ -355,6 +402,70 @@ static void folded_notes(const struct rpt *r, const struct stacks_args *stk)
 			t->unknown_stack_allocs);
 }
 
+/*
+ * --at, --diff: the snapshots not taken yet (times at or past the last
+ * record), then whether each time lies in the trace (and in --time's
+ * window, outside which the report saw nothing): a usage error naming the
+ * option and its value otherwise.
+ */
+static int growth_check(struct run *x)
+{
+	const struct report_job *j = x->j;
+	uint64_t dur = growth_duration(x->gw), t[2] = { j->growth.t1, j->growth.t2 };
+	uint64_t lo = j->f.has_time ? j->f.t_start : 0;
+	uint64_t hi = j->f.has_time && j->f.t_end < dur ? j->f.t_end : dur;
+	char d[32], l[32], h[32];
+	unsigned int i;
+
+	if (growth_finish(x->gw, x->r))
+		return RUN_NOMEM;
+	if (!growth_seen(x->gw)) {
+		fprintf(stderr, PROG ": %s=%s: the trace holds no records\n", j->growth_opt,
+			j->growth_val);
+		return KMT_EXIT_USAGE;
+	}
+	out_fmt_secs(d, sizeof(d), dur);
+	out_fmt_secs(l, sizeof(l), lo);
+	out_fmt_secs(h, sizeof(h), hi);
+	for (i = 0; i < (j->growth.diff ? 2u : 1u); i++) {
+		if (t[i] > dur) {
+			fprintf(stderr, PROG ": %s=%s: %s is past the trace's end (its last record "
+				"is %s after its first)\n", j->growth_opt, j->growth_val,
+				j->growth.diff ? (i ? "T2" : "T1") : "T", d);
+			return KMT_EXIT_USAGE;
+		}
+		if (t[i] < lo || t[i] > hi) {
+			fprintf(stderr, PROG ": %s=%s: %s is outside --time's window (%s to %s): "
+				"the report sees no record outside it\n", j->growth_opt,
+				j->growth_val, j->growth.diff ? (i ? "T2" : "T1") : "T", l, h);
+			return KMT_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* --pprof's file: of the whole trace (or --time window), or up to --at's time. */
+static int write_pprof(struct run *x)
+{
+	const struct report_job *j = x->j;
+	struct out_opts o = j->out;
+	char *filters = NULL;
+	int rc;
+
+	if (!x->rp)
+		return pprof_write_file(j->pprof, x->r, &o);
+	if (rpt_finish(x->rp))
+		return -1;
+	/* Its comments say where the profile ends, with the filters. */
+	if (asprintf(&filters, "%s%s--at %s (the profile's records end there)",
+		     o.filters ? o.filters : "", o.filters ? ", " : "", j->growth_val) < 0)
+		return -1;
+	o.filters = filters;
+	rc = pprof_write_file(j->pprof, x->rp, &o);
+	free(filters);
+	return rc;
+}
+
 /* The summary (or folded stacks) on stdout, and the --html page. */
 static int write_report(struct run *x)
 {
@@ -395,7 +506,7 @@ static int write_report(struct run *x)
 		}
 	}
 	if (j->pprof) {
-		rc = pprof_write_file(j->pprof, x->r, o);
+		rc = write_pprof(x);
 		if (rc == -1)
 			return RUN_NOMEM;
 		if (rc) {
@@ -442,6 +553,11 @@ static int run_steps(struct run *x)
 	}
 	if (x->iv)
 		return finish_intervals(x);
+	if (x->gw) {
+		ret = growth_check(x);
+		if (ret)
+			return ret;
+	}
 	return write_report(x);
 }
 
@@ -459,6 +575,8 @@ int report_run(struct report_job *j)
 	}
 	kmt_merge_close(x.m);
 	ivl_free(x.iv);
+	growth_free(x.gw);
+	rpt_free(x.rp);
 	rpt_free(x.r);
 	slab_info_free(x.slab);
 	srcline_close(x.sl);

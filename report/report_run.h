@@ -14,6 +14,7 @@
 #include "core/report_core.h"
 #include "sym/sym_srcline.h"
 #include "views/view.h"
+#include "views/view_growth.h"
 #include "views/view_interval.h"
 #include "views/view_life.h"
 #include "views/view_stacks.h"
@@ -38,10 +39,17 @@ struct report_job {
 	enum srcline_resolver resolver;
 	uint64_t interval_ns;	/* --interval; 0: one summary */
 	enum ivl_key ivl_sort;
+	enum ivl_by ivl_by;	/* --interval: per cache, --caller or --stacks */
 	struct stacks_args stk;
 	struct life_args life;
 	const char *html;	/* --html FILE, or NULL */
 	const char *pprof;	/* --pprof FILE, or NULL */
+	/*
+	 * --at or --diff (growth_opt names which, growth_val its value, for
+	 * messages); NULL: neither. report_run() fills growth.g.
+	 */
+	const char *growth_opt, *growth_val;
+	struct growth_args growth;
 };
 
 /*

@@ -14,6 +14,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "core/report_meta.h"
+#include "kmemtrace_abi.h"
 #include "top_live.h"
 
 #define DEBUGFS_MAGIC 0x64626720
@@ -35,6 +37,18 @@ static int kfile_rw(const struct live *l, const char *name, char *buf, size_t le
 	if (!wr)
 		buf[n] = '\0';
 	return 0;
+}
+
+int live_stack_depth(const struct live *l)
+{
+	char buf[512];
+	const char *cfg;
+
+	/* Its first line only: the CPU lines after it need not fit. */
+	if (kfile_rw(l, KMT_DEBUGFS_STACKS, buf, sizeof(buf), false))
+		return -1;
+	cfg = strstr(buf, "# stacks ");
+	return cfg ? meta_stacks_config_depth(cfg + 9) : -1;
 }
 
 void live_close(struct live *l)

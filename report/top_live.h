@@ -26,6 +26,11 @@ struct live {
  * 0, or -1 with one line in msg: the system is not ready (exit 3).
  */
 int live_open(struct live *l, const char *debugfs, struct kmt_follow *f, char *msg, size_t len);
+/*
+ * The module's stack_depth, from its stacks file: 0 when it records no
+ * stacks, -1 when it has no such file (before trace format 1.2).
+ */
+int live_stack_depth(const struct live *l);
 /* Tracing back off if it was off before; releases the lock. */
 void live_close(struct live *l);
 

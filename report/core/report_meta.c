@@ -4,6 +4,7 @@
  * unknown keys kept but ignored, so newer daemons never break the report.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,4 +160,16 @@ struct rpt_meta *meta_load_dir(const char *dir, char *err, size_t errlen, int *m
 	m = meta_load(p, err, errlen, missing);
 	free(p);
 	return m;
+}
+
+int meta_stacks_config_depth(const char *cfg)
+{
+	unsigned int d;
+
+	return cfg && sscanf(cfg, "depth %u", &d) == 1 && d <= INT_MAX ? (int)d : -1;
+}
+
+int meta_stack_depth(const struct rpt_meta *m)
+{
+	return meta_stacks_config_depth(meta_get(m, "stacks_config"));
 }

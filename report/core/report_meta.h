@@ -34,5 +34,13 @@ int meta_get_u64(const struct rpt_meta *m, const char *key, uint64_t *v);
  * MAJOR.MINOR? 1 or 0; -1 when the metadata does not say.
  */
 int meta_kernel_at_least(const struct rpt_meta *m, unsigned int major, unsigned int minor);
+/*
+ * The module's stack_depth from its stacks file's "# stacks depth D ..."
+ * line, given from "depth" on (kmemtrace.meta's stacks_config): D, 0 for
+ * no stacks, -1 when cfg does not say.
+ */
+int meta_stacks_config_depth(const char *cfg);
+/* The same from the metadata's stacks_config; -1 without one (a trace before 1.2). */
+int meta_stack_depth(const struct rpt_meta *m);
 
 #endif /* REPORT_META_H */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * view_interval.c - the per-interval view: one report (report_core) fed
- * the whole trace, its per-cache and per-call-site counters snapshotted at
- * every interval boundary; an interval's figures are the differences. Each
- * closed interval is a table (views/view.h), its columns defined once, that
- * the writers render for kmemtrace-report --interval and kmemtrace-top alike.
+ * the whole trace, its per-cache, per-call-site or per-stack counters
+ * snapshotted at every interval boundary; an interval's figures are the
+ * differences. Each closed interval is a table (views/view.h), its columns
+ * defined once, that the writers render for kmemtrace-report --interval
+ * and kmemtrace-top alike.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,12 +23,15 @@ struct ivl {
 	struct ivl_opts o;
 	bool started, dirty;
 	uint64_t origin, open_end, index;
-	uint64_t records0, lost0, late;
-	struct snap *prev;	/* per cache or site index */
+	uint64_t records0, lost0, late, unstacked0;
+	struct snap *prev;	/* per cache, site or stack index */
 	size_t nprev;
 	struct ivl_row *rows;
 	size_t rows_cap;
 };
+
+const char ivl_no_stacks_msg[] = "the trace has no kernel stacks to group by: trace with "
+				 "kmemtrace.ko's parameter stack_depth (1..64) to record them";
 
 const char ivl_keys_help[] = "bytes (size), allocs (count), frees, net, frag, name";
 
@@ -100,19 +104,36 @@ static void start(struct ivl *v, uint64_t first_ts)
 
 static size_t nentries(const struct ivl *v)
 {
-	return v->o.sites ? rpt_nsites(v->r) : rpt_ncaches(v->r);
+	switch (v->o.by) {
+	case IVL_BY_SITE:
+		return rpt_nsites(v->r);
+	case IVL_BY_STACK:
+		return rpt_nstacks(v->r);
+	default:
+		return rpt_ncaches(v->r);
+	}
 }
 
 static void current(const struct ivl *v, size_t i, struct snap *s, const char **name,
 		    uint64_t *addr)
 {
-	if (v->o.sites) {
+	if (v->o.by == IVL_BY_SITE) {
 		const struct rpt_site *x = rpt_site(v->r, i);
 
 		*s = (struct snap){ x->hits, x->failed, x->bytes_req, x->bytes_alloc, x->frees,
 				    x->bytes_freed };
 		*name = NULL;
 		*addr = x->addr;
+	} else if (v->o.by == IVL_BY_STACK) {
+		const struct rpt_stack *x = rpt_stack(v->r, i);
+		unsigned int d = 0;
+		const uint64_t *fr = kmt_stacks_frames(rpt_stacks(v->r), (uint32_t)i, &d);
+
+		/* The allocations that carried it, and the frees of their objects. */
+		*s = (struct snap){ x->hits, x->failed, x->bytes_req, x->bytes_alloc, x->frees,
+				    x->bytes_freed };
+		*name = NULL;
+		*addr = fr && d ? fr[0] : 0;
 	} else {
 		const struct rpt_cache *c = rpt_cache(v->r, i);
 
@@ -173,6 +194,12 @@ static int close_one(struct ivl *v, ivl_emit_fn fn, void *arg)
 	struct ivl_table tab;
 	int ret;
 
+	/*
+	 * In a trace with stacks every allocation carries one or says it has
+	 * none: allocations without either mean stacks were not taken.
+	 */
+	if (v->o.by == IVL_BY_STACK && t->allocs && !rpt_has_stacks(v->r))
+		return IVL_NO_STACKS;
 	if (n > v->nprev) {
 		struct snap *p = realloc(v->prev, n * sizeof(*p));
 
@@ -202,6 +229,7 @@ static int close_one(struct ivl *v, ivl_emit_fn fn, void *arg)
 			continue;
 		w->name = name;
 		w->addr = addr;
+		w->stack = (uint32_t)i;
 		w->allocs = s.allocs - p->allocs;
 		w->bytes_req = s.bytes_req - p->bytes_req;
 		w->bytes_alloc = s.bytes_alloc - p->bytes_alloc;
@@ -225,10 +253,14 @@ static int close_one(struct ivl *v, ivl_emit_fn fn, void *arg)
 	tab.end_ns = tab.start_ns + v->o.interval_ns;
 	tab.records = t->records - v->records0;
 	tab.lost = t->lost - v->lost0;
+	if (v->o.by == IVL_BY_STACK)
+		tab.unstacked = t->allocs - t->stack_allocs - v->unstacked0;
+	v->unstacked0 += tab.unstacked;
 	tab.late = v->late;
 	tab.nactive = k;
 	tab.nrows = v->o.rows && v->o.rows < k ? v->o.rows : k;
 	tab.rows = v->rows;
+	tab.r = v->r;
 	v->records0 = t->records;
 	v->lost0 = t->lost;
 	v->late = 0;
@@ -303,8 +335,8 @@ int ivl_feed(struct ivl *v, const union kmt_rec *const *recs, size_t n, ivl_emit
 
 /* ---- the table, its columns defined once ------------------------------------ */
 
-enum { IC_INTERVAL, IC_START, IC_END, IC_CALLSITE, IC_ADDR, IC_NAME, IC_ALLOCS, IC_REQ,
-       IC_ALLOC, IC_FREES, IC_FREED, IC_NET, IC_FRAG, IC_N };
+enum { IC_INTERVAL, IC_START, IC_END, IC_STACK, IC_CALLSITE, IC_ADDR, IC_NAME, IC_ALLOCS,
+       IC_REQ, IC_ALLOC, IC_FREES, IC_FREED, IC_NET, IC_FRAG, IC_FRAMES, IC_FRAME_ADDRS, IC_N };
 
 /* The CSV document has one header: each row says its interval. */
 #define IC_CSV_ONLY	(OC_NO_TEXT | OC_NO_JSON)
@@ -313,6 +345,8 @@ static const struct out_col ivl_cols[IC_N] = {
 	[IC_INTERVAL] = { "interval", NULL, COL_U64, 0, IC_CSV_ONLY },
 	[IC_START] = { "start_ns", NULL, COL_U64, 0, IC_CSV_ONLY },
 	[IC_END] = { "end_ns", NULL, COL_U64, 0, IC_CSV_ONLY },
+	/* A stack's index: the same stack in every interval of the document. */
+	[IC_STACK] = { "stack", NULL, COL_U64, 0, OC_NO_TEXT },
 	/* A call site's address: "callsite" in CSV, "addr" in JSON (as schema 1 has them). */
 	[IC_CALLSITE] = { "callsite", NULL, COL_ADDR, 0, IC_CSV_ONLY },
 	[IC_ADDR] = { "addr", NULL, COL_ADDR, 0, OC_NO_TEXT | OC_NO_CSV },
@@ -324,20 +358,25 @@ static const struct out_col ivl_cols[IC_N] = {
 	[IC_FREED] = { "bytes_freed", "FREED", COL_U64, 11, OC_NO_TEXT },
 	[IC_NET] = { "net", "NET", COL_I64, 8, OC_SIGN },
 	[IC_FRAG] = { "frag_pct", "FRAG%", COL_FIX3, 7, 0 },
+	/* A stack's frames, innermost first: in text one a line under its row, as stackcount. */
+	[IC_FRAMES] = { "frames", NULL, COL_STRV, 0, 0 },
+	[IC_FRAME_ADDRS] = { "frame_addrs", NULL, COL_STRV, 0, OC_NO_TEXT },
 };
 
-static const char *row_name(const struct ivl_row *r, const struct ivl_out *o, char *buf,
+static const char *row_name(const struct ivl_tab *v, const struct ivl_row *r, char *buf,
 			    size_t len)
 {
 	if (r->name)
 		return r->name;
-	return ksyms_format_ret(o->ks, r->addr, buf, len);
+	if (v->o->by == IVL_BY_STACK)
+		return stack_label(v->o->ks, v->it->r, r->stack, buf, len);
+	return ksyms_format_ret(v->o->ks, r->addr, buf, len);
 }
 
 /* The name column fits the longest name, and is at least as wide as it always was. */
 static int name_width(const struct ivl_tab *v)
 {
-	int w = v->o->sites ? 24 : 20;
+	int w = v->o->by != IVL_BY_CACHE ? 24 : 20;
 	size_t i;
 
 	for (i = 0; i < v->it->nrows; i++) {
@@ -387,6 +426,17 @@ static void row_cell(const void *ctx, size_t row, size_t col, struct out_cell *c
 	case IC_INTERVAL:
 		c->u = v->it->index;
 		break;
+	case IC_STACK:
+		c->u = r->stack;
+		break;
+	case IC_FRAMES:
+		c->sv = (const char *const *)v->frames[row].frames;
+		c->n = v->frames[row].depth;
+		break;
+	case IC_FRAME_ADDRS:
+		c->sv = (const char *const *)v->frames[row].addrs;
+		c->n = v->frames[row].depth;
+		break;
 	case IC_START:
 		c->u = v->it->start_ns;
 		break;
@@ -427,7 +477,53 @@ static void ivl_title(char *buf, size_t len, const struct ivl_table *t)
 	if (t->lost && n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, "  LOST %" PRIu64, t->lost);
 	if (t->late && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "  late %" PRIu64, t->late);
+		n += snprintf(buf + n, len - (size_t)n, "  late %" PRIu64, t->late);
+	/* Allocations no row holds: the interval's totals are its rows'. */
+	if (t->unstacked && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "  without a stack %" PRIu64, t->unstacked);
+}
+
+/* The whole stack of each row, its frames symbolized once each. 0, or -1 (memory). */
+static int tab_frames(struct ivl_tab *v)
+{
+	const struct ivl_table *t = v->it;
+	struct out_opts so = { .ks = v->o->ks, .sl = v->o->sl };
+	struct symtab st = { 0 };
+	int ret = -1;
+	size_t i;
+
+	v->frames = calloc(t->nrows ? t->nrows : 1, sizeof(*v->frames));
+	if (!v->frames)
+		return -1;
+	for (i = 0; i < t->nrows; i++)
+		if (stack_syms_add(&st, t->r, t->rows[i].stack))
+			goto out;
+	if (symtab_resolve(&st, &so))
+		goto out;
+	for (i = 0; i < t->nrows; i++)
+		if (stack_frames_build(&v->frames[i], t->r, &st, t->rows[i].stack))
+			goto out;
+	ret = 0;
+out:
+	symtab_free(&st);
+	return ret;
+}
+
+/* Whether the table has view column i. */
+static bool has_col(const struct ivl_out *o, size_t i)
+{
+	switch (i) {
+	case IC_CALLSITE:
+	case IC_ADDR:
+		return o->by != IVL_BY_CACHE;
+	case IC_STACK:
+		return o->by == IVL_BY_STACK;
+	case IC_FRAMES:
+	case IC_FRAME_ADDRS:
+		return o->by == IVL_BY_STACK && !o->one_line;
+	default:
+		return true;
+	}
 }
 
 int ivl_tab_init(struct ivl_tab *v, const struct ivl_table *t, const struct ivl_out *o)
@@ -441,13 +537,15 @@ int ivl_tab_init(struct ivl_tab *v, const struct ivl_table *t, const struct ivl_
 	if (!v->names)
 		return -1;
 	for (i = 0; i < t->nrows; i++) {
-		const char *s = row_name(&t->rows[i], o, v->names[i], sizeof(v->names[i]));
+		const char *s = row_name(v, &t->rows[i], v->names[i], sizeof(v->names[i]));
 
 		if (s != v->names[i])
 			snprintf(v->names[i], sizeof(v->names[i]), "%s", s);
 	}
+	if (has_col(o, IC_FRAMES) && tab_frames(v))
+		return -1;
 	for (i = 0; i < IC_N; i++) {
-		if (!o->sites && (i == IC_CALLSITE || i == IC_ADDR))
+		if (!has_col(o, i))
 			continue;
 		v->cols[n] = ivl_cols[i];
 		v->colmap[n++] = (unsigned char)i;
@@ -455,9 +553,13 @@ int ivl_tab_init(struct ivl_tab *v, const struct ivl_table *t, const struct ivl_
 	for (i = 0; i < n; i++) {
 		if (v->colmap[i] != IC_NAME)
 			continue;
-		if (!o->sites) {
+		if (o->by == IVL_BY_CACHE) {
 			v->cols[i].key = "cache";
 			v->cols[i].head = "CACHE";
+		} else if (o->by == IVL_BY_STACK) {
+			/* Not "symbol": two frames' functions, not one address's symbol. */
+			v->cols[i].key = "label";
+			v->cols[i].head = "STACK";
 		}
 		v->cols[i].width = o->name_width ? o->name_width : name_width(v);
 	}
@@ -473,13 +575,19 @@ int ivl_tab_init(struct ivl_tab *v, const struct ivl_table *t, const struct ivl_
 				   .ncols = n, .nrows = t->nrows, .total = t->nactive,
 				   .cell = row_cell, .ctx = v, .text = &v->text };
 	v->total = (struct out_table){ .key = "total", .title = "total",
-				       .cols = &ivl_cols[IC_ALLOCS], .ncols = IC_N - IC_ALLOCS,
+				       .cols = &ivl_cols[IC_ALLOCS], .ncols = IC_FRAG + 1 - IC_ALLOCS,
 				       .nrows = 1, .total = 1, .cell = total_cell, .ctx = v };
 	return 0;
 }
 
 void ivl_tab_free(struct ivl_tab *v)
 {
+	size_t i;
+
+	for (i = 0; v->frames && i < v->it->nrows; i++)
+		stack_frames_free(&v->frames[i]);
+	free(v->frames);
+	v->frames = NULL;
 	free(v->names);
 	v->names = NULL;
 }

@@ -2,7 +2,8 @@
 /*
  * view_interval.h - the per-interval view shared by kmemtrace-report
  * --interval and kmemtrace-top: allocations, bytes, frees, net live change
- * and fragmentation per cache or call site in each interval of a trace.
+ * and fragmentation per cache, call site or kernel stack in each interval
+ * of a trace.
  */
 #ifndef VIEW_INTERVAL_H
 #define VIEW_INTERVAL_H
@@ -15,6 +16,7 @@
 #include "core/report_core.h"
 #include "sym/sym_kallsyms.h"
 #include "views/view.h"
+#include "views/view_stacks.h"
 
 /* Sort keys of the rows; ties go to more allocations, then the name. */
 enum ivl_key { IK_BYTES, IK_ALLOCS, IK_FREES, IK_NET, IK_FRAG, IK_NAME };
@@ -23,9 +25,22 @@ enum ivl_key { IK_BYTES, IK_ALLOCS, IK_FREES, IK_NET, IK_FRAG, IK_NAME };
 int ivl_key_parse(const char *s, enum ivl_key *k);
 extern const char ivl_keys_help[];
 
+/* What a row is. */
+enum ivl_by {
+	IVL_BY_CACHE,
+	IVL_BY_SITE,
+	/* A distinct kernel stack (traces with stacks), like bcc's stackcount -i. */
+	IVL_BY_STACK,
+};
+
+/* An ivl_* call's return when grouping by stack: the trace has allocations but no stacks. */
+#define IVL_NO_STACKS	(-2)
+/* What to say then, after the trace's name and ": ". */
+extern const char ivl_no_stacks_msg[];
+
 struct ivl_opts {
 	uint64_t interval_ns;	/* > 0 */
-	bool sites;		/* rows per call site, not per cache */
+	enum ivl_by by;
 	enum ivl_key sort;
 	size_t rows;		/* rows kept per table; 0: all */
 	bool has_origin;	/* intervals start at origin; else at the first record */
@@ -37,10 +52,11 @@ struct ivl_opts {
 	bool manual;
 };
 
-/* One row: a cache or a call site over one interval. */
+/* One row: a cache, a call site or a stack over one interval. */
 struct ivl_row {
-	const char *name;	/* cache name; NULL for a call site */
-	uint64_t addr;		/* call site */
+	const char *name;	/* cache name; NULL for a call site or a stack */
+	uint64_t addr;		/* call site (a stack's innermost frame) */
+	uint32_t stack;		/* the stack's index in rpt_stacks() (IVL_BY_STACK) */
 	uint64_t allocs;	/* allocation events, failed ones included */
 	uint64_t bytes_req, bytes_alloc;
 	uint64_t frees;		/* frees counted for it (see Documentation/kmemtrace-report.1) */
@@ -55,10 +71,13 @@ struct ivl_table {
 	uint64_t records;	/* records fed in the interval (all types) */
 	uint64_t late;		/* records older than the interval, counted in it (live) */
 	uint64_t lost;		/* records the module reported lost in it */
+	/* By stack: allocations without one (the module's table was full...), in no row. */
+	uint64_t unstacked;
 	struct ivl_row total;	/* of every row, shown or not */
 	size_t nactive;		/* rows with any activity */
 	size_t nrows;		/* rows kept (opts.rows) */
 	const struct ivl_row *rows;
+	const struct rpt *r;	/* the report fed: the rows' stacks */
 };
 
 struct ivl;
@@ -71,6 +90,9 @@ const struct ivl_opts *ivl_opts(const struct ivl *v);
 /*
  * Called for each interval as it closes, in order, empty ones included.
  * The table is valid during the call. Returns 0, or nonzero to stop.
+ * By stack, the first interval that closes with allocations fed but none
+ * with a stack or a mark of having none (a trace taken without
+ * stack_depth) is not emitted: every call below returns IVL_NO_STACKS.
  */
 typedef int (*ivl_emit_fn)(const struct ivl_table *t, void *arg);
 
@@ -95,13 +117,17 @@ uint64_t ivl_open_index(const struct ivl *v);
 
 /*
  * What the table of an interval names its rows with. ks may be NULL (raw
- * addresses); name_width 0 sizes the text name column to the names, else
- * names are cut to it.
+ * addresses), sl (file:line of a stack's frames) too; name_width 0 sizes
+ * the text name column to the names, else names are cut to it. A stack's
+ * row is named by its call site and that one's caller; its whole stack,
+ * one frame a line, follows the row in text unless one_line (a screen).
  */
 struct ivl_out {
-	bool sites;
+	enum ivl_by by;
 	const struct ksyms *ks;
+	struct srcline *sl;
 	int name_width;
+	bool one_line;
 };
 
 /*
@@ -114,11 +140,12 @@ struct ivl_tab {
 	struct out_table t, total;
 	const struct ivl_table *it;
 	const struct ivl_out *o;
-	struct out_col cols[16];
-	unsigned char colmap[16];	/* cols[i] is the view's column colmap[i] */
+	struct out_col cols[20];
+	unsigned char colmap[20];	/* cols[i] is the view's column colmap[i] */
 	struct out_text_layout text;
 	char title[192], none[256];
 	char (*names)[256];
+	struct stack_frames *frames;	/* by stack: each row's frames as text */
 };
 
 /* 0, or -1 out of memory; ivl_tab_free() in either case. */

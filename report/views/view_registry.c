@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "views/view.h"
+#include "views/view_growth.h"
 #include "views/view_life.h"
 #include "views/view_pages.h"
 #include "views/view_stacks.h"
@@ -16,6 +17,7 @@ const struct report_view *const report_views[] = {
 	&view_stacks,
 	&view_life,
 	&view_pages,
+	&view_growth,
 	NULL
 };
 

@@ -190,10 +190,7 @@ static enum sort_key stacks_key(const struct out_opts *o)
 struct srow {
 	uint32_t idx;
 	const struct rpt_stack *t;
-	unsigned int depth;
-	char **frames;		/* "function+0xoff [module]" and " at FILE:LINE" when known */
-	char **addrs;		/* "0x..." */
-	char **lines;		/* "FILE:LINE", "" when unknown */
+	struct stack_frames f;
 };
 
 struct crow {
@@ -219,9 +216,9 @@ static const char *sym_of(const struct view_ctx *v, uint64_t addr)
 	return s ? s->sym : NULL;
 }
 
-static char *frame_text(const struct view_ctx *v, uint64_t addr)
+static char *frame_text(const struct symtab *st, uint64_t addr)
 {
-	const struct symres *s = v->st ? symtab_get(v->st, addr) : NULL;
+	const struct symres *s = st ? symtab_get(st, addr) : NULL;
 	char buf[4096];
 
 	if (!s)
@@ -233,23 +230,89 @@ static char *frame_text(const struct view_ctx *v, uint64_t addr)
 	return strdup(buf);
 }
 
+void stack_frames_free(struct stack_frames *f)
+{
+	unsigned int k;
+
+	for (k = 0; k < f->depth; k++) {
+		if (f->frames)
+			free(f->frames[k]);
+		if (f->addrs)
+			free(f->addrs[k]);
+		if (f->lines)
+			free(f->lines[k]);
+	}
+	free(f->frames);
+	free(f->addrs);
+	free(f->lines);
+	memset(f, 0, sizeof(*f));
+}
+
+int stack_frames_build(struct stack_frames *f, const struct rpt *r, const struct symtab *st,
+		       uint32_t idx)
+{
+	const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), idx, &f->depth);
+	unsigned int k;
+
+	f->frames = calloc(f->depth ? f->depth : 1, sizeof(char *));
+	f->addrs = calloc(f->depth ? f->depth : 1, sizeof(char *));
+	f->lines = calloc(f->depth ? f->depth : 1, sizeof(char *));
+	if (!f->frames || !f->addrs || !f->lines)
+		return -1;
+	for (k = 0; k < f->depth; k++) {
+		const struct symres *sr = st ? symtab_get(st, fr[k]) : NULL;
+		char a[24], *l = NULL;
+
+		snprintf(a, sizeof(a), "0x%" PRIx64, fr[k]);
+		f->frames[k] = frame_text(st, fr[k]);
+		f->addrs[k] = strdup(a);
+		if (sr && sr->file && asprintf(&l, "%s:%u", sr->file, sr->line) < 0)
+			l = NULL;
+		f->lines[k] = l ? l : strdup("");
+		if (!f->frames[k] || !f->addrs[k] || !f->lines[k])
+			return -1;
+	}
+	return 0;
+}
+
+int stack_syms_add(struct symtab *st, const struct rpt *r, uint32_t idx)
+{
+	unsigned int d = 0, k;
+	const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), idx, &d);
+
+	for (k = 0; k < d; k++)
+		if (symtab_add(st, fr[k]))
+			return -1;
+	return 0;
+}
+
+char *stack_label(const struct ksyms *ks, const struct rpt *r, uint32_t idx, char *buf,
+		  size_t len)
+{
+	unsigned int d = 0, k;
+	const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), idx, &d);
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (k = 0; k < d && k < 2 && off < len; k++) {
+		const char *name, *mod;
+		uint64_t o;
+		char a[256];
+
+		/* The function alone: its offset and module are on the stack's own lines. */
+		if (!ks || !ksyms_lookup_ret(ks, fr[k], &name, &o, &mod))
+			name = ksyms_format_ret(ks, fr[k], a, sizeof(a));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? " <- " : "", name);
+	}
+	return buf;
+}
+
 static void rows_free(struct srow *rows, size_t n)
 {
-	size_t i, k;
+	size_t i;
 
-	for (i = 0; rows && i < n; i++) {
-		for (k = 0; k < rows[i].depth; k++) {
-			if (rows[i].frames)
-				free(rows[i].frames[k]);
-			if (rows[i].addrs)
-				free(rows[i].addrs[k]);
-			if (rows[i].lines)
-				free(rows[i].lines[k]);
-		}
-		free(rows[i].frames);
-		free(rows[i].addrs);
-		free(rows[i].lines);
-	}
+	for (i = 0; rows && i < n; i++)
+		stack_frames_free(&rows[i].f);
 	free(rows);
 }
 
@@ -257,39 +320,19 @@ static void rows_free(struct srow *rows, size_t n)
 static struct srow *rows_build(const struct view_ctx *v, const uint32_t *idx, size_t n)
 {
 	struct srow *rows = calloc(n ? n : 1, sizeof(*rows));
-	size_t i, k;
+	size_t i;
 
 	if (!rows)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		struct srow *w = &rows[i];
-		const uint64_t *fr = kmt_stacks_frames(rpt_stacks(v->r), idx[i], &w->depth);
-
-		w->idx = idx[i];
-		w->t = rpt_stack(v->r, idx[i]);
-		w->frames = calloc(w->depth, sizeof(char *));
-		w->addrs = calloc(w->depth, sizeof(char *));
-		w->lines = calloc(w->depth, sizeof(char *));
-		if (!w->frames || !w->addrs || !w->lines)
-			goto nomem;
-		for (k = 0; k < w->depth; k++) {
-			const struct symres *sr = v->st ? symtab_get(v->st, fr[k]) : NULL;
-			char a[24], *l = NULL;
-
-			snprintf(a, sizeof(a), "0x%" PRIx64, fr[k]);
-			w->frames[k] = frame_text(v, fr[k]);
-			w->addrs[k] = strdup(a);
-			if (sr && sr->file && asprintf(&l, "%s:%u", sr->file, sr->line) < 0)
-				l = NULL;
-			w->lines[k] = l ? l : strdup("");
-			if (!w->frames[k] || !w->addrs[k] || !w->lines[k])
-				goto nomem;
+		rows[i].idx = idx[i];
+		rows[i].t = rpt_stack(v->r, idx[i]);
+		if (stack_frames_build(&rows[i].f, v->r, v->st, idx[i])) {
+			rows_free(rows, n);
+			return NULL;
 		}
 	}
 	return rows;
-nomem:
-	rows_free(rows, n);
-	return NULL;
 }
 
 enum { SC_HITS, SC_FAILED, SC_REQ, SC_ALLOC, SC_FREES, SC_OUT, SC_OUT_BYTES, SC_DEPTH,
@@ -338,19 +381,19 @@ static void stack_cell(const void *ctx, size_t row, size_t col, struct out_cell 
 		out->u = t->out_bytes;
 		break;
 	case SC_DEPTH:
-		out->u = w->depth;
+		out->u = w->f.depth;
 		break;
 	case SC_FRAMES:
-		out->sv = (const char *const *)w->frames;
-		out->n = w->depth;
+		out->sv = (const char *const *)w->f.frames;
+		out->n = w->f.depth;
 		break;
 	case SC_ADDRS:
-		out->sv = (const char *const *)w->addrs;
-		out->n = w->depth;
+		out->sv = (const char *const *)w->f.addrs;
+		out->n = w->f.depth;
 		break;
 	case SC_LINES:
-		out->sv = (const char *const *)w->lines;
-		out->n = w->depth;
+		out->sv = (const char *const *)w->f.lines;
+		out->n = w->f.depth;
 		break;
 	}
 }
@@ -381,12 +424,12 @@ static void out_cell(const void *ctx, size_t row, size_t col, struct out_cell *o
 		out->u = w->t->hits;
 		break;
 	case OC_FRAMES_:
-		out->sv = (const char *const *)w->frames;
-		out->n = w->depth;
+		out->sv = (const char *const *)w->f.frames;
+		out->n = w->f.depth;
 		break;
 	case OC_ADDRS_:
-		out->sv = (const char *const *)w->addrs;
-		out->n = w->depth;
+		out->sv = (const char *const *)w->f.addrs;
+		out->n = w->f.depth;
 		break;
 	}
 }
@@ -419,19 +462,19 @@ static void free_cell(const void *ctx, size_t row, size_t col, struct out_cell *
 		out->u = w->t->free_no_alloc;
 		break;
 	case FC_DEPTH:
-		out->u = w->depth;
+		out->u = w->f.depth;
 		break;
 	case FC_FRAMES:
-		out->sv = (const char *const *)w->frames;
-		out->n = w->depth;
+		out->sv = (const char *const *)w->f.frames;
+		out->n = w->f.depth;
 		break;
 	case FC_ADDRS:
-		out->sv = (const char *const *)w->addrs;
-		out->n = w->depth;
+		out->sv = (const char *const *)w->f.addrs;
+		out->n = w->f.depth;
 		break;
 	case FC_LINES:
-		out->sv = (const char *const *)w->lines;
-		out->n = w->depth;
+		out->sv = (const char *const *)w->f.lines;
+		out->n = w->f.depth;
 		break;
 	}
 }
@@ -622,14 +665,9 @@ static int kept_syms(const struct view_ctx *v, struct symtab *st, bool frees)
 	if (!idx && errno == ENOMEM)
 		return -1;
 	for (i = 0; i < n; i++) {
-		unsigned int d = 0, k;
-		const uint64_t *fr = kmt_stacks_frames(rpt_stacks(v->r), idx[i], &d);
-
-		for (k = 0; k < d; k++) {
-			if (symtab_add(st, fr[k])) {
-				free(idx);
-				return -1;
-			}
+		if (stack_syms_add(st, v->r, idx[i])) {
+			free(idx);
+			return -1;
 		}
 	}
 	free(idx);

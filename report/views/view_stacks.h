@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "core/report_core.h"
+#include "sym/sym_kallsyms.h"
 #include "views/view.h"
 
 /* What --folded counts per stack. */
@@ -28,6 +29,35 @@ struct stacks_args {
 };
 
 extern const struct report_view view_stacks;
+
+/*
+ * A stack's frames as every table of stacks shows them, innermost first
+ * (--stacks, and each row of --interval and kmemtrace-top by stack).
+ */
+struct stack_frames {
+	unsigned int depth;
+	char **frames;		/* "function+0xoff [module]", " at FILE:LINE" when known */
+	char **addrs;		/* "0x..." */
+	char **lines;		/* "FILE:LINE", "" when unknown */
+};
+
+/* Adds the frames of stack idx to st (symtab_add()). 0, or -1 (memory). */
+int stack_syms_add(struct symtab *st, const struct rpt *r, uint32_t idx);
+/*
+ * The frames of stack idx, named from st (resolved, with the frames
+ * stack_syms_add() gave it; NULL: addresses). 0, or -1 (memory);
+ * stack_frames_free() in either case.
+ */
+int stack_frames_build(struct stack_frames *f, const struct rpt *r, const struct symtab *st,
+		       uint32_t idx);
+void stack_frames_free(struct stack_frames *f);
+/*
+ * A stack in one line, by its innermost frames: the call site's function
+ * and its caller's, "kmem_site <- its_caller" (raw addresses when ks is
+ * NULL or names neither). Returns buf.
+ */
+char *stack_label(const struct ksyms *ks, const struct rpt *r, uint32_t idx, char *buf,
+		  size_t len);
 
 /*
  * Writes one line per distinct folded stack, frames root first joined by

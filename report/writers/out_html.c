@@ -12,6 +12,7 @@
 
 #include "writers/out_html.h"
 #include "views/symtab.h"
+#include "views/view_growth.h"
 #include "views/view_main.h"
 #include "views/view_pages.h"
 #include "views/view_stacks.h"
@@ -812,6 +813,17 @@ static int write_page(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	mo.xview = NULL;
 	mo.nsort = 0;
 	mo.view = VIEW_CALLER;
+	/* --at, --diff: what the page was asked for comes first, leaks on top. */
+	if (o->xview == &view_growth) {
+		const struct growth_args *ga = o->view_args;
+
+		fprintf(fp, "<section id=\"growth\"><h2>%s</h2>\n",
+			ga->diff ? "Growth" : "Outstanding objects at a time");
+		if (view_growth.tables(&v, html_emit, fp))
+			return -1;
+		fputs("</section>\n", fp);
+		mo.view_args = NULL;
+	}
 	fputs("<section id=\"callsites\"><h2>Top call sites</h2>\n", fp);
 	if (report_main_table(&v, html_emit, fp))
 		return -1;
@@ -871,6 +883,13 @@ int html_write_file(const char *path, const struct rpt *r, const struct out_opts
 
 	if (!slab || symtab_add_report(&st, r))
 		goto out;
+	/* --at, --diff: the frames of their stacks' table. */
+	if (o->xview == &view_growth) {
+		struct view_ctx v = { .r = r, .o = o, .slab = slab };
+
+		if (view_growth.syms(&v, &st))
+			goto out;
+	}
 	if (rpt_has_stacks(r)) {
 		struct out_opts so = *o;
 		struct view_ctx v = { .r = r, .o = &so, .slab = slab };

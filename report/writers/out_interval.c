@@ -21,7 +21,8 @@ int ivl_doc_begin(FILE *fp, enum out_fmt fmt, const struct ivl_opts *vo,
 		fputs("{\"schema_version\":1,\"view\":\"interval\",\"trace\":{\"path\":", fp);
 		json_string(fp, trace);
 		fprintf(fp, "},\"interval_ns\":%" PRIu64 ",\"by\":\"%s\",\"intervals\":[",
-			vo->interval_ns, vo->sites ? "callsite" : "cache");
+			vo->interval_ns, vo->by == IVL_BY_SITE ? "callsite" :
+			vo->by == IVL_BY_STACK ? "stack" : "cache");
 	} else if (fmt == FMT_CSV) {
 		/* One header for every interval's rows: the columns of a table without rows. */
 		ret = ivl_tab_init(&v, &none, o);
@@ -44,9 +45,12 @@ int ivl_doc_table(FILE *fp, enum out_fmt fmt, const struct ivl_table *t,
 	}
 	if (fmt == FMT_JSON) {
 		fprintf(fp, "%s{\"index\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
-			",\"records\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"active\":%zu,\"total\":",
+			",\"records\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"active\":%zu",
 			first ? "" : ",", t->index, t->start_ns, t->end_ns, t->records, t->lost,
 			t->nactive);
+		if (o->by == IVL_BY_STACK)
+			fprintf(fp, ",\"allocs_without_stack\":%" PRIu64, t->unstacked);
+		fputs(",\"total\":", fp);
 		out_json_row(fp, &v.total, 0);
 		out_json_table(fp, &v.t, &later);
 		fputc('}', fp);

@@ -25,8 +25,10 @@
 #include "core/report_core.h"
 #include "core/report_gfp.h"
 #include "core/report_meta.h"
+#include "core/rpt_growth.h"
 #include "writers/report_out.h"
 #include "sym/sym_kallsyms.h"
+#include "views/view_growth.h"
 #include "views/view_pages.h"
 #include "views/view_stacks.h"
 
@@ -880,6 +882,52 @@ static void check_tally(const struct rpt *r, const struct tally *y)
 		     y->descs, t->lost, t->lost_markers, t->cache_descs);
 }
 
+/*
+ * --at and --diff: r2 was fed the same records through g's snapshots.
+ * What the last snapshot holds agrees with itself and, taken at the end,
+ * with r2's own outstanding objects; then the view is printed.
+ */
+static void check_growth(struct growth *g, struct rpt *r2, struct out_opts *o)
+{
+	const struct grow_snap *s1 = growth_snap(g, 0), *s2 = growth_snap(g, 1);
+	struct growth_args ga = { .t1 = s1->rel_ns, .t2 = s2->rel_ns, .diff = true, .g = g };
+	struct grow_tally sum = { 0 };
+	size_t i;
+
+	if (growth_finish(g, r2) || rpt_finish(r2))
+		harness_fail("growth: out of memory");
+	if (!s1->taken || !s2->taken)
+		fail("a snapshot was not taken");
+	for (i = 0; i < s2->nsites; i++) {
+		const struct grow_tally *t = &s2->sites[i];
+
+		sum.live += t->live;
+		if (t->live + t->frees + t->failed > t->allocs)
+			fail("call site %zu: %" PRIu64 " live, %" PRIu64 " freed, %" PRIu64
+			     " failed of %" PRIu64 " allocations", i, t->live, t->frees, t->failed,
+			     t->allocs);
+		if (growth_seen(g) && s2->rel_ns >= growth_duration(g) &&
+		    t->live != rpt_site(r2, i)->out_count)
+			fail("call site %zu: %" PRIu64 " live at the end's snapshot, %" PRIu64
+			     " outstanding", i, t->live, rpt_site(r2, i)->out_count);
+	}
+	if (sum.live != s2->total.live)
+		fail("the snapshot's total of %" PRIu64 " live is not its call sites' %" PRIu64,
+		     s2->total.live, sum.live);
+	for (i = 0; i < s2->nobjs; i++)
+		if (s2->objs[i].ts <= s1->abs_ns ||
+		    (i && (s2->objs[i].ts < s2->objs[i - 1].ts ||
+			   (s2->objs[i].ts == s2->objs[i - 1].ts &&
+			    s2->objs[i].ptr <= s2->objs[i - 1].ptr))))
+			fail("survivor %zu allocated at %" PRIu64 ", T1 at %" PRIu64 ": not a survivor "
+			     "or out of order", i, (uint64_t)s2->objs[i].ts, s1->abs_ns);
+	o->xview = &view_growth;
+	o->view_args = &ga;
+	print_all(r2, o);
+	o->xview = NULL;
+	o->view_args = NULL;
+}
+
 int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 {
 	/* Keys that tie often first, so that each comparison gets its turn. */
@@ -894,7 +942,8 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	const union kmt_rec *refs[19];
 	size_t nrefs = 0, iref = 0, bmax;
 	int rc2 = 1;
-	struct rpt *r;
+	struct rpt *r, *r2;
+	struct growth *gw;
 	char path[2][1024], *paths[2] = { path[0], path[1] };
 	uint8_t opt;
 	size_t n, cut, nfiles, i, fi;
@@ -977,7 +1026,10 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		fail("a second merge of the same files failed: %s", err2.msg);
 	bmax = 1 + cut % (sizeof(refs) / sizeof(refs[0]));
 	r = rpt_new(&flt, (o.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0) | RPT_SAMPLES);
-	if (!r)
+	/* The second merge's batches also feed --diff's snapshots, at times the input picks. */
+	r2 = rpt_new(&flt, 0);
+	gw = growth_new(cut * 7919 % 200000, cut * 7919 % 200000 + cut * 104729 % 4000000, true);
+	if (!r || !r2 || !gw)
 		harness_fail("rpt_new: out of memory");
 	raw_print_legend(devnull());
 	for (;;) {
@@ -988,6 +1040,8 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 				fail("a batch of %d records, %zu asked for", rc2, bmax);
 			nrefs = rc2 > 0 ? (size_t)rc2 : 0;
 			rc2 = rc2 > 0 ? 1 : rc2;
+			if (nrefs && growth_feed(gw, r2, refs, nrefs))
+				harness_fail("growth_feed: out of memory");
 			iref = 0;
 		}
 		if (rc == 1 && (iref == nrefs || memcmp(refs[iref++], &batch[nb], sizeof(batch[0]))))
@@ -1076,6 +1130,10 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		print_all(r, &o);
 		check_folded(r, &o, &sa);
 	}
+	o.nsort = 0;
+	check_growth(gw, r2, &o);
+	growth_free(gw);
+	rpt_free(r2);
 	rpt_free(r);
 	kmt_merge_close(m);
 	kmt_merge_close(m2);

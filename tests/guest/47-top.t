@@ -5,8 +5,13 @@
 # interval 0 closed, in interval 1 and only there, with exactly the oracle's allocations and
 # frees of its cache (from the oracle's "expected" file); while kmemtraced runs it must refuse
 # the buffers in one line (exit 3). On the host, kmemtrace-top --replay and kmemtrace-report
-# --interval must agree on the trace kmemtraced wrote meanwhile.
-KMT_TEST_TIMEOUT=240
+# --interval must agree on the trace kmemtraced wrote meanwhile. By kernel stack (-cstack): refused
+# in one line (exit 1) while the module records no stacks; with stack_depth=32, the oracle's stacks
+# pattern, run right after interval 0 closed, in interval 1 only: its chain's three allocating
+# operations a row each, named oracle_chain_c <- oracle_chain_b, their whole stacks the chain from
+# the call site on, with the oracle's allocations and frees (the kmalloc's bytes its size class's),
+# and one row per recursion depth, one allocation and one free each.
+KMT_TEST_TIMEOUT=300
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -14,23 +19,31 @@ KMT_TEST_TIMEOUT=240
 TOPB=$KMT_TOP/build/kmemtrace-top
 REPORT=$KMT_TOP/build/kmemtrace-report
 [ -x "$TOPB" ] && [ -x "$REPORT" ] || skip_all "build/kmemtrace-top not built (make tools)"
+require_cmds python3
 
 mkdir -p "$KMT_TEST_DIR"
 guest=$KMT_TEST_DIR/top.sh
 cat >"$guest" <<'EOS'
 #!/bin/sh
-# In the guest, without kmemtraced: kmemtrace-top alone, the oracle run in its interval 1.
 OR=/sys/kernel/debug/kmemtrace_oracle
-kmemtrace-top -b 2 3 >$KMT_OUT/top.txt 2>$KMT_OUT/top.err &
-pid=$!
-i=0
-while ! grep -q '^interval 0' $KMT_OUT/top.txt 2>/dev/null && [ $i -lt 300 ]; do
-	sleep 0.05; i=$((i + 1))
-done
-echo 1 > $OR/run || exit 1
-cat $OR/expected > $KMT_OUT/oracle.expected
-wait $pid
-echo $? > $KMT_OUT/top.rc
+# top_around NAME OP EXPECTED COPY ARG...: kmemtrace-top ARG... into NAME.txt (NAME.err, NAME.rc),
+# the oracle's OP run as soon as its interval 0 closed, its EXPECTED file copied to COPY.
+top_around() {
+	name=$1 op=$2 exp=$3 copy=$4
+	shift 4
+	kmemtrace-top "$@" >$KMT_OUT/$name.txt 2>$KMT_OUT/$name.err &
+	pid=$!
+	i=0
+	while ! grep -q '^interval 0' $KMT_OUT/$name.txt 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	echo 1 > $OR/$op || exit 1
+	cat $OR/$exp > $KMT_OUT/$copy
+	wait $pid
+	echo $? > $KMT_OUT/$name.rc
+}
+# In the guest, without kmemtraced: kmemtrace-top alone, the oracle run in its interval 1.
+top_around top run expected oracle.expected -b 2 3
 # Under kmemtraced: the buffers are its own.
 kmemtraced -o $KMT_OUT/trace -- sh -c "kmemtrace-top -b 1 1 >/dev/null 2>$KMT_OUT/locked.err;
 	echo \$? > $KMT_OUT/locked.rc; echo 1 > $OR/run" >$KMT_OUT/kmemtraced.log 2>&1
@@ -47,11 +60,17 @@ done
 wait $pid
 echo $? > $KMT_OUT/busy.rc
 cat $KMT_DEBUGFS/total_overruns > $KMT_OUT/busy.overruns
+# By kernel stack: none recorded by this module, then the oracle's stacks pattern in interval 1
+# (32 frames: the recursion's deepest stack, 24 levels, is whole, each depth a stack of its own).
+kmemtrace-top -b -cstack 1 1 >$KMT_OUT/nostack.txt 2>$KMT_OUT/nostack.err
+echo $? > $KMT_OUT/nostack.rc
+rmmod kmemtrace && insmod $KMT_MODDIR/kmemtrace.ko start_disabled=1 stack_depth=32 || exit 1
+top_around stacks stacks stacks_expected stacks.expected -b -cstack -r 500 2 3
 EOS
 chmod +x "$guest"
 
 # The guest's own build (another arch's: static, made by kmemtrace-vm before it checks -a files).
-vm_ok top --no-daemon -c 2 -T 150 -m kmemtrace_oracle -a "$(guest_tool kmemtrace-top)" -a "$guest" -- top.sh
+vm_ok top --no-daemon -c 2 -T 200 -m kmemtrace_oracle -a "$(guest_tool kmemtrace-top)" -a "$guest" -- top.sh
 o=$VM_OUT
 is "$(command_status)" 0 "the script ran in the guest"
 dmesg_clean
@@ -89,8 +108,78 @@ is "$(wc -l <"$o/replay.diff")" 0 \
 	"kmemtraced's trace: kmemtrace-top --replay agrees with kmemtrace-report --interval" ||
 	note_file "$o/replay.diff"
 like "$(cat "$o/interval.txt")" "$cache" "... and the oracle's cache is in it"
+
 is "$("$REPORT" --interval 500ms -l 0 --csv "$o/trace" 2>/dev/null |
 	awk -F, -v c="$cache" '$4 == c { a += $5; f += $8 } END { print a + 0, f + 0 }')" \
 	"$want_allocs $want_frees" "--interval on that trace: the oracle's cache, exactly"
+
+# ---- by kernel stack ----------------------------------------------------------------------------
+is "$(cat "$o/nostack.rc")" 1 "-cstack, the module loaded without stack_depth: exit 1"
+like "$(cat "$o/nostack.err")" "kmemtrace.ko records no kernel stacks to group by" "... saying so"
+is "$(wc -l <"$o/nostack.err")" 1 "... in one line"
+[ -s "$o/stacks.expected" ] || bail "no stacks_expected from the guest"
+is "$(cat "$o/stacks.rc")" 0 "stack_depth=32: kmemtrace-top -b -cstack 2 3: exit 0" ||
+	note_file "$o/stacks.err"
+is "$(grep -c '^interval ' "$o/stacks.txt")" 3 "three intervals"
+# The rows of the printed tables, "INTERVAL|LABEL|ALLOCS BYTES FREES NET|FRAME FUNCTIONS...", the
+# frames' functions without offsets and modules, then what the oracle's stacks_expected makes of
+# them: the chain's rows, and the recursion's.
+python3 - "$o/stacks.txt" "$o/stacks.expected" >"$o/stacks.rows" <<'PY'
+import sys
+rows, k = [], None
+for line in open(sys.argv[1]):
+    w = line.split()
+    if line.startswith("interval "):
+        k = w[1]
+    elif line.startswith("    ") and rows:
+        rows[-1][3].append(w[0].split("+")[0])
+    elif k is not None and w and w[0] != "STACK" and not line.startswith("  ") and \
+            "loadavg:" not in line and len(w) >= 6:
+        rows.append([k, " ".join(w[:-5]), w[-5:-1], []])
+exp = {}
+done = {}
+for line in open(sys.argv[2]):
+    w = line.split()
+    if w[0] == "done":
+        done[w[1]] = int(w[2])
+    elif w[0] == "failed":
+        exp.setdefault("failed", {})[w[1]] = int(w[2])
+    else:
+        exp[w[0]] = " ".join(w[1:])
+chain = exp["chain"].split()
+fail = exp["failed"]
+size = int(exp["stack_size"])
+cls = min(c for c in (8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096) if c >= size)
+ours = [r for r in rows if r[3][:len(chain)] == chain]
+print("chain_label", sorted({r[1] for r in ours}))
+print("chain_intervals", sorted({r[0] for r in ours}))
+got = sorted((int(r[2][0]), int(r[2][2]), r[2][3]) for r in ours)
+want = sorted((done[a] + fail[a], done[f], "0") for a, f in
+              (("chain_kmalloc", "chain_kfree"), ("chain_cache_alloc", "chain_cache_free"),
+               ("chain_large_alloc", "chain_large_free")))
+print("chain_rows", got == want, got, want)
+km = [int(r[2][1]) for r in ours if int(r[2][0]) == done["chain_kmalloc"] + fail["chain_kmalloc"]]
+print("chain_kmalloc_bytes", done["chain_kmalloc"] * cls in km, km, done["chain_kmalloc"] * cls)
+leaf, rfn, m = exp["recurse_leaf"], exp["recurse_fn"], int(exp["recurse"])
+rec = [r for r in rows if r[3] and r[3][0] == leaf]
+print("recurse_label", sorted({r[1] for r in rec}), sorted({r[0] for r in rec}))
+print("recurse_rows", sorted((r[2][0], r[2][1], r[2][2], r[2][3]) for r in rec) ==
+      [("1", str(cls), "1", "0")] * m, len(rec), m)
+# Depth k nests k + 1 frames of the recursion's function: one row for each k = 1..m.
+print("recurse_depths", sorted(next((i for i, f in enumerate(r[3][1:]) if f != rfn), 0) - 1
+                               for r in rec) == list(range(1, m + 1)))
+PY
+row() { awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$o/stacks.rows"; }
+chain=$(awk '$1 == "chain" { print $2 " <- " $3 }' "$o/stacks.expected")
+is "$(row chain_label)" "['$chain']" "the chain's stacks named $chain" || note_file "$o/stacks.txt"
+is "$(row chain_intervals)" "['1']" "... in interval 1 only"
+like "$(row chain_rows)" "True" \
+	"... a row for each allocating operation: the oracle's allocations and frees of its objects, net 0"
+like "$(row chain_kmalloc_bytes)" "True" "... the kmalloc's bytes: its allocations times their size class"
+leaf=$(awk '$1 == "recurse_leaf" { print $2 }' "$o/stacks.expected")
+rfn=$(awk '$1 == "recurse_fn" { print $2 }' "$o/stacks.expected")
+is "$(row recurse_label)" "['$leaf <- $rfn'] ['1']" "the recursion's stacks named $leaf <- $rfn, in interval 1 only"
+like "$(row recurse_rows)" "True" "... one row per depth, one allocation and one free each"
+like "$(row recurse_depths)" "True" "... their stacks 1 to $(awk '$1 == "recurse" { print $2 }' "$o/stacks.expected") levels deep"
 
 done_testing

@@ -4,7 +4,9 @@
 # appends a kmemtrace-gen trace's records in chunks, as kmemtraced would): plain tables when
 # stdout is not a terminal, adding up to exactly what the generator wrote; the screen under
 # tmux (header, columns, -r rows, sort, resize, q); replay agreeing with kmemtrace-report
-# --interval; and bad input (no debugfs, no module, corrupt trace, bad arguments) in one line.
+# --interval; by kernel stack (-cstack), a growing trace with stacks adding up to each stack's
+# allocations, bytes and frees as the generator wrote them, and the screen naming stacks in one
+# line each; and bad input (no debugfs, no module, corrupt trace, bad arguments) in one line.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -22,12 +24,12 @@ at_exit 'tmux kill-session -t "$S" 2>/dev/null'
 "$GEN" -o "$T/full" --cpus 2 --events 20000 >"$T/full.sum"
 ok $? "kmemtrace-gen wrote the trace"
 
-# grow DIR PART [PARTS]: the first PART of PARTS (4) parts of every cpuN.out of the full trace
-# in DIR.
+# grow DIR PART [PARTS [FULL]]: the first PART of PARTS (4) parts of every cpuN.out of the full
+# trace (FULL, default $T/full) in DIR.
 grow() {
 	local f n per from to parts=${3:-4}
 	mkdir -p "$1"
-	for f in "$T"/full/cpu*.out; do
+	for f in "${4:-$T/full}"/cpu*.out; do
 		n=$(( $(stat -c %s "$f") / 64 - 1 ))
 		per=$(( (n + parts - 1) / parts ))
 		from=$(( 1 + (${2} - 1) * per )); to=$(( 1 + ${2} * per ))
@@ -46,7 +48,7 @@ grow "$T/g1" 1
 # grow seen beside two nice -n 19 busy loops (0.1 s + 0.22 s). With set sleeps instead, a slow
 # start had all 4 parts there before the first table, and a slow machine could have had the
 # last come after the last table.
-tables() { [ "$(grep -c '^interval ' "$T/plain.txt" 2>/dev/null)" -ge "$1" ]; }
+tables() { [ "$(grep -c '^interval ' "${2:-$T/plain.txt}" 2>/dev/null)" -ge "$1" ]; }
 "$TOP" -d "$T/g1" 0.5 8 >"$T/plain.txt" 2>"$T/plain.err" &
 pid=$!
 for p in 2 3 4; do
@@ -67,6 +69,37 @@ ok $? "no escape sequences when stdout is not a terminal"
 diff <("$TOP" --replay -d "$T/full" -r 50 0.002 | grep -v 'loadavg:') \
 	<("$REPORT" --interval 2ms -l 50 "$T/full" 2>/dev/null) >"$T/diff"
 ok $? "--replay: the same tables as kmemtrace-report --interval"
+
+# ---- by kernel stack, following a growing trace with stacks ----------------------------------
+# A stack's records (two slots for 6 to 10 frames) may be cut between two parts: what the
+# follower reads of them waits for the rest.
+"$GEN" -o "$T/sfull" --cpus 2 --events 20000 --callsites 12 --stack-depth 10 --stacks 30 \
+	--seed 17 >"$T/sfull.sum"
+ok $? "kmemtrace-gen wrote a trace with stacks"
+grow "$T/s1" 1 4 "$T/sfull"
+"$TOP" -d "$T/s1" -cstack -r 1000 0.5 8 >"$T/stk.txt" 2>"$T/stk.err" &
+pid=$!
+for p in 2 3 4; do
+	wait_for 600 tables $((p - 1)) "$T/stk.txt"
+	grow "$T/s1" "$p" 4 "$T/sfull"
+done
+wait "$pid"
+is "$?" 0 "-cstack following: exit 0"
+# Each stack's allocations and bytes over every interval ("FRAMES ALLOCS BYTES", the frames raw,
+# with no kallsyms), and the generator's per-stack lines grouped by frames. Not the frees: the
+# parts are cut by records, not by time, so a free may come in before its allocation on another
+# CPU, as when kmemtraced writes a busy CPU's sub-buffer before a quiet one's.
+got=$(awk '/^interval / || /^STACK / || /loadavg:/ || /^  [(.]/ || NF == 0 { next }
+	   /^    / { fr[n] = fr[n] (fr[n] == "" ? "" : ",") $1; next }
+	   { n++; a[n] = $(NF - 4); b[n] = $(NF - 3) }
+	   END { for (i = 1; i <= n; i++) { k = fr[i]; A[k] += a[i]; B[k] += b[i] }
+		 for (k in A) print k, A[k], B[k] }' "$T/stk.txt" | sort)
+want=$(awk '$1 == "stack" { for (i = 3; i < NF; i += 2) v[$i] = $(i + 1)
+	    k = v["frames"]; A[k] += v["hits"]; B[k] += v["bytes_alloc"] }
+	    END { for (k in A) print k, A[k], B[k] }' "$T/sfull.sum" | sort)
+is "$got" "$want" "following by stack: each stack's allocations and bytes over the intervals as generated"
+is "$(awk '/^interval / { for (i = 1; i < NF; i++) if ($i == "stack") s += $(i + 1) } END { print s + 0 }' "$T/stk.txt")" \
+	"$(summary no_stack_allocs "$T/sfull.sum")" "... and the allocations without a stack, in the headings"
 
 # ---- the screen, under tmux ------------------------------------------------------------------
 if ! command -v tmux >/dev/null; then
@@ -132,6 +165,22 @@ like "$(tr -s ' ' <<<"$screen")" "ALLOCS BYTES FREES NET FRAG%" "resized: the co
 tmux send-keys -t "$S" q
 wait_for 600 test -s "$T/rc"
 is "$(cat "$T/rc" 2>/dev/null)" 0 "q quits, exit 0"
+tmux kill-session -t "$S" 2>/dev/null
+
+# By stack on the screen: a line a stack, its whole stack left to the printed tables (the trace
+# has no kallsyms: a stack is named by its two innermost frames' addresses).
+tmux new-session -d -s "$S" -x 100 -y 30 "$TOP --replay -d $T/sfull -cstack -r 5 1; sleep 30"
+stack_screen() {
+	screen=$(tmux capture-pane -p -t "$S")
+	grep -q '^0x[0-9a-f]* <- 0x' <<<"$screen"
+}
+wait_for 600 stack_screen
+ok $? "-cstack screen: rows named by call site <- caller" "$screen"
+like "$(tr -s ' ' <<<"$screen")" "STACK ALLOCS BYTES FREES NET FRAG%" "-cstack screen: the columns"
+is "$(grep -c '^    ' <<<"$screen")" 0 "-cstack screen: no frame lines under the rows"
+rows=$(awk '/^STACK / { on = 1; next } on && NF >= 6' <<<"$screen" | wc -l)
+[ "$rows" -ge 1 ] && [ "$rows" -le 5 ]
+ok $? "-cstack screen: -r 5 rows, one line each (got $rows)"
 tmux kill-session -t "$S" 2>/dev/null
 
 # ---- bad input: one line and its exit code --------------------------------------------------

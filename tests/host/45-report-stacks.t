@@ -582,7 +582,8 @@ like "$(cat "$T/plain.html")" "No kernel stacks: trace with the module parameter
 # ---- bad options --------------------------------------------------------------------------------
 for args in "--stacks --min-count abc" "--stacks --min-count -1" "--stacks --exclude ," \
 	"--folded=weight" "--stacks --alloc" "--stacks --folded" "--min-count 3" \
-	"--folded --json" "--stacks --interval 1s" "--stacks --exclude 0xzz" \
+	"--folded --json" "--stacks --interval 1s --caller" "--stacks --interval 1s --min-count 2" \
+	"--stacks --exclude 0xzz" \
 	"--folded --exclude f,0x1ffffffffffffffff"; do
 	# shellcheck disable=SC2086 # the options are split on purpose
 	run "$REPORT" $args "$T/le"

@@ -46,12 +46,13 @@ coverage kmem_cache_free tracepoint
 coverage kmem_cache_alloc_bulk unseen kprobes disabled' >"$T/errs/kmemtrace.meta"
 ok $? "kmemtrace-gen --script wrote a trace with errors and coverage"
 
-# Every view's JSON of every trace (a view a trace cannot give, --stacks without stacks, fails).
+# Every view's JSON of every trace (a view a trace cannot give fails: --stacks without stacks,
+# --at and --diff past the end of the short one with errors).
 docs=()
 i=0
 for tr in basic stacks be32 errs; do
 	for view in "" --alloc --cache --stacks --lifetimes --pages "--interval 100us" \
-		"--interval 100us --caller"; do
+		"--interval 100us --caller" "--interval 100us --stacks" "--at 200us" "--diff 100us,300us"; do
 		i=$((i + 1))
 		# shellcheck disable=SC2086 # the view's options are words
 		if "$REPORT" --json $view "$T/$tr" >"$T/d$i.json" 2>/dev/null; then

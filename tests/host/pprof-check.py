@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 # pprof-check.py - reads what go tool pprof makes of a kmemtrace-report --pprof profile and
-# compares it with the report's own JSON (for tests/host/52-report-pprof.t and
+# compares it with the report's own JSON (for tests/host/53-report-pprof.t and
 # tests/guest/48-stacks.t). Each command prints "same", or what differs, on one line.
 #
 #   pprof-check.py stacks RAW STACKS_JSON   per stack (frame addresses): hits, failed, bytes

@@ -1723,6 +1723,161 @@ static void oracle_lp_files(void)
 
 /* ==== end of lifetimes and pages ==== */
 
+/*
+ * The growth pattern (debugfs "growth", write 1): a leak at a known rate
+ * beside churn, for kmemtrace-report --at and --diff. growth_rounds
+ * rounds, growth_gap_ms apart (msleep), each:
+ *
+ *   oracle_growth_leak   growth_leak_n x kmalloc(growth_leak_size), kept
+ *                        until the next growth run (freed first thing, by
+ *                        oracle_growth_drop) or until the module is unloaded
+ *   oracle_growth_churn  growth_churn_n x kmalloc(growth_churn_size), each
+ *                        freed right away
+ *
+ * growth_expected read: growth_runs N, rounds R, leak_n L, leak_size S,
+ * churn_n C, churn_size Z, dropped_first D, then per round
+ * "round I start_ns A end_ns B leaked K leak_failed F churned M churn_failed G"
+ * with A before the round's first kmalloc() and B after its last kfree(),
+ * on the trace's clock (ktime_get_mono_fast_ns()), so that a test picks
+ * times between rounds from them, with no guess at how fast the guest runs.
+ */
+static unsigned int growth_rounds = 10;
+module_param(growth_rounds, uint, 0444);
+MODULE_PARM_DESC(growth_rounds, "Rounds of the growth pattern, 1..32 (default 10)");
+
+static unsigned int growth_leak_n = 4;
+module_param(growth_leak_n, uint, 0444);
+MODULE_PARM_DESC(growth_leak_n, "Objects the growth pattern leaks a round, 1..8 (default 4)");
+
+static unsigned int growth_leak_size = 200;
+module_param(growth_leak_size, uint, 0444);
+MODULE_PARM_DESC(growth_leak_size, "kmalloc size of the leaked objects, 1..4096 (default 200)");
+
+static unsigned int growth_churn_n = 16;
+module_param(growth_churn_n, uint, 0444);
+MODULE_PARM_DESC(growth_churn_n, "Objects allocated and freed a round, 1..256 (default 16)");
+
+static unsigned int growth_churn_size = 72;
+module_param(growth_churn_size, uint, 0444);
+MODULE_PARM_DESC(growth_churn_size, "kmalloc size of the churned objects, 1..4096 (default 72)");
+
+static unsigned int growth_gap_ms = 20;
+module_param(growth_gap_ms, uint, 0444);
+MODULE_PARM_DESC(growth_gap_ms, "Sleep between rounds, ms, 1..10000 (default 20)");
+
+#define ORACLE_GROWTH_MAX_ROUNDS	32
+#define ORACLE_GROWTH_MAX_LEAK		8
+
+static void *oracle_grown[ORACLE_GROWTH_MAX_ROUNDS * ORACLE_GROWTH_MAX_LEAK];
+static struct oracle_result oracle_growth_leak_res, oracle_growth_churn_res;
+static unsigned int oracle_growth_runs;
+static struct oracle_text oracle_growth_expected;
+
+static noinline __noclone unsigned int oracle_growth_leak(unsigned int round)
+{
+	unsigned int j;
+
+	for (j = 0; j < growth_leak_n; j++) {
+		void *p = kmalloc(growth_leak_size, GFP_KERNEL);
+
+		oracle_grown[round * ORACLE_GROWTH_MAX_LEAK + j] = p;
+		if (p)
+			oracle_growth_leak_res.done++;
+		else
+			oracle_growth_leak_res.failed++;
+	}
+	barrier();
+	return oracle_growth_leak_res.done;
+}
+
+static noinline __noclone unsigned int oracle_growth_churn(void)
+{
+	unsigned int j;
+
+	for (j = 0; j < growth_churn_n; j++) {
+		void *p = kmalloc(growth_churn_size, GFP_KERNEL);
+
+		if (!p) {
+			oracle_growth_churn_res.failed++;
+			continue;
+		}
+		oracle_growth_churn_res.done++;
+		kfree(p);
+	}
+	barrier();
+	return oracle_growth_churn_res.done;
+}
+
+static unsigned int oracle_growth_drop(void)
+{
+	unsigned int j, freed = 0;
+
+	for (j = 0; j < ARRAY_SIZE(oracle_grown); j++) {
+		if (!oracle_grown[j])
+			continue;
+		kfree(oracle_grown[j]);
+		oracle_grown[j] = NULL;
+		freed++;
+	}
+	return freed;
+}
+
+static void oracle_growth_run(void)
+{
+	unsigned int r, freed = oracle_growth_drop();
+	struct oracle_result leak0, churn0;
+	u64 a, b;
+
+	oracle_growth_runs++;
+	oracle_out = &oracle_growth_expected;
+	oracle_out->len = 0;
+	oracle_say("growth_runs %u\n", oracle_growth_runs);
+	oracle_say("rounds %u\n", growth_rounds);
+	oracle_say("leak_n %u\n", growth_leak_n);
+	oracle_say("leak_size %u\n", growth_leak_size);
+	oracle_say("churn_n %u\n", growth_churn_n);
+	oracle_say("churn_size %u\n", growth_churn_size);
+	oracle_say("dropped_first %u\n", freed);
+	memset(&oracle_growth_leak_res, 0, sizeof(oracle_growth_leak_res));
+	memset(&oracle_growth_churn_res, 0, sizeof(oracle_growth_churn_res));
+	for (r = 0; r < growth_rounds; r++) {
+		/* The gap first: the trace's start and the drop above are apart from round 0. */
+		msleep(growth_gap_ms);
+		leak0 = oracle_growth_leak_res;
+		churn0 = oracle_growth_churn_res;
+		a = ktime_get_mono_fast_ns();
+		oracle_growth_leak(r);
+		oracle_growth_churn();
+		b = ktime_get_mono_fast_ns();
+		/* One line in two calls: the format would not fit 100 columns. */
+		oracle_say("round %u start_ns %llu end_ns %llu ", r, a, b);
+		oracle_say("leaked %u leak_failed %u churned %u churn_failed %u\n",
+			   oracle_growth_leak_res.done - leak0.done,
+			   oracle_growth_leak_res.failed - leak0.failed,
+			   oracle_growth_churn_res.done - churn0.done,
+			   oracle_growth_churn_res.failed - churn0.failed);
+	}
+	msleep(growth_gap_ms);
+}
+
+static bool oracle_growth_params_ok(void)
+{
+	return oracle_size_ok("growth_rounds", growth_rounds, 1, ORACLE_GROWTH_MAX_ROUNDS) &&
+	       oracle_size_ok("growth_leak_n", growth_leak_n, 1, ORACLE_GROWTH_MAX_LEAK) &&
+	       oracle_size_ok("growth_leak_size", growth_leak_size, 1, SZ_4K) &&
+	       oracle_size_ok("growth_churn_n", growth_churn_n, 1, ORACLE_MAX_N) &&
+	       oracle_size_ok("growth_churn_size", growth_churn_size, 1, SZ_4K) &&
+	       oracle_size_ok("growth_gap_ms", growth_gap_ms, 1, 10000);
+}
+
+static void oracle_growth_files(void)
+{
+	debugfs_create_file("growth", 0200, oracle_dir, oracle_growth_run,
+			    &oracle_cmd_fops);
+	debugfs_create_file("growth_expected", 0400, oracle_dir,
+			    &oracle_growth_expected, &oracle_expected_fops);
+}
+
 /* The load generator: a kthread per online CPU. */
 static struct task_struct **oracle_load_tasks;
 static unsigned int oracle_load_batch;
@@ -1890,7 +2045,7 @@ static int __init oracle_init(void)
 	if (!oracle_stacks_params_ok() ||
 	    !oracle_size_ok("nostack_n", nostack_n, 1, SZ_4K))
 		return -EINVAL;
-	if (!oracle_lp_params_ok())
+	if (!oracle_lp_params_ok() || !oracle_growth_params_ok())
 		return -EINVAL;
 	oracle_cache = kmem_cache_create(ORACLE_CACHE_NAME, obj_size, 0, 0,
 					 oracle_obj_ctor);
@@ -1925,6 +2080,7 @@ static int __init oracle_init(void)
 	debugfs_create_file("nostack_expected", 0400, oracle_dir,
 			    &oracle_nostack_expected, &oracle_expected_fops);
 	oracle_lp_files();
+	oracle_growth_files();
 	oracle_describe(0);
 	return 0;
 
@@ -1942,6 +2098,7 @@ static void __exit oracle_exit(void)
 	oracle_load_stop();
 	oracle_leak_free();
 	oracle_hold_drop();
+	oracle_growth_drop();
 	mutex_unlock(&oracle_lock);
 	kmem_cache_destroy(oracle_merged);
 	kmem_cache_destroy(oracle_cache);

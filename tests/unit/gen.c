@@ -27,6 +27,7 @@ struct gen_cpu {
 	uint64_t total_dropped;
 	int16_t node;
 	uint8_t flags;
+	uint16_t stack_id;
 };
 
 /* A live object: open addressing, linear probing, backward-shift deletion. */
@@ -193,6 +194,12 @@ void gen_set_flags(struct gen *g, unsigned int cpu, unsigned int flags)
 {
 	if (cpu < g->ncpus)
 		g->cpu[cpu].flags = (uint8_t)flags;
+}
+
+void gen_set_stack(struct gen *g, unsigned int cpu, uint16_t id)
+{
+	if (cpu < g->ncpus)
+		g->cpu[cpu].stack_id = id;
 }
 
 uint32_t gen_next_seq(const struct gen *g, unsigned int cpu)
@@ -474,6 +481,8 @@ static int put_event(struct gen *g, unsigned int cpu, struct kmt_event *ev)
 	}
 	ev->cpu_node = g->cpu[cpu].node;
 	ev->flags |= g->cpu[cpu].flags;
+	if (!ev->stack_id)
+		ev->stack_id = g->cpu[cpu].stack_id;
 	memcpy(&r, ev, sizeof(r));
 	if (put(g, cpu, &r) < 0)
 		return -1;

@@ -87,6 +87,8 @@ const char *gen_path(const struct gen *g, unsigned int cpu);
 void gen_set_cpu_node(struct gen *g, unsigned int cpu, int node);
 /* Flags (KMT_F_*) for the following events of a CPU (default 0). */
 void gen_set_flags(struct gen *g, unsigned int cpu, unsigned int flags);
+/* The stack id (gen_stack()) the following events of a CPU carry unless they name one; 0 none. */
+void gen_set_stack(struct gen *g, unsigned int cpu, uint16_t id);
 /* Seq the next data record of a CPU takes; setting it forges a gap. */
 uint32_t gen_next_seq(const struct gen *g, unsigned int cpu);
 void gen_set_seq(struct gen *g, unsigned int cpu, uint32_t seq);

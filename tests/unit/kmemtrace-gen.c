@@ -36,8 +36,9 @@ static const char doc[] =
 	"    kmemtrace-gen -o /tmp/s --cpus 1 --script -\n"
 	"\n"
 	"A script (--script) has one record a line, written in that order, 1000 ns\n"
-	"apart. Numbers are decimal or 0x-hexadecimal, '#' starts a comment, and\n"
-	"\"probed\" at the end of an event line sets KMT_F_PROBED:\n"
+	"apart. Numbers are decimal or 0x-hexadecimal, '#' starts a comment;\n"
+	"\"probed\" at the end of an event line sets KMT_F_PROBED, \"stack=ID\" names\n"
+	"the stack a stack line gave ID on that CPU, \"nostack\" sets KMT_F_NO_STACK:\n"
 	"  kmalloc CPU CALL_SITE PTR BYTES_REQ BYTES_ALLOC [probed]\n"
 	"  kfree CPU CALL_SITE PTR [probed]\n"
 	"  cache_alloc CPU CALL_SITE PTR CACHE_ID BYTES_REQ BYTES_ALLOC [probed]\n"
@@ -46,6 +47,8 @@ static const char doc[] =
 	"  lost CPU COUNT\n"
 	"  page_alloc CPU PFN ORDER MIGRATETYPE GFP_FLAGS\n"
 	"  page_free CPU PFN ORDER\n"
+	"  stack CPU ID FRAME[,FRAME...]   (innermost, the call site, first)\n"
+	"  wait NS                         the next record NS + 1000 ns later\n"
 	"\n"
 	"With --stack-depth, each slab allocation takes one of --stacks kernel stacks\n"
 	"(1..D frames, the first its call site), written into its CPU's stream before\n"
@@ -407,7 +410,7 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 	} kinds[] = {
 		{ "kmalloc", "c8844" }, { "kfree", "c88" }, { "cache_alloc", "c88844" },
 		{ "cache_free", "c888" }, { "cache_desc", "c844" }, { "lost", "c8" },
-		{ "page_alloc", "c8444" }, { "page_free", "c84" },
+		{ "page_alloc", "c8444" }, { "page_free", "c84" }, { "stack", "c4" },
 	};
 	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	unsigned int lineno = 0;
@@ -421,10 +424,9 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 	}
 	while (ret == KMT_EXIT_OK && getline(&line, &cap, in) > 0) {
 		char *w[12], *p, *save = NULL;
-		uint64_t v[8];
+		uint64_t v[8], stack_id = 0;
 		size_t nw = 0, nnum, k, i;
-		unsigned int cpu;
-		bool probed;
+		unsigned int cpu, flags = 0;
 		int r = 0;
 
 		lineno++;
@@ -433,6 +435,18 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 			w[nw++] = p;
 		if (!nw)
 			continue;
+		/* wait NS: time passes (a leak at a rate over seconds, without a line a us). */
+		if (strcmp(w[0], "wait") == 0) {
+			if (nw != 2 || script_num(w[1], UINT64_MAX - t, &v[0], lineno) < 0) {
+				if (nw != 2)
+					fprintf(stderr, "kmemtrace-gen: script line %u: wait takes "
+						"one number\n", lineno);
+				ret = KMT_EXIT_USAGE;
+				break;
+			}
+			t += v[0];
+			continue;
+		}
 		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			if (strcmp(w[0], kinds[k].kind) == 0)
 				break;
@@ -442,13 +456,27 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 				w[0]);
 			break;
 		}
-		/* The numbers, then a name (cache_desc) or maybe "probed" (events, k < 4). */
+		/*
+		 * The numbers, then a name (cache_desc) or frames (stack), or
+		 * maybe "probed", "stack=ID", "nostack" (events, k < 4).
+		 */
 		nnum = strlen(kinds[k].nums);
-		probed = k < 4 && nw == 2 + nnum && strcmp(w[nw - 1], "probed") == 0;
-		if (nw != 1 + nnum + (k == 4 || probed)) {
+		while (k < 4 && nw > 1 + nnum) {
+			if (strcmp(w[nw - 1], "probed") == 0)
+				flags |= KMT_F_PROBED;
+			else if (strcmp(w[nw - 1], "nostack") == 0)
+				flags |= KMT_F_NO_STACK;
+			else if (strncmp(w[nw - 1], "stack=", 6) == 0 &&
+				 script_num(w[nw - 1] + 6, UINT16_MAX, &stack_id, lineno) == 0)
+				;
+			else
+				break;
+			nw--;
+		}
+		if (nw != 1 + nnum + (k == 4 || k == 8)) {
 			fprintf(stderr, "kmemtrace-gen: script line %u: %s takes %zu numbers%s\n",
-				lineno, w[0], nnum, k == 4 ? " and a name" : k < 4 ?
-				" and maybe \"probed\"" : "");
+				lineno, w[0], nnum, k == 4 ? " and a name" : k == 8 ? " and frames" :
+				k < 4 ? " and maybe \"probed\", \"stack=ID\", \"nostack\"" : "");
 			break;
 		}
 		for (i = 0; i < nnum; i++) {
@@ -463,7 +491,8 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 		ret = KMT_EXIT_OK;
 		cpu = (unsigned int)v[0];
 		t += 1000;
-		gen_set_flags(g, cpu, probed ? KMT_F_PROBED : 0);
+		gen_set_flags(g, cpu, flags);
+		gen_set_stack(g, cpu, (uint16_t)stack_id);
 		switch (k) {
 		case 0:
 			r = gen_kmalloc(g, cpu, t, v[1], v[2], (uint32_t)v[3], (uint32_t)v[4],
@@ -504,6 +533,32 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 			r = gen_event(g, cpu, &e);
 			break;
 		}
+		case 8: {
+			/* Frames innermost first, as the module's stack records hold them. */
+			uint64_t fr[KMT_STACK_MAX_DEPTH];
+			unsigned int d = 0;
+			char *f, *fs = NULL;
+
+			for (f = strtok_r(w[3], ",", &fs); f && d <= KMT_STACK_MAX_DEPTH;
+			     f = strtok_r(NULL, ",", &fs)) {
+				if (d < KMT_STACK_MAX_DEPTH &&
+				    script_num(f, UINT64_MAX, &fr[d], lineno) < 0) {
+					ret = KMT_EXIT_USAGE;
+					break;
+				}
+				d++;
+			}
+			if (ret == KMT_EXIT_OK && (!v[1] || v[1] > UINT16_MAX || !d ||
+						   d > KMT_STACK_MAX_DEPTH)) {
+				fprintf(stderr, "kmemtrace-gen: script line %u: a stack has an id from "
+					"1 to %u and 1 to %u frames\n", lineno, UINT16_MAX,
+					KMT_STACK_MAX_DEPTH);
+				ret = KMT_EXIT_USAGE;
+			}
+			if (ret == KMT_EXIT_OK)
+				r = gen_stack(g, cpu, t, (uint16_t)v[1], fr, d);
+			break;
+		}
 		default: {
 			struct kmt_event e = {
 				.type = KMT_REC_PAGE_FREE, .timestamp = t, .ptr = v[1],
@@ -516,6 +571,7 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 		}
 		}
 		gen_set_flags(g, cpu, 0);
+		gen_set_stack(g, cpu, 0);
 		if (r < 0)
 			ret = KMT_EXIT_IO;
 	}
@@ -863,6 +919,7 @@ int main(int argc, char **argv)
 				live[nlive++] = o;
 		}
 		gen_set_flags(g, cpu, 0);
+		gen_set_stack(g, cpu, 0);
 		if (r < 0)
 			goto io_err;
 	}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# 52-report-pprof.t - kmemtrace-report --pprof on kmemtrace-gen traces, read back by go tool
+# 53-report-pprof.t - kmemtrace-report --pprof on kmemtrace-gen traces, read back by go tool
 # pprof (Debian's golang-go): the profile parses; per stack, per cache label, per CPU label
 # and in total its six sample types are the report's own figures (its --stacks, --cache,
 # --cpu N and summary JSON, which 45-report-stacks.t holds to the generator), large kmallocs
@@ -80,6 +80,20 @@ done
 n_fn=$(awk 'rows { n++ } /^ +flat +flat%/ { rows = 1 } END { print n + 0 }' "$T/top.alloc_space")
 ok "$([ "$n_fn" -gt 40 ]; echo $?)" "pprof -top lists the trace's functions ($n_fn)"
 
+# ---- every filter: the profile holds what the filtered report counts ----------------------------
+for f in "--cpu 1-2" "--cache-name kmalloc-64" "--min-size 300" "--time 5ms,12ms" "--pid 120" \
+	"--cpu 0 --min-size 100"; do
+	tag=$(tr -c 'a-z0-9' _ <<<"$f")
+	# shellcheck disable=SC2086 # the filter's words
+	"$REPORT" $f --pprof "$T/f$tag.pb.gz" "$T/le" >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	"$REPORT" $f --json -l 0 "$T/le" >"$T/f$tag.json" 2>/dev/null
+	pprof -raw "$T/f$tag.pb.gz" >"$T/f$tag.raw"
+	is "$(check totals "$T/f$tag.raw" "$T/f$tag.json")" same "$f: the profile's totals as the report's"
+done
+is "$(jget "d['totals']['allocs'] > 0" "$T/f__cache_name_kmalloc_64_.json")" True \
+	"the kmalloc-64 filter selects something"
+
 # ---- growth between two --time windows: -diff_base ------------------------------------------
 "$REPORT" --time ,8ms --pprof "$T/a.pb.gz" "$T/le" >/dev/null 2>&1
 "$REPORT" --time ,16ms --pprof "$T/b.pb.gz" "$T/le" >/dev/null 2>&1
@@ -91,6 +105,16 @@ for ix in inuse_objects inuse_space; do
 		"-diff_base of --time ,8ms and ,16ms ($ix): per function, outstanding at 16 ms less at 8 ms"
 done
 like "$(pprof -comments "$T/b.pb.gz")" "filters: time ,16ms" "the profile's comments name the filter"
+# --at T: the profile ends at T (the --at view on stdout unchanged by it).
+run "$REPORT" --at 8ms --pprof "$T/at.pb.gz" "$T/le"
+is "$rc" 0 "--at 8ms --pprof: exit 0"
+"$REPORT" --at 8ms "$T/le" >"$T/at.txt" 2>/dev/null
+is "$out" "$(cat "$T/at.txt")" "--at's report is the same with --pprof"
+cmp -s <(pprof -raw "$T/at.pb.gz" | grep -v '^Comment:') <(pprof -raw "$T/a.pb.gz" | grep -v '^Comment:')
+ok $? "--at 8ms --pprof: the profile of --time ,8ms"
+like "$(pprof -comments "$T/at.pb.gz")" "--at 8ms" "its comments say where it ends"
+run "$REPORT" --diff 8ms,16ms --pprof "$T/x.pb.gz" "$T/le"
+is "$rc" 1 "--diff with --pprof: exit 1 (one profile --at each time instead)"
 
 # ---- other byte orders and word sizes, and no stacks ----------------------------------------
 for v in be le32; do
