@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# 54-filters.t - filters at the source, in a guest under the oracle's load generator (a kthread
+# 55-filters.t - filters at the source, in a guest under the oracle's load generator (a kthread
 # per CPU allocating and freeing beside everything): a process of known tgid runs the oracle's
 # pattern under kmemtraced --tgid, then one in a child cgroup under --cgroup (the parent's path),
 # then --size, --call-site, a filter changed through debugfs during a trace (--tgid of one
