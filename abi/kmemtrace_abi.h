@@ -243,7 +243,7 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
  *   filter          (1.2, mode 0600) the filter in force on the first
  *                   line, "none" or the words a write sets it with
  *                   ("tgid=N pid=N cgroup=ID size=MIN-MAX
- *                   site=START-END"), "# track slots S used U\n",
+ *                   site=START-END cache=NAME"), "# track slots S used U\n",
  *                   "# cpu filtered_allocs filtered_frees untracked\n",
  *                   then a line a CPU; writing words sets a filter,
  *                   "none" removes it (Documentation/trace-format.md)

@@ -73,6 +73,17 @@ int kmtd_filter_parse_pid(const char *arg, long *pid)
 	return 0;
 }
 
+int kmtd_filter_parse_cache(const char *arg)
+{
+	size_t len = strlen(arg);
+
+	if (!len || len >= 64 || strcspn(arg, " \t\n,") != len) {
+		kmtd_err("'%s' is not a cache name (1 to 63 bytes, no blank or comma)", arg);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * A cgroup v2 directory's id: the kernfs node id its file handle holds
  * (on 64-bit kernels also its inode number), as the kernel's
@@ -231,6 +242,8 @@ int kmtd_filter_resolve(struct kmtd_filter *f, char *buf, size_t size)
 	}
 	for (unsigned int i = 0; i < f->nsites; i++)
 		PUT("site=0x%" PRIx64 "-0x%" PRIx64 " ", f->site_start[i], f->site_end[i]);
+	if (f->cache)
+		PUT("cache=%s ", f->cache);
 #undef PUT
 	if (len)
 		buf[len - 1] = '\0';

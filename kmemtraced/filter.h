@@ -2,7 +2,7 @@
 /*
  * filter.h - a leaf of kmemtraced (see kmemtraced.h): the filter at the
  * source its options ask of kmemtrace.ko (--tgid, --pid, --cgroup,
- * --size, --call-site), resolved to what the module takes (a cgroup path
+ * --size, --call-site, --cache), resolved to what the module takes (a cgroup path
  * to its v2 id, a function name to its address range from
  * /proc/kallsyms) and written as the module's filter words
  * (Documentation/trace-format.md, section 7).
@@ -24,6 +24,7 @@ struct kmtd_filter {
 	uint64_t cgroup_id;
 	bool has_size;
 	uint64_t size_min, size_max;	/* bytes, both included */
+	const char *cache;		/* a cache name, or kmalloc-N */
 	unsigned int nsites;
 	const char *site_name[KMTD_FILTER_SITES];
 	uint64_t site_start[KMTD_FILTER_SITES], site_end[KMTD_FILTER_SITES];
@@ -36,6 +37,8 @@ struct kmtd_filter {
  */
 int kmtd_filter_parse_size(const char *arg, uint64_t *lo, uint64_t *hi);
 int kmtd_filter_parse_pid(const char *arg, long *pid);
+/* A cache name the module's filter file can take: no blank or comma, under 64 bytes. */
+int kmtd_filter_parse_cache(const char *arg);
 /*
  * Resolves --cgroup and --call-site (each site name to the range from
  * its address to the next higher symbol's in /proc/kallsyms), then

@@ -78,6 +78,7 @@ enum {
 	OPT_CGROUP,
 	OPT_SIZE,
 	OPT_CALL_SITE,
+	OPT_CACHE,
 };
 
 static const struct argp_option options[] = {
@@ -99,6 +100,8 @@ static const struct argp_option options[] = {
 	  "(MIN- : no upper bound; N: exactly N)", 1 },
 	{ "call-site", OPT_CALL_SITE, "FUNCTION", 0, "only allocations called from FUNCTION "
 	  "(from /proc/kallsyms; up to 4, any of them)", 1 },
+	{ "cache", OPT_CACHE, "NAME", 0, "only allocations from the kmem_cache NAME; "
+	  "kmalloc-N (N bytes, or Nk) also takes the kmalloc() calls of that size class", 1 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -156,6 +159,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (kmtd_filter_parse_size(arg, &d->filter.size_min, &d->filter.size_max) < 0)
 			argp_error(state, "--size: bad value");
 		d->filter.has_size = true;
+		d->filter.any = true;
+		break;
+	case OPT_CACHE:
+		if (kmtd_filter_parse_cache(arg) < 0)
+			argp_error(state, "--cache: bad value");
+		d->filter.cache = arg;
 		d->filter.any = true;
 		break;
 	case OPT_CALL_SITE:

@@ -52,6 +52,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -63,8 +64,9 @@
 #define KMT_TRACK_WAYS		8U
 #define KMT_TRACK_SLOTS_MIN	(2 * KMT_TRACK_WAYS)
 #define KMT_TRACK_SLOTS_MAX	((unsigned int)BIT(24))
-/* Longest filter text a write may hold. */
+/* Longest filter text a write may hold, and a cache name in it. */
 #define KMT_FILTER_TEXT_MAX	512
+#define KMT_FILTER_CACHE_MAX	64
 
 /* What a filter asks for; all of them must match. */
 #define KMT_FILTER_TGID		BIT(0)
@@ -72,6 +74,7 @@
 #define KMT_FILTER_CGROUP	BIT(2)
 #define KMT_FILTER_SIZE		BIT(3)
 #define KMT_FILTER_SITE		BIT(4)
+#define KMT_FILTER_CACHE	BIT(5)
 #define KMT_FILTER_TASK		(KMT_FILTER_TGID | KMT_FILTER_PID | \
 				 KMT_FILTER_CGROUP)
 
@@ -84,12 +87,19 @@ struct kmt_filter {
 	unsigned int nsites;
 	unsigned long site_start[KMT_FILTER_SITES];	/* call site ranges, */
 	unsigned long site_end[KMT_FILTER_SITES];	/* end excluded */
+	/*
+	 * cache=NAME: a kmem_cache allocation from a cache of that name; for
+	 * kmalloc-N (N bytes, or N KiB with a k), also a kmalloc() whose
+	 * slot is N bytes (the kmalloc tracepoint names no cache).
+	 */
+	char cache_name[KMT_FILTER_CACHE_MAX];
+	size_t kmalloc_class;		/* N, or 0 */
 };
 
 static char *kmt_filter_param;
 module_param_named(filter, kmt_filter_param, charp, 0444);
 MODULE_PARM_DESC(filter,
-		 "Record only what matches, from load: words tgid=N pid=N cgroup=ID size=MIN-MAX site=START-END (hexadecimal, end excluded, up to 4), separated by blanks or commas; all must match (default: everything). Changed at run time through <debugfs>/kmemtrace/filter. Kernel command line: kmemtrace.filter=tgid=1,size=64-128.");
+		 "Record only what matches, from load: words tgid=N pid=N cgroup=ID size=MIN-MAX site=START-END (hexadecimal, end excluded, up to 4) cache=NAME, separated by blanks or commas; all must match (default: everything). Changed at run time through <debugfs>/kmemtrace/filter. Kernel command line: kmemtrace.filter=tgid=1,size=64-128.");
 
 unsigned int kmt_track_slots = 65536;
 module_param_named(track_slots, kmt_track_slots, uint, 0444);
@@ -230,14 +240,34 @@ static u64 kmt_track_used(void)
 
 /* --- Per event ----------------------------------------------------------- */
 
+/* Whether a kmem_cache allocation's cache is the one cache=NAME names. */
+static bool kmt_filter_cache(const struct kmt_filter *f,
+			     const struct kmem_cache *s)
+{
+	size_t object_size, size;
+	const char *name;
+
+	if (!s)
+		return false;
+	kmt_cache_info(s, &name, &object_size, &size);
+	return name && !strcmp(name, f->cache_name);
+}
+
 static __always_inline bool kmt_filter_match(const struct kmt_filter *f,
 					     unsigned long call_site,
-					     size_t bytes_req)
+					     size_t bytes_req,
+					     size_t bytes_alloc,
+					     const struct kmem_cache *s,
+					     bool kmalloc)
 {
 	unsigned int i;
 
 	if ((f->has & KMT_FILTER_SIZE) &&
 	    (bytes_req < f->size_min || bytes_req > f->size_max))
+		return false;
+	if ((f->has & KMT_FILTER_CACHE) &&
+	    !(kmalloc ? f->kmalloc_class && bytes_alloc == f->kmalloc_class :
+	      kmt_filter_cache(f, s)))
 		return false;
 	if (f->has & KMT_FILTER_SITE) {
 		for (i = 0; i < f->nsites; i++)
@@ -275,7 +305,8 @@ static __always_inline bool kmt_filter_match(const struct kmt_filter *f,
  * the counters are this CPU's.
  */
 bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
-		      size_t bytes_req)
+		      size_t bytes_req, size_t bytes_alloc,
+		      const struct kmem_cache *s, bool kmalloc)
 {
 	const struct kmt_filter *f;
 	bool pass = true;
@@ -286,7 +317,8 @@ bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
 	if (likely(f)) {
 		struct kmt_cpu *c = this_cpu_ptr(kmt_cpus);
 
-		pass = kmt_filter_match(f, call_site, bytes_req);
+		pass = kmt_filter_match(f, call_site, bytes_req, bytes_alloc,
+					s, kmalloc);
 		if (!pass)
 			local_inc(&c->filtered_allocs);
 		else if (key && !kmt_track_insert(key))
@@ -351,6 +383,27 @@ static int kmt_parse_pid(const char *v, pid_t *pid)
 	return 0;
 }
 
+/* N of a kmalloc size class's name, kmalloc-N or kmalloc-Nk; else 0. */
+static size_t kmt_kmalloc_class(const char *name)
+{
+	char num[24];
+	size_t len;
+	u32 n;
+
+	if (strncmp(name, "kmalloc-", 8))
+		return 0;
+	name += 8;
+	len = strlen(name);
+	if (!len || len >= sizeof(num))
+		return 0;
+	memcpy(num, name, len + 1);
+	if (num[len - 1] == 'k')
+		num[len - 1] = '\0';
+	if (kstrtou32(num, 10, &n) || !n || n > SZ_1G / SZ_1K)
+		return 0;
+	return num[len - 1] ? (size_t)n : (size_t)n * SZ_1K;
+}
+
 /* One word "KEY=VALUE" of a filter into @f. */
 static int kmt_parse_word(struct kmt_filter *f, char *word)
 {
@@ -389,6 +442,14 @@ static int kmt_parse_word(struct kmt_filter *f, char *word)
 		if (ret)
 			return ret;
 		f->has |= KMT_FILTER_SIZE;
+		return 0;
+	}
+	if (!strcmp(word, "cache")) {
+		if ((f->has & KMT_FILTER_CACHE) || !*v ||
+		    strscpy(f->cache_name, v, sizeof(f->cache_name)) < 0)
+			return -EINVAL;
+		f->kmalloc_class = kmt_kmalloc_class(v);
+		f->has |= KMT_FILTER_CACHE;
 		return 0;
 	}
 	if (!strcmp(word, "site")) {
@@ -500,6 +561,8 @@ static void kmt_filter_print(struct seq_file *m, const struct kmt_filter *f)
 			   f->site_end[i]);
 		sep = " ";
 	}
+	if (f->has & KMT_FILTER_CACHE)
+		seq_printf(m, "%scache=%s", sep, f->cache_name);
 }
 
 /*
@@ -601,7 +664,7 @@ int kmt_filter_init(void)
 	ret = kmt_parse_filter(text, &f);
 	kfree(text);
 	if (ret) {
-		pr_err("filter=%s: not a filter (%d): words tgid=N pid=N cgroup=ID size=MIN-MAX site=START-END\n",
+		pr_err("filter=%s: not a filter (%d): words tgid=N pid=N cgroup=ID size=MIN-MAX site=START-END cache=NAME\n",
 		       kmt_filter_param, ret);
 		goto free_track;
 	}

@@ -392,7 +392,8 @@ int kmt_check_relay_fops(void);
 DECLARE_STATIC_KEY_FALSE(kmt_filter_on);
 extern const struct file_operations kmt_filter_fops;
 bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
-		      size_t bytes_req);
+		      size_t bytes_req, size_t bytes_alloc,
+		      const struct kmem_cache *s, bool kmalloc);
 bool kmt_filter_free(unsigned long key);
 void kmt_track_clear(void);
 int kmt_filter_init(void);

@@ -320,7 +320,9 @@ static __always_inline bool kmt_filter_skips(const struct kmt_ev *ev)
 		key = key ? (key << 1) | 1 : 0;
 	if (ev->type == KMT_REC_KMALLOC || ev->type == KMT_REC_CACHE_ALLOC ||
 	    ev->type == KMT_REC_PAGE_ALLOC)
-		return !kmt_filter_alloc(ev->call_site, key, ev->bytes_req);
+		return !kmt_filter_alloc(ev->call_site, key, ev->bytes_req,
+					 ev->bytes_alloc, ev->cache,
+					 ev->type == KMT_REC_KMALLOC);
 	return !kmt_filter_free(key);
 }
 

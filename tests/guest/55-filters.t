@@ -3,7 +3,7 @@
 # 55-filters.t - filters at the source, in a guest under the oracle's load generator (a kthread
 # per CPU allocating and freeing beside everything): a process of known tgid runs the oracle's
 # pattern under kmemtraced --tgid, then one in a child cgroup under --cgroup (the parent's path),
-# then --size, --call-site, a filter changed through debugfs during a trace (--tgid of one
+# then --size, --call-site, --cache of the oracle's cache and of kmalloc-256, a filter changed through debugfs during a trace (--tgid of one
 # process, then of another, whose run frees the first one's leaked objects), and a tiny tracking
 # table (track_slots=16, with a filter given as a module parameter at load). For each trace,
 # judged from the oracle's own counts and the guest's kallsyms, never from an earlier run: each
@@ -87,6 +87,15 @@ kmemtraced -q -o "$OUT/site" --call-site oracle_kmalloc_sizes --call-site oracle
 	-- go.sh site 2> "$OUT/site.err"
 echo $? > "$OUT/site.status"
 
+worker cache
+kmemtraced -q -o "$OUT/cache" --cache kmt_oracle_cache -- go.sh cache 2> "$OUT/cache.err"
+echo $? > "$OUT/cache.status"
+
+worker kclass
+kmemtraced -q -o "$OUT/kclass" --cache kmalloc-256 -- go.sh kclass 2> "$OUT/kclass.err"
+echo $? > "$OUT/kclass.status"
+ls /sys/kernel/slab | grep -E '^kmalloc-[0-9]+k?$' > "$OUT/kmalloc_classes"
+
 # Set through debugfs before the trace, changed during it; kmemtraced leaves the filter alone.
 worker chga
 worker chgb
@@ -115,7 +124,7 @@ vm_ok filters -c 2 -T 400 --no-daemon -p start_disabled=1 -m kmemtrace_oracle -a
 o=$VM_OUT
 is "$(command_status)" 0 "the guest script ran"
 dmesg_clean
-for t in tgid cg size site chg ovf; do
+for t in tgid cg size site cache kclass chg ovf; do
 	is "$(cat "$o/$t.status" 2>/dev/null)" 0 "$t: kmemtraced exit 0" || note_file "$o/$t.err"
 	ok "$t: every file passes kmemtrace_check --strict" all_strict "$o/$t"
 done
@@ -154,6 +163,8 @@ for a, t, name in syms:
         i = bisect.bisect_right(addrs, a)
         ranges[name] = (a, addrs[i] if i < len(addrs) else a + 1)
 
+cache_names = {}
+
 def func_of(cs):
     for name, (lo, hi) in ranges.items():
         if lo <= cs < hi:
@@ -168,11 +179,14 @@ def records(trace):
             t, fl, cpu, seq, ts = struct.unpack_from(E + "BBHIQ", data, off)
             if t == LOST:
                 lost += 1
+            if t == DESC:
+                cid = struct.unpack_from(E + "Q", data, off + 16)[0]
+                cache_names[cid] = data[off + 32:off + 64].split(b"\0")[0].decode()
             if t not in ALLOCS + FREES:
                 continue
             cs, ptr, cache, req, alloc, gfp, node, pid = struct.unpack_from(E + "QQQIIIiI", data, off + 16)
             evs.append(dict(type=t, flags=fl, cpu=cpu, ts=ts, cs=cs, ptr=ptr, req=req, pid=pid,
-                            func=func_of(cs)))
+                            func=func_of(cs), cache=cache, alloc=alloc))
     evs.sort(key=lambda e: e["ts"])
     return evs, lost
 
@@ -308,6 +322,52 @@ want = {f: total(exp, f) for f in ("oracle_kmalloc_sizes", "oracle_kfree_sizes",
 judge_funcs("site", exp, counted(evs), want)
 pairing("site", evs)
 filtered("site", meta(os.path.join(out, "site")))
+
+# A named cache: its allocations, their frees (kmem_cache_free() and the mismatched kfree()).
+evs, lost = records(os.path.join(out, "cache"))
+exp = expected("cache")
+check("cache: no record lost", lost, 0)
+check("cache: every allocation recorded is from kmt_oracle_cache",
+      sorted({(e["type"], cache_names.get(e["cache"])) for e in evs if e["type"] in ALLOCS}),
+      [(CACHE_ALLOC, "kmt_oracle_cache")])
+want = {f: total(exp, f) for f in ("oracle_cache_alloc", "oracle_cache_free",
+                                    "oracle_mismatch_alloc", "oracle_mismatch_kfree")}
+judge_funcs("cache", exp, counted(evs), want)
+pairing("cache", evs)
+m = meta(os.path.join(out, "cache"))
+check("cache: meta filter", m.get("filter"), ["cache=kmt_oracle_cache"])
+filtered("cache", m)
+
+# A kmalloc size class: kmalloc() calls whose slot is 256 bytes, whoever makes them.
+def class_size(name):
+    n = name[len("kmalloc-"):]
+    return int(n[:-1]) * 1024 if n.endswith("k") else int(n)
+classes = sorted(class_size(l.strip()) for l in open(os.path.join(out, "kmalloc_classes")) if l.strip())
+def kclass(size):
+    size = int(size)
+    return next((c for c in classes if size <= c), None)
+evs, lost = records(os.path.join(out, "kclass"))
+exp = expected("kclass")
+check("kclass: no record lost", lost, 0)
+check("kclass: every kmalloc recorded took a 256-byte slot",
+      sorted({e["alloc"] for e in evs if e["type"] == KMALLOC}), [256])
+check("kclass: a kmem_cache allocation recorded only from a cache named kmalloc-256",
+      sorted({cache_names.get(e["cache"]) for e in evs if e["type"] == CACHE_ALLOC} - {"kmalloc-256"}), [])
+n = int(exp["n"])
+sizes = [int(s) for s in exp["sizes"].split(",")]
+want = {}
+if total(exp, "oracle_kmalloc_sizes") == n * len(sizes):
+    want["oracle_kmalloc_sizes"] = want["oracle_kfree_sizes"] = n * sum(kclass(x) == 256 for x in sizes)
+for f, key in [("oracle_xcpu_alloc", "xcpu_size"), ("oracle_xcpu_free", "xcpu_size"),
+               ("oracle_node_alloc", "node_size"), ("oracle_node_free", "node_size"),
+               ("oracle_leak_alloc", "leak_size"), ("oracle_hardirq_work/alloc", "irq_size"),
+               ("oracle_hardirq_work/free", "irq_size"), ("oracle_softirq_timer/alloc", "irq_size"),
+               ("oracle_softirq_timer/free", "irq_size")]:
+    want[f] = total(exp, f) if kclass(exp[key]) == 256 else 0
+check("kclass: the class takes some of the pattern's sizes", want.get("oracle_kmalloc_sizes", 0) > 0, True)
+judge_funcs("kclass", exp, counted(evs), want)
+pairing("kclass", evs)
+filtered("kclass", meta(os.path.join(out, "kclass")))
 
 # Changed during the trace: A's run, then B's, whose leak_free frees A's leaked objects.
 pa = int(open(os.path.join(out, "chga.pid")).read())

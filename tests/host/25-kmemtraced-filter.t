@@ -63,11 +63,11 @@ EOF
 O=$T/t1
 # kmemtraced writes the words; the plain file then holds them alone.
 run "$D" -q -r "$T/fake" -o "$O" --tgid 4242 --pid 4243 --cgroup "$CG" --size 8-64 \
-	--call-site kmt_target_fn --call-site kmt_mod_fn -- sh -c "cp '$O/kmemtrace.meta' '$T/start.meta' &&
+	--call-site kmt_target_fn --call-site kmt_mod_fn --cache kmalloc-8k -- sh -c "cp '$O/kmemtrace.meta' '$T/start.meta' &&
 	cp '$K/filter' '$T/written'"
 is "$rc" 0 "kmemtraced with every filter option: exit 0"
 is "$err" "" "... nothing on stderr"
-spec="tgid=4242 pid=4243 cgroup=$CGID size=8-64 site=0xffffffff81001000-0xffffffff810010a0 site=0xffffffffc0000000-0xffffffffc0000200"
+spec="tgid=4242 pid=4243 cgroup=$CGID size=8-64 site=0xffffffff81001000-0xffffffff810010a0 site=0xffffffffc0000000-0xffffffffc0000200 cache=kmalloc-8k"
 is "$(cat "$T/written")" "$spec" \
 	"the module's filter file got the words: the cgroup's id, each function up to the next symbol"
 is "$(grep '^filter ' "$T/start.meta")" "filter $spec" "meta at start: the filter in force (the file's first line)"
@@ -129,7 +129,8 @@ run "$D" -q -f -r "$T/fake" -o "$O" -- true
 is "$(grep '^filter ' "$O/kmemtrace.meta")" "filter size=1-2" "no option: the filter in force is recorded as it is"
 
 # Refused before anything is traced.
-for bad in "--size 9-3" "--size x" "--tgid 0" "--tgid -5" "--pid abc"; do
+for bad in "--size 9-3" "--size x" "--tgid 0" "--tgid -5" "--pid abc" "--cache a,b" \
+	"--cache $(printf 'c%.0s' {1..64})"; do
 	# shellcheck disable=SC2086 # the words are the options
 	run "$D" -q -f -r "$T/fake" -o "$T/bad" $bad -- true
 	is "$rc" 1 "$bad: usage error (exit 1)"
