@@ -111,6 +111,7 @@ static struct kmt_filter __rcu *kmt_filter;
 static unsigned long *kmt_track;
 static u32 *kmt_track_tags;		/* a word of tags a bucket */
 static u32 kmt_track_bits;		/* log2 of the buckets */
+static u32 kmt_track_shift;		/* 64 - kmt_track_bits */
 
 static void kmt_filter_put(struct kmt_filter *f)
 {
@@ -142,7 +143,7 @@ static __always_inline struct kmt_track_ref
 kmt_track_bucket(unsigned long key, unsigned int which, u32 *tag)
 {
 	u64 m = ((u64)key + which * 0x5851f42d4c957f2dULL) * GOLDEN_RATIO_64;
-	u32 b = m >> (64 - kmt_track_bits);
+	u32 b = m >> kmt_track_shift;
 
 	if (!which) {
 		*tag = (m >> 24) & 0xf;
@@ -198,25 +199,47 @@ static __always_inline bool kmt_track_insert(unsigned long key)
 	return false;
 }
 
-static __always_inline bool kmt_track_remove(unsigned long key)
+/* Takes @key out of the bucket of @which whose tags may hold it. */
+static bool kmt_track_take(unsigned long key, unsigned int which)
 {
-	unsigned int w, i;
 	u32 tag = 0;
+	struct kmt_track_ref b = kmt_track_bucket(key, 0, &tag);
+	unsigned int i;
 
-	for (w = 0; w < 2; w++) {
-		struct kmt_track_ref b = kmt_track_bucket(key, w, &tag);
-
-		if (!kmt_tag_maybe(READ_ONCE(*b.tags), tag))
+	if (which)
+		b = kmt_track_bucket(key, 1, &tag);
+	if (!kmt_tag_maybe(READ_ONCE(*b.tags), tag))
+		return false;
+	for (i = 0; i < KMT_TRACK_WAYS; i++) {
+		if (READ_ONCE(b.slots[i]) != key)
 			continue;
-		for (i = 0; i < KMT_TRACK_WAYS; i++) {
-			if (READ_ONCE(b.slots[i]) != key)
-				continue;
-			kmt_tag_set(b.tags, i, 0);
-			if (cmpxchg(&b.slots[i], key, 0UL) == key)
-				return true;
-		}
+		kmt_tag_set(b.tags, i, 0);
+		if (cmpxchg(&b.slots[i], key, 0UL) == key)
+			return true;
 	}
 	return false;
+}
+
+static noinline bool kmt_track_remove_slow(unsigned long key)
+{
+	return kmt_track_take(key, 0) || kmt_track_take(key, 1);
+}
+
+/*
+ * Out of the table, if there. Most frees are of objects never tracked:
+ * for them the tags of the two buckets say so, two loads in a function
+ * that keeps nothing across a call; the slots are read out of line.
+ */
+static __always_inline bool kmt_track_remove(unsigned long key)
+{
+	u32 tag = 0;
+	struct kmt_track_ref b0 = kmt_track_bucket(key, 0, &tag);
+	struct kmt_track_ref b1 = kmt_track_bucket(key, 1, &tag);
+
+	if (!kmt_tag_maybe(READ_ONCE(*b0.tags), tag) &&
+	    !kmt_tag_maybe(READ_ONCE(*b1.tags), tag))
+		return false;
+	return kmt_track_remove_slow(key);
 }
 
 /* With no probe using it: no filter, or no probe attached. */
@@ -253,18 +276,37 @@ static bool kmt_filter_cache(const struct kmt_filter *f,
 	return name && !strcmp(name, f->cache_name);
 }
 
-static __always_inline bool kmt_filter_match(const struct kmt_filter *f,
-					     unsigned long call_site,
-					     size_t bytes_req,
-					     size_t bytes_alloc,
-					     const struct kmem_cache *s,
-					     bool kmalloc)
-{
-	unsigned int i;
+/*
+ * The checks made inline, which need no call: the size, and the task
+ * (an interrupt's allocations are no task's). KMT_FILTER_SLOW: those
+ * made out of line, with loops and calls.
+ */
+#define KMT_FILTER_SLOW		(KMT_FILTER_SITE | KMT_FILTER_CACHE | \
+				 KMT_FILTER_CGROUP)
 
+static __always_inline bool kmt_filter_quick(const struct kmt_filter *f,
+					     size_t bytes_req)
+{
 	if ((f->has & KMT_FILTER_SIZE) &&
 	    (bytes_req < f->size_min || bytes_req > f->size_max))
 		return false;
+	if (f->has & KMT_FILTER_TASK) {
+		if (!in_task())
+			return false;
+		if ((f->has & KMT_FILTER_TGID) && current->tgid != f->tgid)
+			return false;
+		if ((f->has & KMT_FILTER_PID) && current->pid != f->pid)
+			return false;
+	}
+	return true;
+}
+
+static bool kmt_filter_slow(const struct kmt_filter *f,
+			    unsigned long call_site, size_t bytes_alloc,
+			    const struct kmem_cache *s, bool kmalloc)
+{
+	unsigned int i;
+
 	if ((f->has & KMT_FILTER_CACHE) &&
 	    !(kmalloc ? f->kmalloc_class && bytes_alloc == f->kmalloc_class :
 	      kmt_filter_cache(f, s)))
@@ -277,18 +319,31 @@ static __always_inline bool kmt_filter_match(const struct kmt_filter *f,
 		if (i == f->nsites)
 			return false;
 	}
-	if (f->has & KMT_FILTER_TASK) {
-		/* An interrupt's allocations are no task's. */
-		if (!in_task())
-			return false;
-		if ((f->has & KMT_FILTER_TGID) && current->tgid != f->tgid)
-			return false;
-		if ((f->has & KMT_FILTER_PID) && current->pid != f->pid)
-			return false;
-		if ((f->has & KMT_FILTER_CGROUP) &&
-		    !kmt_task_in_cgroup(current, f->cgrp))
-			return false;
+	/* In task context: kmt_filter_quick() checked. */
+	if ((f->has & KMT_FILTER_CGROUP) &&
+	    !kmt_task_in_cgroup(current, f->cgrp))
+		return false;
+	return true;
+}
+
+/*
+ * An allocation that passed the inline checks: the others, then the
+ * table; out of line, so that an allocation the inline checks leave out
+ * (a process filter's common case) runs in a leaf function.
+ */
+static noinline bool kmt_filter_rest(const struct kmt_filter *f,
+				     unsigned long call_site,
+				     unsigned long key, size_t bytes_alloc,
+				     const struct kmem_cache *s, bool kmalloc)
+{
+	if ((f->has & KMT_FILTER_SLOW) &&
+	    !kmt_filter_slow(f, call_site, bytes_alloc, s, kmalloc)) {
+		local_inc(&this_cpu_ptr(kmt_cpus)->filtered_allocs);
+		return false;
 	}
+	/* A failed allocation has nothing to track. */
+	if (key && !kmt_track_insert(key))
+		local_inc(&this_cpu_ptr(kmt_cpus)->untracked);
 	return true;
 }
 
@@ -315,14 +370,13 @@ bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
 	f = rcu_dereference_sched(kmt_filter);
 	/* No filter: only while one is being removed. */
 	if (likely(f)) {
-		struct kmt_cpu *c = this_cpu_ptr(kmt_cpus);
-
-		pass = kmt_filter_match(f, call_site, bytes_req, bytes_alloc,
-					s, kmalloc);
-		if (!pass)
-			local_inc(&c->filtered_allocs);
-		else if (key && !kmt_track_insert(key))
-			local_inc(&c->untracked);
+		if (kmt_filter_quick(f, bytes_req)) {
+			pass = kmt_filter_rest(f, call_site, key, bytes_alloc,
+					       s, kmalloc);
+		} else {
+			local_inc(&this_cpu_ptr(kmt_cpus)->filtered_allocs);
+			pass = false;
+		}
 	}
 	preempt_enable_notrace();
 	return pass;
@@ -647,6 +701,7 @@ int kmt_filter_init(void)
 	}
 	kmt_track_slots = roundup_pow_of_two(kmt_track_slots);
 	kmt_track_bits = ilog2(kmt_track_slots / KMT_TRACK_WAYS);
+	kmt_track_shift = 64 - kmt_track_bits;
 	kmt_track = vzalloc(array_size(kmt_track_slots, sizeof(*kmt_track)));
 	kmt_track_tags = vzalloc(array_size(kmt_track_slots / KMT_TRACK_WAYS,
 					    sizeof(*kmt_track_tags)));
