@@ -47,6 +47,9 @@ for f in "$D"/*; do
 done > "$OUT/nonroot"
 if runas 1000 sh -c "echo 0 > $D/enabled" 2> /dev/null; then r=writable; else r=denied; fi
 echo "enabled-write $r" >> "$OUT/nonroot"
+if runas 1000 sh -c "echo tgid=1 > $D/filter" 2> /dev/null; then r=writable; else r=denied; fi
+echo "filter-write $r" >> "$OUT/nonroot"
+head -n 1 "$D/filter" > "$OUT/filter_after_nonroot"
 cat "$D/enabled" > "$OUT/enabled_after_nonroot"
 mount -o remount,mode=0700 /sys/kernel/debug
 
@@ -450,13 +453,14 @@ for f in abi_version total_overruns stats coverage stacks cpu0 cpu1; do
 		"400 0 0" "$f is mode 0400, owned by root"
 done
 is "$(awk '$1 ~ /\/enabled$/ { print $2, $3, $4 }' "$o/modes")" "600 0 0" "enabled is mode 0600, owned by root"
-is "$(wc -l <"$o/modes")" 8 "debugfs dir holds exactly the 6 control files and 2 cpu files"
+is "$(awk '$1 ~ /\/filter$/ { print $2, $3, $4 }' "$o/modes")" "600 0 0" "filter is mode 0600, owned by root"
+is "$(wc -l <"$o/modes")" 9 "debugfs dir holds exactly the 7 control files and 2 cpu files"
 major=$(sed -n 's/^#define KMT_ABI_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 minor=$(sed -n 's/^#define KMT_ABI_MINOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 is "$(cat "$o/abi_version")" "$major.$minor" "abi_version matches the header"
 is "$(cat "$o/enabled_at_load")" 1 "tracing is on at load by default"
 for p in subbufs subbuf_size mem_share start_disabled pages stack_depth stack_frees stack_entries \
-	stack_cache stack_check; do
+	stack_cache stack_check filter track_slots; do
 	ok "parameter $p is visible in /sys/module" grep -q "^$p " "$o/params_default"
 done
 
@@ -470,8 +474,9 @@ ok "  and gets records" test -s "$o/read_after.bin"
 
 # Root only.
 is "$(grep -c ' denied$' "$o/nonroot")" "$(wc -l <"$o/nonroot")" "uid 1000 can neither read nor write any kmemtrace file"
-ok "the non-root check saw every file" test "$(wc -l <"$o/nonroot")" -eq 9
+ok "the non-root check saw every file" test "$(wc -l <"$o/nonroot")" -eq 11
 is "$(cat "$o/enabled_after_nonroot")" 1 "a refused non-root write changed nothing"
+is "$(cat "$o/filter_after_nonroot")" none "a refused non-root filter changed nothing"
 
 # rmmod while a buffer is open.
 is "$(cat "$o/rmmod_busy")" refused "rmmod refused while cpu0 is open"
