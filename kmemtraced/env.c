@@ -343,16 +343,16 @@ unsigned int kmtd_word_bits(const char *machine)
 int kmtd_get_filter(const char *kdir, char *buf, size_t size)
 {
 	char path[PATH_MAX + 64];
+	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/%s", kdir, KMT_DEBUGFS_FILTER);
-	if (kmtd_read_file(path, buf, size) < 0) {
-		if (errno == ENOENT)
-			kmtd_err("%s: no such file: this kmemtrace.ko cannot filter at the source (an older module); load one from the same release as kmemtraced",
-				 path);
-		else
-			kmtd_err("%s: read failed: %s", path, strerror(errno));
+	if (stat(path, &st) < 0 && errno == ENOENT) {
+		kmtd_err("%s: no such file: this kmemtrace.ko cannot filter at the source (an older module); load one from the same release as kmemtraced",
+			 path);
 		return -1;
 	}
+	if (read_kfile(kdir, KMT_DEBUGFS_FILTER, buf, size) < 0)
+		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }

@@ -104,7 +104,7 @@ MODULE_PARM_DESC(filter,
 unsigned int kmt_track_slots = 65536;
 module_param_named(track_slots, kmt_track_slots, uint, 0444);
 MODULE_PARM_DESC(track_slots,
-		 "With a filter, objects whose allocation was recorded that the table can hold, so that their frees are recorded, 16..16777216, rounded up to a power of two (default 65536, 8 bytes each); allocated at load. Kernel command line: kmemtrace.track_slots=N.");
+		 "With a filter, objects whose allocation was recorded that the table can hold, so that their frees are recorded, 16..16777216, rounded up to a power of two (default 65536; a slot takes 8 bytes on 64-bit kernels, and every 8 slots a 4-byte tag word); allocated at load. Kernel command line: kmemtrace.track_slots=N.");
 
 DEFINE_STATIC_KEY_FALSE(kmt_filter_on);
 static struct kmt_filter __rcu *kmt_filter;
