@@ -388,3 +388,33 @@ int kmtd_set_filter(const char *kdir, const char *text)
 	}
 	return 0;
 }
+
+void kmtd_read_filtered(const char *kdir, struct kmtd_filtered *f)
+{
+	char path[PATH_MAX + 64], line[256];
+	unsigned long long cpu, a, fr, u;
+	bool first = true;
+	FILE *fp;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(path, sizeof(path), "%s/%s", kdir, KMT_DEBUGFS_FILTER);
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	f->present = true;
+	while (fgets(line, sizeof(line), fp)) {
+		if (first) {
+			first = false;
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(f->spec, sizeof(f->spec), "%s", line);
+			continue;
+		}
+		if (line[0] == '#' ||
+		    sscanf(line, "%llu %llu %llu %llu", &cpu, &a, &fr, &u) != 4)
+			continue;
+		f->allocs += a;
+		f->frees += fr;
+		f->untracked += u;
+	}
+	fclose(fp);
+}

@@ -46,6 +46,13 @@ unsigned int kmtd_word_bits(const char *machine);
  * setting one ("none" removes it). -1 with a message.
  */
 int kmtd_get_filter(const char *kdir, char *buf, size_t size);
+/* What the filter left out, summed over the CPUs of the module's filter file. */
+struct kmtd_filtered {
+	char spec[256];			/* the filter in force: its first line */
+	uint64_t allocs, frees, untracked;
+	bool present;			/* the module has the file */
+};
+void kmtd_read_filtered(const char *kdir, struct kmtd_filtered *f);
 int kmtd_set_filter(const char *kdir, const char *text);
 
 #endif /* KMTD_ENV_H */

@@ -447,6 +447,17 @@ static void print_summary(const struct kmtd *d, const char *dir)
 		fprintf(stderr, " %10" PRIu64 "\n", tot_drop);
 	else
 		fprintf(stderr, " %10s\n", "-");
+	if (d->filtered_start.present && d->filtered_end.present &&
+	    (strcmp(d->filtered_start.spec, "none") != 0 ||
+	     strcmp(d->filtered_end.spec, "none") != 0)) {
+		const struct kmtd_filtered *a = &d->filtered_start, *b = &d->filtered_end;
+
+		fprintf(stderr, "filter at the source: %s; left out %" PRIu64 " allocations and %"
+			PRIu64 " frees (not lost); %" PRIu64 " allocations recorded untracked\n",
+			a->spec, b->allocs >= a->allocs ? b->allocs - a->allocs : 0,
+			b->frees >= a->frees ? b->frees - a->frees : 0,
+			b->untracked >= a->untracked ? b->untracked - a->untracked : 0);
+	}
 	if (d->run.have_overruns_start && d->run.have_overruns_end)
 		fprintf(stderr, "total_overruns: %" PRIu64 " during this trace (%" PRIu64
 			" since kmemtrace.ko was loaded)\n",
@@ -647,6 +658,7 @@ static int run(struct kmtd *d)
 	}
 	if (kmtd_read_overruns(d->run.kdir, &d->run.overruns_start) == 0)
 		d->run.have_overruns_start = true;
+	kmtd_read_filtered(d->run.kdir, &d->filtered_start);
 	if (kmtd_read_stats(d->run.kdir, d->stats_start) < 0) {
 		free(d->stats_start);
 		d->stats_start = NULL;
@@ -746,6 +758,7 @@ static int run(struct kmtd *d)
 	d->run.end_real_ns = now_ns(CLOCK_REALTIME);
 	if (kmtd_read_overruns(d->run.kdir, &d->run.overruns_end) == 0)
 		d->run.have_overruns_end = true;
+	kmtd_read_filtered(d->run.kdir, &d->filtered_end);
 	if (kmtd_read_stats(d->run.kdir, d->stats_end) < 0) {
 		free(d->stats_end);
 		d->stats_end = NULL;

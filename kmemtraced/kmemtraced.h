@@ -50,6 +50,7 @@ struct kmtd {
 	unsigned int ncpus;		/* entries of cpus[] in use (highest + 1) */
 
 	struct kmtd_stat *stats_start, *stats_end;	/* [KMTD_MAX_CPUS] */
+	struct kmtd_filtered filtered_start, filtered_end;	/* the filter file's sums */
 	pid_t child;
 	struct kmtd_meta meta;		/* meta.c's, between its two writes */
 };

@@ -68,7 +68,7 @@ cat /proc/kallsyms > "$OUT/kallsyms"
 echo 2 > $O/load
 
 worker tgid
-kmemtraced -q -o "$OUT/tgid" --tgid "$(cat "$OUT/tgid.pid")" -- go.sh tgid 2> "$OUT/tgid.err"
+kmemtraced -o "$OUT/tgid" --tgid "$(cat "$OUT/tgid.pid")" -- go.sh tgid 2> "$OUT/tgid.err"
 echo $? > "$OUT/tgid.status"
 
 mkdir -p /sys/fs/cgroup
@@ -140,7 +140,7 @@ like "$(tr -s ' \n' '  ' <"$o/tgid.report")" "Recorded at the source only: tgid=
 	"its header names the filter"
 
 cat >"$KMT_TEST_DIR/judge.py" <<'EOF'
-import bisect, glob, os, struct, sys
+import bisect, glob, os, re, struct, sys
 
 E = os.environ.get("KMT_GUEST_ENDIAN", "<")
 out = sys.argv[1]
@@ -270,12 +270,18 @@ def task_trace(label, pid):
     judge_funcs(label, exp, counted(evs), want)
     pairing(label, evs)
     m = meta(os.path.join(out, label))
-    filtered(label, m)
+    m["_diff"] = filtered(label, m)
     return m
 
 tgid = int(open(os.path.join(out, "tgid.pid")).read())
 m = task_trace("tgid", tgid)
 check("tgid: meta filter", m.get("filter"), ["tgid=%d" % tgid])
+sm = re.search(r"filter at the source: (\S+); left out (\d+) allocations and (\d+) frees "
+               r"\(not lost\); (\d+) allocations recorded untracked",
+               open(os.path.join(out, "tgid.err")).read())
+check("tgid: kmemtraced's summary says the filter and what it left out, as the metadata",
+      sm and (sm.group(1), int(sm.group(2)), int(sm.group(3)), int(sm.group(4))),
+      ("tgid=%d" % tgid, *m["_diff"]))
 cg = int(open(os.path.join(out, "cg.pid")).read())
 m = task_trace("cg", cg)
 check("cg: meta filter names a cgroup", m.get("filter", [""])[0].startswith("cgroup="), True)

@@ -91,6 +91,12 @@ is "$(grep '^filter_end ' "$O/kmemtrace.meta")" "filter_end tgid=8" "meta at the
 is "$(grep '^filtered_end ' "$O/kmemtrace.meta")" $'filtered_end 0 15 16 2\nfiltered_end 1 27 28 1' \
 	"meta at the end: the per-CPU counters at the end"
 is "$(head -n 1 "$K/filter")" "tgid=8" "no filter option: the module's filter is left as it is"
+# The summary says what the filter left out during the trace, apart from what was lost.
+filter_file "tgid=7" 5 6 0 7 8 1
+run "$D" -f -r "$T/fake" -o "$O" -- sh -c "printf 'tgid=8\n# track slots 1024 used 3\n# cpu filtered_allocs filtered_frees untracked\n0 15 16 2\n1 27 28 1\n' >'$K/filter'"
+is "$rc" 0 "the same, with the summary: exit 0"
+like "$err" "filter at the source: tgid=7; left out 30 allocations and 30 frees (not lost); 2 allocations recorded untracked" \
+	"the summary: what the filter left out, summed over the CPUs (end - start)"
 
 # The report: a trace of its own with this metadata.
 "$GEN" -o "$T/gen" --cpus 2 --events 500 --seed 5 >/dev/null || { echo "Bail out! kmemtrace-gen failed"; exit 1; }
