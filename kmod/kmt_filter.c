@@ -96,7 +96,7 @@ struct kmt_filter {
 	size_t kmalloc_class;		/* N, or 0 */
 };
 
-static char *kmt_filter_param;
+static char *kmt_filter_param = "";
 module_param_named(filter, kmt_filter_param, charp, 0444);
 MODULE_PARM_DESC(filter,
 		 "Record only what matches, from load: words tgid=N pid=N cgroup=ID size=MIN-MAX site=START-END (hexadecimal, end excluded, up to 4) cache=NAME, separated by blanks or commas; all must match (default: everything). Changed at run time through <debugfs>/kmemtrace/filter. Kernel command line: kmemtrace.filter=tgid=1,size=64-128.");
@@ -709,7 +709,7 @@ int kmt_filter_init(void)
 		ret = -ENOMEM;
 		goto free_track;
 	}
-	if (!kmt_filter_param)
+	if (!kmt_filter_param || !*kmt_filter_param)
 		return 0;
 	text = kstrdup(kmt_filter_param, GFP_KERNEL);
 	if (!text) {

@@ -106,6 +106,27 @@ head -n 1 "$D/filter" > "$OUT/chg.filter_after"
 echo none > "$D/filter"
 head -n 1 "$D/filter" > "$OUT/none.filter_after"
 
+# Filters changed again and again while tracing runs under the load, tracing switched off and
+# on between: nothing may fail, and the dmesg check at the end sees no warning.
+echo 1 > "$D/enabled"
+# The cgroup's id as kmemtraced resolved it (on a 32-bit kernel its inode number is not).
+cg=$(sed -n 's/^filter cgroup=//p' "$OUT/cg/kmemtrace.meta")
+i=0
+while [ $i -lt 40 ]; do
+	echo "size=1-$((i * 40 + 8))" > "$D/filter" || echo "size write failed" >> "$OUT/churn.err"
+	echo none > "$D/filter" || echo "none write failed" >> "$OUT/churn.err"
+	echo "tgid=1,cache=kmalloc-64" > "$D/filter" || echo "tgid write failed" >> "$OUT/churn.err"
+	echo "cgroup=$cg site=0x1-0x2" > "$D/filter" ||
+		echo "cgroup write failed" >> "$OUT/churn.err"
+	echo 0 > "$D/enabled"
+	echo 1 > "$D/enabled"
+	i=$((i + 1))
+done
+echo none > "$D/filter"
+echo 0 > "$D/enabled"
+touch "$OUT/churn.err"
+head -n 1 "$D/filter" > "$OUT/churn.filter_after"
+
 # The tiny table, with a filter from load that kmemtraced's replaces for its run.
 rmmod kmemtrace
 insmod "$KMT_MODDIR/kmemtrace.ko" track_slots=16 start_disabled=1 filter=size=1-8192
@@ -131,6 +152,8 @@ done
 is "$(cat "$o/param.filter")" "size=1-8192" "the filter parameter at load is in force"
 is "$(cat "$o/chg.filter_after")" "tgid=$(cat "$o/chgb.pid")" "a filter set through debugfs stays after kmemtraced"
 is "$(cat "$o/none.filter_after")" "none" "writing none removes it"
+is "$(cat "$o/churn.err")" "" "160 filters set while tracing under load, tracing toggled between: no write failed"
+is "$(cat "$o/churn.filter_after")" "none" "... and none is in force after"
 is "$(head -n 1 "$o/ovf.filter_after")" "size=1-8192" "kmemtraced puts back the filter it found (the parameter's)"
 
 # The report's header names the filter.
