@@ -475,9 +475,13 @@ static int load_kallsyms(struct ksyms *k, const char *path, bool loaded, char *e
 		/* Among aliases: global over weak over local, and a plain name over _names. */
 		s->rank = (uint8_t)(2 * (type == 'T' ? 3 : type == 'W' ? 2 : type == 't' ? 1 : 0) +
 				    (name[0] != '_'));
-		/* Names like __pi_foo or __pfx_foo are aliases or padding, not functions. */
+		/*
+		 * Names like __pi_foo or __pfx_foo are aliases or padding, not functions;
+		 * nor are ARM mapping symbols ($x, $d, ...: where code or data starts),
+		 * which 6.1's kallsyms lists at the first function of a module's sections.
+		 */
 		if (strncmp(name, "__pfx_", 6) == 0 || strncmp(name, "__pi_", 5) == 0 ||
-		    strncmp(name, "__cfi_", 6) == 0)
+		    strncmp(name, "__cfi_", 6) == 0 || name[0] == '$')
 			s->rank = 0;
 		if (add_str(k, name, &s->name))
 			goto nomem;

@@ -28,6 +28,7 @@ static const char kallsyms_text[] =
 	"ffffffff81250000 W weak_fn\n"
 	"ffffffff812ff000 T _etext\n"
 	"ffffffffc0002000 t oracle_leak\t[kmemtrace_oracle]\n"
+	"ffffffffc0001000 t $x\t[kmemtrace_oracle]\n"
 	"ffffffffc0001000 t oracle_kmalloc\t[kmemtrace_oracle]\n"
 	"ffffffffc0003000 d oracle_data\t[kmemtrace_oracle]\n"
 	"ffffffffc0010000 T other_fn\t[other]\n"
@@ -67,8 +68,8 @@ static void test_kallsyms(void)
 		diag("%s", err);
 		return;
 	}
-	/* 10 text symbols with an address (3 aliases at _text, __pfx_, no data, no zero). */
-	is_u64(ksyms_count(k), 11, "kallsyms: text symbols with addresses kept");
+	/* 12 text symbols with an address (3 aliases at _text, __pfx_, $x, no data, no zero). */
+	is_u64(ksyms_count(k), 12, "kallsyms: text symbols with addresses kept");
 	is_str(fmt(k, 0xffffffff81100010ULL), "__kmalloc+0x10", "core kernel: function+0xoff");
 	is_str(fmt(k, 0xffffffff81100000ULL), "__kmalloc+0x0", "offset 0");
 	is_str(fmt(k, 0xffffffff810fff08ULL), "__pfx___kmalloc+0x8",
@@ -80,7 +81,7 @@ static void test_kallsyms(void)
 	is_str(fmt(k, 0xffffffff81300004ULL), "_etext+0x1004",
 	       "data symbols are not call sites");
 	is_str(fmt(k, 0xffffffffc0001024ULL), "oracle_kmalloc+0x24 [kmemtrace_oracle]",
-	       "module: function+0xoff [module]");
+	       "module: function+0xoff [module], not the ARM mapping symbol $x there");
 	is_str(fmt(k, 0xffffffffc0002fffULL), "oracle_leak+0xfff [kmemtrace_oracle]",
 	       "module: last function up to the module's end");
 	is_str(fmt(k, 0xffffffffc0000010ULL), "0xffffffffc0000010 [kmemtrace_oracle]",
