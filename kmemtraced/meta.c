@@ -325,16 +325,31 @@ static int append(char **buf, size_t *len, const char *a, const char *b)
 	return 0;
 }
 
-/* The kallsyms lines of the modules marked in want (index into now). */
-static int add_loaded_syms(struct kmtd_meta *m, const struct kmtd_mod *now, const bool *want,
-			   size_t n)
+/* Whether text (len bytes of whole lines) has line as one of them. */
+static bool has_line(const char *text, size_t len, const char *line)
 {
-	char src[PATH_MAX], *text, *line, *save = NULL;
-	int ret = 0;
+	size_t ll = strlen(line);
+	const char *end = text + len, *p = text;
 
-	text = slurp(proc_file("kallsyms", src, sizeof(src)));
-	if (!text)
-		return -1;
+	while (p < end) {
+		size_t l = strcspn(p, "\n");
+
+		if (l == ll && memcmp(p, line, ll) == 0)
+			return true;
+		p += l + 1;
+	}
+	return false;
+}
+
+/*
+ * Appends the lines of text (kallsyms lines) of the modules marked in want
+ * (index into now); dedup: not those already appended since offset from.
+ */
+static int add_module_lines(struct kmtd_meta *m, char *text, const struct kmtd_mod *now,
+			    const bool *want, size_t n, const size_t *from)
+{
+	char *line, *save = NULL;
+
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *tag = strchr(line, '[');
 		size_t len;
@@ -347,20 +362,53 @@ static int add_loaded_syms(struct kmtd_meta *m, const struct kmtd_mod *now, cons
 			if (!want[i] || strlen(now[i].name) != len ||
 			    strncmp(now[i].name, tag, len) != 0)
 				continue;
+			if (from && m->loaded_syms &&
+			    has_line(m->loaded_syms + *from, m->loaded_len - *from, line))
+				break;
 			if (append(&m->loaded_syms, &m->loaded_len, line, "") < 0) {
-				ret = -1;
 				errno = ENOMEM;
+				return -1;
 			}
 			break;
 		}
-		if (ret)
-			break;
 	}
+	return 0;
+}
+
+/*
+ * The kallsyms lines of the modules marked in want (index into now), and
+ * the symbols of their init code that kmemtrace.ko kept (its init_kallsyms):
+ * /proc/kallsyms lists those only while the init runs, which a scan every
+ * RESCAN_MS seldom sees, and stacks taken during the load have frames
+ * there. Read after /proc/kallsyms, so that an init that returned between
+ * the two reads is in one of them (its symbols are kept before it runs);
+ * a line both have is written once. A kmemtrace.ko without the file (older)
+ * leaves the init code unnamed, as before.
+ */
+static int add_loaded_syms(const struct kmtd_run *run, struct kmtd_meta *m,
+			   const struct kmtd_mod *now, const bool *want, size_t n)
+{
+	char src[PATH_MAX + 64], *text;
+	size_t from = m->loaded_len;
+	int ret;
+
+	text = slurp(proc_file("kallsyms", src, sizeof(src)));
+	if (!text)
+		return -1;
+	ret = add_module_lines(m, text, now, want, n, NULL);
+	free(text);
+	if (ret < 0)
+		return -1;
+	snprintf(src, sizeof(src), "%s/%s", run->kdir, KMT_DEBUGFS_INIT_KALLSYMS);
+	text = slurp(src);
+	if (!text)
+		return errno == ENOENT ? 0 : -1;
+	ret = add_module_lines(m, text, now, want, n, &from);
 	free(text);
 	return ret;
 }
 
-static int scan_modules(struct kmtd_meta *m)
+static int scan_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 {
 	struct kmtd_mod *now;
 	size_t n, i, j;
@@ -404,7 +452,7 @@ static int scan_modules(struct kmtd_meta *m)
 		added[i] = true;
 		any = true;
 	}
-	ret = any ? add_loaded_syms(m, now, added, n) : 0;
+	ret = any ? add_loaded_syms(run, m, now, added, n) : 0;
 out:
 	free(added);
 	free_mods(now, n);
@@ -413,10 +461,10 @@ out:
 
 void kmtd_scan_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 {
-	(void)run;
-	if (scan_modules(m) < 0 && !m->mods_failed) {
+	if (scan_modules(run, m) < 0 && !m->mods_failed) {
 		m->mods_failed = true;
-		kmtd_err("warning: cannot read /proc/modules or /proc/kallsyms again: %s; modules loaded or unloaded during the trace may be missing from its modules file",
+		kmtd_err("warning: cannot read /proc/modules, /proc/kallsyms or %s/%s again: %s; modules loaded or unloaded during the trace may be missing from its modules file, or their symbols from kallsyms.loaded",
+			 run->kdir, KMT_DEBUGFS_INIT_KALLSYMS,
 			 strerror(errno));
 	}
 }
