@@ -613,6 +613,35 @@ static size_t mod_of_addr(const struct ksyms *k, uint64_t addr)
 	return k->ranges[lo - 1].mod;
 }
 
+/*
+ * The symbol that names addr, in load in_mod's range but below its first
+ * symbol, for a load unloaded during the trace before in_mod was loaded
+ * whose range held addr before in_mod's base cut it: in_mod has no name
+ * there (on s390x a module's first bytes, before .text, have none), and
+ * the frames of the older load's code, recorded before its unload, do.
+ * The highest such symbol at or below syms[top]; NULL if none.
+ */
+static const struct ksym *older_load_sym(const struct ksyms *k, size_t top, uint64_t addr,
+					 size_t in_mod)
+{
+	uint64_t span = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < in_mod; i++)
+		if (k->mods[i].unloaded && k->mods[i].size > span)
+			span = k->mods[i].size;
+	/* A symbol span or more below addr is in no range that holds addr. */
+	for (i = top + 1; i-- > 0 && addr - k->syms[i].addr < span;) {
+		const struct ksym *s = &k->syms[i];
+		const struct ksym_mod *m = s->mod ? &k->mods[s->mod - 1] : NULL;
+
+		if (m && (size_t)s->mod < in_mod && m->unloaded && m->size &&
+		    s->addr >= m->base && addr - m->base < m->size)
+			return s;
+	}
+	return NULL;
+}
+
 int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
 		 const char **mod)
 {
@@ -650,12 +679,16 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 	 */
 	if (in_mod) {
 		uint64_t base = k->mods[in_mod - 1].base;
+		size_t top = lo;
 
 		while (s->mod != in_mod && lo > 0 && s->addr > base)
 			s = &k->syms[--lo];
 		/* A symbol of its own below its base is no name for its range either. */
-		if (s->mod != in_mod || s->addr < base)
-			return 0;
+		if (s->mod != in_mod || s->addr < base) {
+			s = older_load_sym(k, top, addr, in_mod);
+			if (!s)
+				return 0;
+		}
 	}
 	/* Past a module's end: the gap after it, not its last function. */
 	if (!in_mod && s->mod && k->mods[s->mod - 1].size)

@@ -314,12 +314,14 @@ static void test_module_changes(void)
 		"ffffffffc0040100 t brief_fn\t[brief]\n"
 		"ffffffffc0050100 t old_fn\t[old]\n"
 		"ffffffffc0000180 T old_init\t[old]\n"
-		"ffffffffc0090000 T keep_init\t[keep]\n";
+		"ffffffffc0090000 T keep_init\t[keep]\n"
+		"ffffffffc0061000 t shifty_fn\t[shifty]\n";
 	static const char mods_text[] =
 		"keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
 		"goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
 		"brief 0xffffffffc0040000 0xffffffffc0040000 8192\n"
 		"old 0xffffffffc0050000 0xffffffffc0050000 4096\n"
+		"shifty 0xffffffffc0060000 0xffffffffc0060000 16384\n"
 		"# loaded (+) and unloaded (-) during the trace\n"
 		"+newmod 0xffffffffc0020000 0xffffffffc0020000 4096\n"
 		"-goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
@@ -327,7 +329,9 @@ static void test_module_changes(void)
 		"-old 0xffffffffc0050000 0xffffffffc0050000 4096\n"
 		"+goner 0xffffffffc0030000 0xffffffffc0030000 8192\n"
 		"+other 0xffffffffc0040000 0xffffffffc0040000 8192\n"
-		"+big 0xffffffffc004f000 0xffffffffc004f000 12288\n";
+		"+big 0xffffffffc004f000 0xffffffffc004f000 12288\n"
+		"-shifty 0xffffffffc0060000 0xffffffffc0060000 16384\n"
+		"+shifty 0xffffffffc0062800 0xffffffffc0062000 16384\n";
 	static const char loaded_text[] =
 		"ffffffffc0020100 t newmod_fn\t[newmod]\n"
 		"ffffffffc0030100 t goner_fn\t[goner]\n"
@@ -336,7 +340,8 @@ static void test_module_changes(void)
 		"ffffffffc004f100 t big_fn\t[big]\n"
 		"ffffffffc0050080 t big_fn2\t[big]\n"
 		"ffffffffc0090000 T newmod_init\t[newmod]\n"
-		"ffffffffc0002000 T goner_init\t[goner]\n";
+		"ffffffffc0002000 T goner_init\t[goner]\n"
+		"ffffffffc0062800 t shifty_fn\t[shifty]\n";
 	const struct ksym_mod *m;
 	struct ksyms *k;
 	char err[512];
@@ -366,6 +371,12 @@ static void test_module_changes(void)
 	is_str(fmt_ret(k, 0xffffffffc0050111ULL), "big_fn2+0x91 [big]",
 	       "a later load whose code runs over an unloaded one's base wins there too");
 	is_str(fmt_ret(k, 0xffffffffc004f111ULL), "big_fn+0x11 [big]", "... and below it");
+	is_str(fmt_ret(k, 0xffffffffc0062911ULL), "shifty_fn+0x111 [shifty]",
+	       "a reload based inside its unloaded load's range: its own code by its symbols");
+	is_str(fmt_ret(k, 0xffffffffc0062111ULL), "shifty_fn+0x1111 [shifty]",
+	       "... and below its first symbol, where it has no name, the unloaded load's code");
+	is_str(fmt_ret(k, 0xffffffffc0060111ULL), "0xffffffffc0060111 [shifty]",
+	       "... whose own range, cut there, is still unnamed below its first symbol");
 	ok(strstr(ksyms_warnings(k), "brief, unloaded during the trace, was at 0xffffffffc0040000, where other was loaded later (at 0xffffffffc0040000)") &&
 	   strstr(ksyms_warnings(k), "old, unloaded during the trace, was at 0xffffffffc0050000, where big was loaded later (at 0xffffffffc004f000)"),
 	   "both are said (ksyms_warnings)");
