@@ -615,28 +615,33 @@ static size_t mod_of_addr(const struct ksyms *k, uint64_t addr)
 
 /*
  * The symbol that names addr, in load in_mod's range but below its first
- * symbol, for a load unloaded during the trace before in_mod was loaded
- * whose range held addr before in_mod's base cut it: in_mod has no name
- * there (on s390x a module's first bytes, before .text, have none), and
- * the frames of the older load's code, recorded before its unload, do.
- * The highest such symbol at or below syms[top]; NULL if none.
+ * symbol, where in_mod has no name (on s390x a module's first bytes,
+ * before .text, have none) and an older load's code was before in_mod
+ * took the place: code of a load unloaded during the trace whose range
+ * held addr until in_mod's base cut it, or init code of a load made
+ * during the trace (kallsyms.loaded), freed once it ran. Their frames,
+ * recorded before, lie there. The highest such symbol at or below
+ * syms[top]; NULL if none.
  */
 static const struct ksym *older_load_sym(const struct ksyms *k, size_t top, uint64_t addr,
 					 size_t in_mod)
 {
-	uint64_t span = 0;
+	uint64_t base = k->mods[in_mod - 1].base, span = addr - base + 1;
 	size_t i;
 
 	for (i = 0; i + 1 < in_mod; i++)
 		if (k->mods[i].unloaded && k->mods[i].size > span)
 			span = k->mods[i].size;
-	/* A symbol span or more below addr is in no range that holds addr. */
+	/* A symbol span or more below addr is in no range that holds addr, nor at base. */
 	for (i = top + 1; i-- > 0 && addr - k->syms[i].addr < span;) {
 		const struct ksym *s = &k->syms[i];
 		const struct ksym_mod *m = s->mod ? &k->mods[s->mod - 1] : NULL;
 
-		if (m && (size_t)s->mod < in_mod && m->unloaded && m->size &&
-		    s->addr >= m->base && addr - m->base < m->size)
+		if (!m || (size_t)s->mod >= in_mod)
+			continue;
+		if (m->unloaded && m->size && s->addr >= m->base && addr - m->base < m->size)
+			return s;
+		if (s->loaded && s->addr >= base && mod_of_addr(k, s->addr) != s->mod)
 			return s;
 	}
 	return NULL;

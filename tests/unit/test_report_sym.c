@@ -331,7 +331,10 @@ static void test_module_changes(void)
 		"+other 0xffffffffc0040000 0xffffffffc0040000 8192\n"
 		"+big 0xffffffffc004f000 0xffffffffc004f000 12288\n"
 		"-shifty 0xffffffffc0060000 0xffffffffc0060000 16384\n"
-		"+shifty 0xffffffffc0062800 0xffffffffc0062000 16384\n";
+		"+shifty 0xffffffffc0062800 0xffffffffc0062000 16384\n"
+		"+tiny 0xffffffffc0070000 0xffffffffc0070000 4096\n"
+		"-tiny 0xffffffffc0070000 0xffffffffc0070000 4096\n"
+		"+reuse 0xffffffffc0072800 0xffffffffc0072000 4096\n";
 	static const char loaded_text[] =
 		"ffffffffc0020100 t newmod_fn\t[newmod]\n"
 		"ffffffffc0030100 t goner_fn\t[goner]\n"
@@ -341,7 +344,10 @@ static void test_module_changes(void)
 		"ffffffffc0050080 t big_fn2\t[big]\n"
 		"ffffffffc0090000 T newmod_init\t[newmod]\n"
 		"ffffffffc0002000 T goner_init\t[goner]\n"
-		"ffffffffc0062800 t shifty_fn\t[shifty]\n";
+		"ffffffffc0062800 t shifty_fn\t[shifty]\n"
+		"ffffffffc0070100 t tiny_fn\t[tiny]\n"
+		"ffffffffc0072000 t tiny_init\t[tiny]\n"
+		"ffffffffc0072800 t reuse_fn\t[reuse]\n";
 	const struct ksym_mod *m;
 	struct ksyms *k;
 	char err[512];
@@ -377,6 +383,9 @@ static void test_module_changes(void)
 	       "... and below its first symbol, where it has no name, the unloaded load's code");
 	is_str(fmt_ret(k, 0xffffffffc0060111ULL), "0xffffffffc0060111 [shifty]",
 	       "... whose own range, cut there, is still unnamed below its first symbol");
+	is_str(fmt_ret(k, 0xffffffffc0072011ULL), "tiny_init+0x11 [tiny]",
+	       "below a load's first symbol, where an older load's init code was: that init");
+	is_str(fmt_ret(k, 0xffffffffc0072811ULL), "reuse_fn+0x11 [reuse]", "... above it, the load's own");
 	ok(strstr(ksyms_warnings(k), "brief, unloaded during the trace, was at 0xffffffffc0040000, where other was loaded later (at 0xffffffffc0040000)") &&
 	   strstr(ksyms_warnings(k), "old, unloaded during the trace, was at 0xffffffffc0050000, where big was loaded later (at 0xffffffffc004f000)"),
 	   "both are said (ksyms_warnings)");
