@@ -375,36 +375,52 @@ static int add_module_lines(struct kmtd_meta *m, char *text, const struct kmtd_m
 	return 0;
 }
 
+/* kmemtrace.ko's init_kallsyms: NULL with errno, ENOENT from a module without it. */
+static char *read_init_syms(const struct kmtd_run *run)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", run->kdir, KMT_DEBUGFS_INIT_KALLSYMS);
+	return slurp(path);
+}
+
 /*
  * The kallsyms lines of the modules marked in want (index into now), and
  * the symbols of their init code that kmemtrace.ko kept (its init_kallsyms):
  * /proc/kallsyms lists those only while the init runs, which a scan every
  * RESCAN_MS seldom sees, and stacks taken during the load have frames
- * there. Read after /proc/kallsyms, so that an init that returned between
- * the two reads is in one of them (its symbols are kept before it runs);
- * a line both have is written once. A kmemtrace.ko without the file (older)
- * leaves the init code unnamed, as before.
+ * there. init_kallsyms is read before /proc/kallsyms and again after: the
+ * first has a module unloaded during the long read of /proc/kallsyms
+ * (kmemtrace.ko forgets a module as it goes), the second one whose init
+ * returned in between (kept before it ran, listed by /proc/kallsyms only
+ * until it returned). A line two of them have is written once. A
+ * kmemtrace.ko without the file (older) leaves the init code unnamed.
  */
 static int add_loaded_syms(const struct kmtd_run *run, struct kmtd_meta *m,
 			   const struct kmtd_mod *now, const bool *want, size_t n)
 {
-	char src[PATH_MAX + 64], *text;
+	char src[PATH_MAX], *text, *init[2];
 	size_t from = m->loaded_len;
-	int ret;
+	int ret = 0;
 
-	text = slurp(proc_file("kallsyms", src, sizeof(src)));
-	if (!text)
+	init[0] = read_init_syms(run);
+	if (!init[0] && errno != ENOENT)
 		return -1;
+	text = slurp(proc_file("kallsyms", src, sizeof(src)));
+	if (!text) {
+		free(init[0]);
+		return -1;
+	}
 	ret = add_module_lines(m, text, now, want, n, NULL);
 	free(text);
-	if (ret < 0)
-		return -1;
-	snprintf(src, sizeof(src), "%s/%s", run->kdir, KMT_DEBUGFS_INIT_KALLSYMS);
-	text = slurp(src);
-	if (!text)
-		return errno == ENOENT ? 0 : -1;
-	ret = add_module_lines(m, text, now, want, n, &from);
-	free(text);
+	init[1] = init[0] ? read_init_syms(run) : NULL;
+	if (init[0] && !init[1])
+		ret = -1;
+	for (int i = 0; i < 2; i++) {
+		if (!ret && init[i])
+			ret = add_module_lines(m, init[i], now, want, n, &from);
+		free(init[i]);
+	}
 	return ret;
 }
 
