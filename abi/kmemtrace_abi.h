@@ -247,6 +247,11 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
  *                   "# cpu filtered_allocs filtered_frees untracked\n",
  *                   then a line a CPU; writing words sets a filter,
  *                   "none" removes it (Documentation/trace-format.md)
+ *   init_kallsyms   the /proc/kallsyms lines ("ADDR TYPE NAME\t[MODULE]\n")
+ *                   of the init text of each module loaded after
+ *                   kmemtrace.ko and not unloaded since, copied before its
+ *                   init ran: /proc/kallsyms drops them once the init
+ *                   returns. No ABI minor: older modules lack the file
  * All files are mode 0400 or 0600 (root only).
  */
 #define KMT_DEBUGFS_DIR		"kmemtrace"
@@ -258,6 +263,7 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
 #define KMT_DEBUGFS_COVERAGE	"coverage"
 #define KMT_DEBUGFS_STACKS	"stacks"
 #define KMT_DEBUGFS_FILTER	"filter"
+#define KMT_DEBUGFS_INIT_KALLSYMS	"init_kallsyms"
 
 /*
  * Limits of the module parameters subbufs and mem_share (percent of the

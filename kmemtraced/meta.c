@@ -325,16 +325,31 @@ static int append(char **buf, size_t *len, const char *a, const char *b)
 	return 0;
 }
 
-/* The kallsyms lines of the modules marked in want (index into now). */
-static int add_loaded_syms(struct kmtd_meta *m, const struct kmtd_mod *now, const bool *want,
-			   size_t n)
+/* Whether text (len bytes of whole lines) has line as one of them. */
+static bool has_line(const char *text, size_t len, const char *line)
 {
-	char src[PATH_MAX], *text, *line, *save = NULL;
-	int ret = 0;
+	size_t ll = strlen(line);
+	const char *end = text + len, *p = text;
 
-	text = slurp(proc_file("kallsyms", src, sizeof(src)));
-	if (!text)
-		return -1;
+	while (p < end) {
+		size_t l = strcspn(p, "\n");
+
+		if (l == ll && memcmp(p, line, ll) == 0)
+			return true;
+		p += l + 1;
+	}
+	return false;
+}
+
+/*
+ * Appends the lines of text (kallsyms lines) of the modules marked in want
+ * (index into now); dedup: not those already appended since offset from.
+ */
+static int add_module_lines(struct kmtd_meta *m, char *text, const struct kmtd_mod *now,
+			    const bool *want, size_t n, const size_t *from)
+{
+	char *line, *save = NULL;
+
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *tag = strchr(line, '[');
 		size_t len;
@@ -347,20 +362,69 @@ static int add_loaded_syms(struct kmtd_meta *m, const struct kmtd_mod *now, cons
 			if (!want[i] || strlen(now[i].name) != len ||
 			    strncmp(now[i].name, tag, len) != 0)
 				continue;
+			if (from && m->loaded_syms &&
+			    has_line(m->loaded_syms + *from, m->loaded_len - *from, line))
+				break;
 			if (append(&m->loaded_syms, &m->loaded_len, line, "") < 0) {
-				ret = -1;
 				errno = ENOMEM;
+				return -1;
 			}
 			break;
 		}
-		if (ret)
-			break;
 	}
+	return 0;
+}
+
+/* kmemtrace.ko's init_kallsyms: NULL with errno, ENOENT from a module without it. */
+static char *read_init_syms(const struct kmtd_run *run)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s", run->kdir, KMT_DEBUGFS_INIT_KALLSYMS);
+	return slurp(path);
+}
+
+/*
+ * The kallsyms lines of the modules marked in want (index into now), and
+ * the symbols of their init code that kmemtrace.ko kept (its init_kallsyms):
+ * /proc/kallsyms lists those only while the init runs, which a scan every
+ * RESCAN_MS seldom sees, and stacks taken during the load have frames
+ * there. init_kallsyms is read before /proc/kallsyms and again after: the
+ * first has a module unloaded during the long read of /proc/kallsyms
+ * (kmemtrace.ko forgets a module as it goes), the second one whose init
+ * returned in between (kept before it ran, listed by /proc/kallsyms only
+ * until it returned). A line two of them have is written once. A
+ * kmemtrace.ko without the file (older) leaves the init code unnamed.
+ */
+static int add_loaded_syms(const struct kmtd_run *run, struct kmtd_meta *m,
+			   const struct kmtd_mod *now, const bool *want, size_t n)
+{
+	char src[PATH_MAX], *text, *init[2];
+	size_t from = m->loaded_len;
+	int ret = 0;
+
+	init[0] = read_init_syms(run);
+	if (!init[0] && errno != ENOENT)
+		return -1;
+	text = slurp(proc_file("kallsyms", src, sizeof(src)));
+	if (!text) {
+		free(init[0]);
+		return -1;
+	}
+	ret = add_module_lines(m, text, now, want, n, NULL);
 	free(text);
+	init[1] = init[0] ? read_init_syms(run) : NULL;
+	if (init[0] && !init[1])
+		ret = -1;
+	for (int i = 0; i < 2; i++) {
+		if (!ret && init[i])
+			ret = add_module_lines(m, init[i], now, want, n, &from);
+		free(init[i]);
+	}
 	return ret;
 }
 
-static int scan_modules(struct kmtd_meta *m)
+static int scan_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 {
 	struct kmtd_mod *now;
 	size_t n, i, j;
@@ -404,7 +468,7 @@ static int scan_modules(struct kmtd_meta *m)
 		added[i] = true;
 		any = true;
 	}
-	ret = any ? add_loaded_syms(m, now, added, n) : 0;
+	ret = any ? add_loaded_syms(run, m, now, added, n) : 0;
 out:
 	free(added);
 	free_mods(now, n);
@@ -413,10 +477,10 @@ out:
 
 void kmtd_scan_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 {
-	(void)run;
-	if (scan_modules(m) < 0 && !m->mods_failed) {
+	if (scan_modules(run, m) < 0 && !m->mods_failed) {
 		m->mods_failed = true;
-		kmtd_err("warning: cannot read /proc/modules or /proc/kallsyms again: %s; modules loaded or unloaded during the trace may be missing from its modules file",
+		kmtd_err("warning: cannot read /proc/modules, /proc/kallsyms or %s/%s again: %s; modules loaded or unloaded during the trace may be missing from its modules file, or their symbols from kallsyms.loaded",
+			 run->kdir, KMT_DEBUGFS_INIT_KALLSYMS,
 			 strerror(errno));
 	}
 }

@@ -40,7 +40,7 @@ struct kmtd_meta {
 	size_t nmods, mods_cap;
 	char *mod_changes;		/* "+LINE" and "-LINE" lines, in the order seen */
 	size_t changes_len;
-	char *loaded_syms;		/* /proc/kallsyms lines of the "+" modules */
+	char *loaded_syms;		/* /proc/kallsyms lines of the "+" modules, and init_kallsyms' */
 	size_t loaded_len;
 	bool mods_failed;		/* a scan failed: said once */
 	char *coverage;			/* the module's coverage file, NULL: it has none */
@@ -56,7 +56,8 @@ int kmtd_write_modules(const struct kmtd_run *run, struct kmtd_meta *m);
 /*
  * Reads /proc/modules again (every RESCAN_MS while tracing): a module
  * loaded since (a name at a new base) becomes a "+" line, with its
- * kallsyms lines read now; one gone, a "-" line. No error: a failed scan
+ * kallsyms lines read now (and its init symbols kmemtrace.ko kept); one
+ * gone, a "-" line. No error: a failed scan
  * is said once and the trace goes on (its modules file then says less).
  */
 void kmtd_scan_modules(const struct kmtd_run *run, struct kmtd_meta *m);

@@ -71,6 +71,7 @@
 #include <linux/preempt.h>
 #include <linux/slab.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
@@ -609,5 +610,24 @@ static inline bool kmt_task_in_cgroup(struct task_struct *task,
 #else
 #define KMT_HAVE_WALK_CACHE	0
 #endif
+
+/*
+ * A module's init text, from its MODULE_STATE_COMING notification until
+ * its init returns (kmt_modsyms.c): one allocation apart from its core
+ * before 6.4, text first (text_size bytes of it); from 6.4 one
+ * allocation per kind of memory, mem[MOD_INIT_TEXT] the text's.
+ */
+static inline void kmt_module_init_text(const struct module *mod,
+					unsigned long *start,
+					unsigned long *size)
+{
+#if KMT_KERNEL_AT_LEAST(6, 4)
+	*start = (unsigned long)mod->mem[MOD_INIT_TEXT].base;
+	*size = mod->mem[MOD_INIT_TEXT].size;
+#else
+	*start = (unsigned long)mod->init_layout.base;
+	*size = mod->init_layout.text_size;
+#endif
+}
 
 #endif /* KMT_COMPAT_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kmt_debugfs.c - the files under <debugfs>/kmemtrace/ beside the cpuN
- * buffers: abi_version, enabled, total_overruns, coverage, stats, stacks;
- * filter is kmt_filter.c's.
+ * buffers: abi_version, enabled, total_overruns, coverage, stats, stacks,
+ * init_kallsyms; filter is kmt_filter.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -181,6 +181,26 @@ static const struct file_operations kmt_stacks_fops = {
 	.release = single_release,
 };
 
+/* init_kallsyms: kmt_modsyms.c's copies of later modules' init symbols. */
+static int kmt_init_kallsyms_show(struct seq_file *m, void *v)
+{
+	kmt_modsyms_show(m);
+	return 0;
+}
+
+static int kmt_init_kallsyms_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kmt_init_kallsyms_show, NULL);
+}
+
+static const struct file_operations kmt_init_kallsyms_fops = {
+	.owner = THIS_MODULE,
+	.open = kmt_init_kallsyms_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /* At load, once relay made the cpuN files in @dir. */
 void kmt_debugfs_create_files(struct dentry *dir)
 {
@@ -198,4 +218,6 @@ void kmt_debugfs_create_files(struct dentry *dir)
 			    &kmt_stacks_fops);
 	debugfs_create_file(KMT_DEBUGFS_FILTER, 0600, dir, NULL,
 			    &kmt_filter_fops);
+	debugfs_create_file(KMT_DEBUGFS_INIT_KALLSYMS, 0400, dir, NULL,
+			    &kmt_init_kallsyms_fops);
 }

@@ -9,8 +9,10 @@
  *   kmt_probes.c   the allocator tracepoints' probes; attaching and detaching them
  *   kmt_paths.c    kprobes on the paths without a tracepoint (bulk, nolock, sheaves)
  *   kmt_relay.c    the relay channel's callbacks and the cpuN files' operations
+ *   kmt_modsyms.c  later modules' init symbols, kept past their init
  *   kmt_filter.c   filters at the source, the table pairing frees, the filter file
- *   kmt_debugfs.c  abi_version, enabled, total_overruns, coverage, stats, stacks
+ *   kmt_debugfs.c  abi_version, enabled, total_overruns, coverage, stats,
+ *                  stacks, init_kallsyms
  * kmt_compat.h holds every difference between kernels; kmt_write.h the
  * write path without a stack, which kmt_record.c and kmt_probes.c inline.
  *
@@ -398,6 +400,14 @@ bool kmt_filter_free(unsigned long key);
 void kmt_track_clear(void);
 int kmt_filter_init(void);
 void kmt_filter_exit(void);
+
+/*
+ * kmt_modsyms.c: a module notifier, from load to unload, keeping the init
+ * symbols of the modules loaded since (init_kallsyms).
+ */
+int kmt_modsyms_register(void);
+void kmt_modsyms_unregister(void);
+void kmt_modsyms_show(struct seq_file *m);
 
 /* kmt_debugfs.c: every file under <debugfs>/kmemtrace/ but cpuN. */
 void kmt_debugfs_create_files(struct dentry *dir);

@@ -277,6 +277,10 @@ static int __init kmt_init(void)
 
 	kmt_debugfs_create_files(kmt_dir);
 
+	ret = kmt_modsyms_register();
+	if (ret)
+		goto close_relay;
+
 	kmt_register_paths();
 
 	if (!start_disabled) {
@@ -300,7 +304,8 @@ static int __init kmt_init(void)
 
 unregister_paths:
 	kmt_unregister_paths();
-	/* Nothing between relay_open() and kmt_register_paths() fails. */
+	kmt_modsyms_unregister();
+close_relay:
 	relay_close(kmt_chan);
 remove_dir:
 	debugfs_remove_recursive(kmt_dir);
@@ -327,6 +332,7 @@ static void __exit kmt_exit(void)
 	/* relay_close() removes the cpuN files; the rest go with the dir. */
 	relay_close(kmt_chan);
 	debugfs_remove_recursive(kmt_dir);
+	kmt_modsyms_unregister();
 	kmt_filter_exit();
 	kmt_free_stacks();
 	free_percpu(kmt_cpus);

@@ -475,9 +475,13 @@ static int load_kallsyms(struct ksyms *k, const char *path, bool loaded, char *e
 		/* Among aliases: global over weak over local, and a plain name over _names. */
 		s->rank = (uint8_t)(2 * (type == 'T' ? 3 : type == 'W' ? 2 : type == 't' ? 1 : 0) +
 				    (name[0] != '_'));
-		/* Names like __pi_foo or __pfx_foo are aliases or padding, not functions. */
+		/*
+		 * Names like __pi_foo or __pfx_foo are aliases or padding, not functions;
+		 * nor are ARM mapping symbols ($x, $d, ...: where code or data starts),
+		 * which 6.1's kallsyms lists at the first function of a module's sections.
+		 */
 		if (strncmp(name, "__pfx_", 6) == 0 || strncmp(name, "__pi_", 5) == 0 ||
-		    strncmp(name, "__cfi_", 6) == 0)
+		    strncmp(name, "__cfi_", 6) == 0 || name[0] == '$')
 			s->rank = 0;
 		if (add_str(k, name, &s->name))
 			goto nomem;
@@ -609,6 +613,40 @@ static size_t mod_of_addr(const struct ksyms *k, uint64_t addr)
 	return k->ranges[lo - 1].mod;
 }
 
+/*
+ * The symbol that names addr, in load in_mod's range but below its first
+ * symbol, where in_mod has no name (on s390x a module's first bytes,
+ * before .text, have none) and an older load's code was before in_mod
+ * took the place: code of a load unloaded during the trace whose range
+ * held addr until in_mod's base cut it, or init code of a load made
+ * during the trace (kallsyms.loaded), freed once it ran. Their frames,
+ * recorded before, lie there. The highest such symbol at or below
+ * syms[top]; NULL if none.
+ */
+static const struct ksym *older_load_sym(const struct ksyms *k, size_t top, uint64_t addr,
+					 size_t in_mod)
+{
+	uint64_t base = k->mods[in_mod - 1].base, span = addr - base + 1;
+	size_t i;
+
+	for (i = 0; i + 1 < in_mod; i++)
+		if (k->mods[i].unloaded && k->mods[i].size > span)
+			span = k->mods[i].size;
+	/* A symbol span or more below addr is in no range that holds addr, nor at base. */
+	for (i = top + 1; i-- > 0 && addr - k->syms[i].addr < span;) {
+		const struct ksym *s = &k->syms[i];
+		const struct ksym_mod *m = s->mod ? &k->mods[s->mod - 1] : NULL;
+
+		if (!m || (size_t)s->mod >= in_mod)
+			continue;
+		if (m->unloaded && m->size && s->addr >= m->base && addr - m->base < m->size)
+			return s;
+		if (s->loaded && s->addr >= base && mod_of_addr(k, s->addr) != s->mod)
+			return s;
+	}
+	return NULL;
+}
+
 int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
 		 const char **mod)
 {
@@ -646,12 +684,16 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 	 */
 	if (in_mod) {
 		uint64_t base = k->mods[in_mod - 1].base;
+		size_t top = lo;
 
 		while (s->mod != in_mod && lo > 0 && s->addr > base)
 			s = &k->syms[--lo];
 		/* A symbol of its own below its base is no name for its range either. */
-		if (s->mod != in_mod || s->addr < base)
-			return 0;
+		if (s->mod != in_mod || s->addr < base) {
+			s = older_load_sym(k, top, addr, in_mod);
+			if (!s)
+				return 0;
+		}
 	}
 	/* Past a module's end: the gap after it, not its last function. */
 	if (!in_mod && s->mod && k->mods[s->mod - 1].size)

@@ -668,6 +668,24 @@ static void check_stacks(const struct rpt *r)
 		fail("stack records but no stacks said");
 }
 
+/* Whether the samples of call site (or stack) i fall short of, or exceed, its tallies. */
+static bool samples_of(const struct rpt *r, bool site, size_t i, uint64_t hits, uint64_t bytes,
+		       uint64_t out)
+{
+	size_t k;
+
+	for (k = 0; k < rpt_nsamples(r); k++) {
+		const struct rpt_sample *s = rpt_sample(r, k);
+
+		if ((site ? s->site : s->stack) != i)
+			continue;
+		hits -= s->hits;
+		bytes -= s->bytes_alloc;
+		out -= s->out_count;
+	}
+	return hits || bytes || out;
+}
+
 /*
  * The tallies by call site, stack, cache and CPU (RPT_SAMPLES, what --pprof
  * writes) sum to each call site's, each stack's and the totals.
@@ -698,34 +716,14 @@ static void check_samples(const struct rpt *r)
 		fail("samples do not add up to the totals");
 	for (j = 0; j < rpt_nsites(r); j++) {
 		const struct rpt_site *site = rpt_site(r, j);
-		uint64_t hits = 0, bytes = 0, out = 0;
 
-		for (i = 0; i < rpt_nsamples(r); i++) {
-			const struct rpt_sample *s = rpt_sample(r, i);
-
-			if (s->site != j)
-				continue;
-			hits += s->hits;
-			bytes += s->bytes_alloc;
-			out += s->out_count;
-		}
-		if (hits != site->hits || bytes != site->bytes_alloc || out != site->out_count)
+		if (samples_of(r, true, j, site->hits, site->bytes_alloc, site->out_count))
 			fail("call site 0x%" PRIx64 ": its samples do not add up", site->addr);
 	}
 	for (j = 0; j < rpt_nstacks(r); j++) {
 		const struct rpt_stack *st = rpt_stack(r, j);
-		uint64_t hits = 0, bytes = 0, out = 0;
 
-		for (i = 0; i < rpt_nsamples(r); i++) {
-			const struct rpt_sample *s = rpt_sample(r, i);
-
-			if (s->stack != j)
-				continue;
-			hits += s->hits;
-			bytes += s->bytes_alloc;
-			out += s->out_count;
-		}
-		if (hits != st->hits || bytes != st->bytes_alloc || out != st->out_count)
+		if (samples_of(r, false, j, st->hits, st->bytes_alloc, st->out_count))
 			fail("stack %zu: its samples do not add up", j);
 	}
 }

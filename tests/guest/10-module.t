@@ -35,6 +35,8 @@ save_buffers() {	# PREFIX: every cpuN file of the channel to OUT/PREFIX_cpuN
 # Files, modes and owners, as loaded by the bench with default parameters.
 for f in "$D"/*; do stat -c '%n %a %u %g' "$f"; done > "$OUT/modes"
 cat "$D/abi_version" > "$OUT/abi_version"
+# The oracle was loaded after kmemtrace.ko: its init symbols, kept past its init.
+cat "$D/init_kallsyms" > "$OUT/init_kallsyms"
 cat "$D/enabled" > "$OUT/enabled_at_load"
 for f in "$P"/*; do echo "${f##*/} $(cat "$f")"; done > "$OUT/params_default"
 ls /sys/kernel/slab | grep -E '^kmalloc-[0-9]+k?$' > "$OUT/kmalloc_classes"
@@ -448,17 +450,24 @@ is "$(command_status)" 0 "guest script ran to the end"
 dmesg_clean
 
 # Files and modes.
-for f in abi_version total_overruns stats coverage stacks cpu0 cpu1; do
+for f in abi_version total_overruns stats coverage stacks init_kallsyms cpu0 cpu1; do
 	is "$(awk -v f="/sys/kernel/debug/kmemtrace/$f" '$1 == f { print $2, $3, $4 }' "$o/modes")" \
 		"400 0 0" "$f is mode 0400, owned by root"
 done
 is "$(awk '$1 ~ /\/enabled$/ { print $2, $3, $4 }' "$o/modes")" "600 0 0" "enabled is mode 0600, owned by root"
 is "$(awk '$1 ~ /\/filter$/ { print $2, $3, $4 }' "$o/modes")" "600 0 0" "filter is mode 0600, owned by root"
-is "$(wc -l <"$o/modes")" 9 "debugfs dir holds exactly the 7 control files and 2 cpu files"
+is "$(wc -l <"$o/modes")" 10 "debugfs dir holds exactly the 8 control files and 2 cpu files"
 major=$(sed -n 's/^#define KMT_ABI_MAJOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 minor=$(sed -n 's/^#define KMT_ABI_MINOR[[:space:]]*\([0-9]*\).*/\1/p' "$KMT_TOP/abi/kmemtrace_abi.h")
 is "$(cat "$o/abi_version")" "$major.$minor" "abi_version matches the header"
 is "$(cat "$o/enabled_at_load")" 1 "tracing is on at load by default"
+# init_kallsyms: the oracle's init text symbols as /proc/kallsyms printed them during its init,
+# which it no longer lists (the init code is freed).
+init=$(grep -P '^[0-9a-f]+ [tT] oracle_init\t\[kmemtrace_oracle\]$' "$o/init_kallsyms")
+ok "init_kallsyms has the oracle's init function, in /proc/kallsyms's format" test -n "$init"
+is "$(grep -vc '\[kmemtrace_oracle\]$' "$o/init_kallsyms")" 0 "init_kallsyms: the oracle's lines only"
+ok "  which /proc/kallsyms no longer lists" test -n "$init" -a -s "$o/kallsyms" \
+	-a "$(grep -cF "$init" "$o/kallsyms")" = 0
 for p in subbufs subbuf_size mem_share start_disabled pages stack_depth stack_frees stack_entries \
 	stack_cache stack_check filter track_slots; do
 	ok "parameter $p is visible in /sys/module" grep -q "^$p " "$o/params_default"
@@ -474,7 +483,7 @@ ok "  and gets records" test -s "$o/read_after.bin"
 
 # Root only.
 is "$(grep -c ' denied$' "$o/nonroot")" "$(wc -l <"$o/nonroot")" "uid 1000 can neither read nor write any kmemtrace file"
-ok "the non-root check saw every file" test "$(wc -l <"$o/nonroot")" -eq 11
+ok "the non-root check saw every file" test "$(wc -l <"$o/nonroot")" -eq 12
 is "$(cat "$o/enabled_after_nonroot")" 1 "a refused non-root write changed nothing"
 is "$(cat "$o/filter_after_nonroot")" none "a refused non-root filter changed nothing"
 

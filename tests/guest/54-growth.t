@@ -10,6 +10,7 @@
 # rounds and the oldest one's age within the bounds the oracle measured), the churn's
 # allocations and frees and no growth, the leak ranked above the churn, the same growth by
 # kernel stack, the same with --cache-name; --at between rounds holds the rounds before it;
+# go tool pprof -diff_base of two --pprof profiles (--at T1, --at T2) shows the same growth;
 # a time past the trace's end is refused.
 # 300 s: the guest's pattern sleeps 20 ms x 11; booting and tracing take the rest.
 KMT_TEST_TIMEOUT=300
@@ -168,6 +169,30 @@ oldest = [x["oldest_ns"] for x in la]
 at_abs = gap(k)
 check(f"--at: {LEAK}'s oldest object from round 0",
       bool(oldest) and at_abs - rounds[0]["end_ns"] <= oldest[0] <= at_abs - rounds[0]["start_ns"], True)
+
+# The same growth through pprof: a profile --at T1 and one --at T2, and go tool pprof
+# -diff_base of the two shows the leak's function grown by exactly what the rounds leaked.
+import shutil, tempfile
+check("go tool pprof is installed (scripts/install-deps)", bool(shutil.which("go")), True)
+if shutil.which("go"):
+    tmp = tempfile.mkdtemp(dir=os.path.dirname(out))
+    for name, t in (("a", t1), ("b", t2)):
+        rc, so, se = run(f"--at={t}ns", "--pprof", os.path.join(tmp, name + ".pb.gz"))
+        check(f"--at={t}ns --pprof: exit 0", rc, 0)
+    for index, unit in (("inuse_objects", 1), ("inuse_space", 256)):
+        p = subprocess.run(["go", "tool", "pprof", "-top", "-unit=B", "-nodefraction=0",
+                            "-nodecount=100000", "-sample_index=" + index,
+                            "-diff_base=" + os.path.join(tmp, "a.pb.gz"),
+                            os.path.join(tmp, "b.pb.gz")], capture_output=True, text=True,
+                           env=dict(os.environ, HOME=tmp))
+        flat = {}
+        for line in p.stdout.splitlines():
+            w = line.split(None, 5)
+            if len(w) == 6 and w[5].endswith(mod):
+                flat[w[5]] = int(w[0].rstrip("B"))
+        check(f"pprof -diff_base ({index}): {LEAK} grew by what the rounds leaked",
+              flat.get(LEAK + mod), unit * grown)
+        check(f"pprof -diff_base ({index}): {CHURN} did not grow", flat.get(CHURN + mod, 0), 0)
 
 # Past the end: refused, naming the option and the value.
 past = f"{last - first + 10**9}ns"

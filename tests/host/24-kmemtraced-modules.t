@@ -4,10 +4,12 @@
 # debugfs (KMEMTRACED_TEST_FAKE_DEBUGFS=1) and a fake /proc/modules and /proc/kallsyms
 # (KMEMTRACED_TEST_PROC_DIR, honoured only with the fake debugfs): the modules file gets the
 # documented "+" and "-" lines in the order they were seen (one load lasting only between two
-# scans included), kallsyms.loaded the loaded modules' symbols, and kmemtrace-report names every
-# call site by the load it falls in (a module reloaded elsewhere by both loads, the newest load
-# winning over an unloaded one, which it says). A trace without changes has neither, and -f
-# removes an earlier trace's kallsyms.loaded.
+# scans included), kallsyms.loaded the loaded modules' symbols, with the init symbols the
+# module's init_kallsyms kept for them (once, also when /proc/kallsyms had them), and
+# kmemtrace-report names every call site by the load it falls in (a module reloaded elsewhere by
+# both loads, the newest load winning over an unloaded one, which it says; init code by the
+# symbols kept for it). A trace without changes has neither, and -f removes an earlier trace's
+# kallsyms.loaded.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -54,6 +56,7 @@ kmalloc 0 0xffffffffc0030111 0xffff888100000300 8 8
 kmalloc 0 0xffffffffc0020111 0xffff888100000400 8 8
 kmalloc 0 0xffffffffc0050111 0xffff888100000500 8 8
 kmalloc 0 0xffffffffc0040111 0xffff888100000600 8 8
+kmalloc 0 0xffffffffc0060111 0xffff888100000700 8 8
 SC
 "$GEN" -o "$T/gen" --cpus 1 --script "$T/script" >/dev/null ||
 	{ echo "Bail out! kmemtrace-gen failed"; exit 1; }
@@ -61,7 +64,8 @@ tail -c +65 "$T/gen/cpu0.out" >"$T/records"
 
 # During the trace: kmtx_brief is loaded, seen by a scan (every 500 ms), unloaded with
 # kmtx_old and kmtx_goner; kmtx_goner comes back elsewhere, kmtx_newmod is new, and kmtx_big's
-# code runs over the base kmtx_old had.
+# code runs over the base kmtx_old had. kmemtrace.ko kept the init symbols of kmtx_goner (which
+# /proc/kallsyms still lists: its init is running), kmtx_newmod and kmtx_keep (not a load seen).
 cat >"$T/during.sh" <<EOS
 set -e
 $(declare -f mods)
@@ -70,12 +74,16 @@ mods kmtx_brief:0xffffffffc0040000:8192 kmtx_old:0xffffffffc0050000:4096 \\
 	kmtx_goner:0xffffffffc0010000:8192 kmtx_keep:0xffffffffc0000000:16384
 printf 'ffffffffc0040100 t brief_fn\\t[kmtx_brief]\\n' >>"\$P/kallsyms"
 sleep 1.2
+printf '%s\\t[%s]\\n' 'ffffffffc0061000 t goner_init' kmtx_goner \\
+	'ffffffffc0060000 t newmod_init' kmtx_newmod 'ffffffffc0000800 t keep_init' kmtx_keep \\
+	>"$K/init_kallsyms"
 mods kmtx_big:0xffffffffc004f000:12288 kmtx_newmod:0xffffffffc0020000:4096 \\
 	kmtx_goner:0xffffffffc0030000:8192 kmtx_keep:0xffffffffc0000000:16384
 grep -v -e kmtx_brief -e kmtx_old -e kmtx_goner "$T/kallsyms.start" >"\$P/kallsyms"
 printf '%s\\t[%s]\\n' 'ffffffffc0030100 t goner_fn' kmtx_goner \\
-	'ffffffffc0030200 d goner_data' kmtx_goner 'ffffffffc0020100 t newmod_fn' kmtx_newmod \\
-	'ffffffffc004f100 t big_fn' kmtx_big 'ffffffffc0050080 t big_fn2' kmtx_big >>"\$P/kallsyms"
+	'ffffffffc0030200 d goner_data' kmtx_goner 'ffffffffc0061000 t goner_init' kmtx_goner \\
+	'ffffffffc0020100 t newmod_fn' kmtx_newmod 'ffffffffc004f100 t big_fn' kmtx_big \\
+	'ffffffffc0050080 t big_fn2' kmtx_big >>"\$P/kallsyms"
 cat "$T/records" >>"$K/cpu0"
 EOS
 
@@ -98,9 +106,10 @@ kmtx_keep 0x0 0xffffffffc0000000 16384
 	"modules: the start's lines, then each load (+) and unload (-) in the order seen"
 is "$(cat "$O/kallsyms.loaded")" "$(printf '%s\t[%s]\n' 'ffffffffc0040100 t brief_fn' kmtx_brief \
 	'ffffffffc0030100 t goner_fn' kmtx_goner 'ffffffffc0030200 d goner_data' kmtx_goner \
+	'ffffffffc0061000 t goner_init' kmtx_goner \
 	'ffffffffc0020100 t newmod_fn' kmtx_newmod 'ffffffffc004f100 t big_fn' kmtx_big \
-	'ffffffffc0050080 t big_fn2' kmtx_big)" \
-	"kallsyms.loaded: each loaded module's kallsyms lines, read when its load was seen"
+	'ffffffffc0050080 t big_fn2' kmtx_big 'ffffffffc0060000 t newmod_init' kmtx_newmod)" \
+	"kallsyms.loaded: each loaded module's kallsyms lines, read when its load was seen, then the init symbols kept for them that kallsyms had not"
 is "$(stat -c %a "$O/kallsyms.loaded")" 600 "kallsyms.loaded: mode 0600"
 
 run "$REPORT" --json -l 0 "$O"
@@ -113,8 +122,9 @@ is "$got" "0xffffffffc0000111 keep_fn+0x11 [kmtx_keep]
 0xffffffffc0020111 newmod_fn+0x11 [kmtx_newmod]
 0xffffffffc0030111 goner_fn+0x11 [kmtx_goner]
 0xffffffffc0040111 brief_fn+0x11 [kmtx_brief]
-0xffffffffc0050111 big_fn2+0x91 [kmtx_big]" \
-	"report: every call site named by the load it falls in, the newest over an unloaded one"
+0xffffffffc0050111 big_fn2+0x91 [kmtx_big]
+0xffffffffc0060111 newmod_init+0x111 [kmtx_newmod]" \
+	"report: every call site named by the load it falls in, the newest over an unloaded one, init code by its kept symbols"
 like "$err" "warning: $O/modules: kmtx_old, unloaded during the trace, was at 0xffffffffc0050000, where kmtx_big was loaded later (at 0xffffffffc004f000): addresses there are named as the later load's, also those recorded before the unload" \
 	"report: says that kmtx_old's range was given to kmtx_big"
 

@@ -28,6 +28,7 @@ static const char kallsyms_text[] =
 	"ffffffff81250000 W weak_fn\n"
 	"ffffffff812ff000 T _etext\n"
 	"ffffffffc0002000 t oracle_leak\t[kmemtrace_oracle]\n"
+	"ffffffffc0001000 t $x\t[kmemtrace_oracle]\n"
 	"ffffffffc0001000 t oracle_kmalloc\t[kmemtrace_oracle]\n"
 	"ffffffffc0003000 d oracle_data\t[kmemtrace_oracle]\n"
 	"ffffffffc0010000 T other_fn\t[other]\n"
@@ -67,8 +68,8 @@ static void test_kallsyms(void)
 		diag("%s", err);
 		return;
 	}
-	/* 10 text symbols with an address (3 aliases at _text, __pfx_, no data, no zero). */
-	is_u64(ksyms_count(k), 11, "kallsyms: text symbols with addresses kept");
+	/* 12 text symbols with an address (3 aliases at _text, __pfx_, $x, no data, no zero). */
+	is_u64(ksyms_count(k), 12, "kallsyms: text symbols with addresses kept");
 	is_str(fmt(k, 0xffffffff81100010ULL), "__kmalloc+0x10", "core kernel: function+0xoff");
 	is_str(fmt(k, 0xffffffff81100000ULL), "__kmalloc+0x0", "offset 0");
 	is_str(fmt(k, 0xffffffff810fff08ULL), "__pfx___kmalloc+0x8",
@@ -80,7 +81,7 @@ static void test_kallsyms(void)
 	is_str(fmt(k, 0xffffffff81300004ULL), "_etext+0x1004",
 	       "data symbols are not call sites");
 	is_str(fmt(k, 0xffffffffc0001024ULL), "oracle_kmalloc+0x24 [kmemtrace_oracle]",
-	       "module: function+0xoff [module]");
+	       "module: function+0xoff [module], not the ARM mapping symbol $x there");
 	is_str(fmt(k, 0xffffffffc0002fffULL), "oracle_leak+0xfff [kmemtrace_oracle]",
 	       "module: last function up to the module's end");
 	is_str(fmt(k, 0xffffffffc0000010ULL), "0xffffffffc0000010 [kmemtrace_oracle]",
@@ -313,12 +314,14 @@ static void test_module_changes(void)
 		"ffffffffc0040100 t brief_fn\t[brief]\n"
 		"ffffffffc0050100 t old_fn\t[old]\n"
 		"ffffffffc0000180 T old_init\t[old]\n"
-		"ffffffffc0090000 T keep_init\t[keep]\n";
+		"ffffffffc0090000 T keep_init\t[keep]\n"
+		"ffffffffc0061000 t shifty_fn\t[shifty]\n";
 	static const char mods_text[] =
 		"keep 0xffffffffc0000000 0xffffffffc0000000 16384\n"
 		"goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
 		"brief 0xffffffffc0040000 0xffffffffc0040000 8192\n"
 		"old 0xffffffffc0050000 0xffffffffc0050000 4096\n"
+		"shifty 0xffffffffc0060000 0xffffffffc0060000 16384\n"
 		"# loaded (+) and unloaded (-) during the trace\n"
 		"+newmod 0xffffffffc0020000 0xffffffffc0020000 4096\n"
 		"-goner 0xffffffffc0010000 0xffffffffc0010000 8192\n"
@@ -326,7 +329,12 @@ static void test_module_changes(void)
 		"-old 0xffffffffc0050000 0xffffffffc0050000 4096\n"
 		"+goner 0xffffffffc0030000 0xffffffffc0030000 8192\n"
 		"+other 0xffffffffc0040000 0xffffffffc0040000 8192\n"
-		"+big 0xffffffffc004f000 0xffffffffc004f000 12288\n";
+		"+big 0xffffffffc004f000 0xffffffffc004f000 12288\n"
+		"-shifty 0xffffffffc0060000 0xffffffffc0060000 16384\n"
+		"+shifty 0xffffffffc0062800 0xffffffffc0062000 16384\n"
+		"+tiny 0xffffffffc0070000 0xffffffffc0070000 4096\n"
+		"-tiny 0xffffffffc0070000 0xffffffffc0070000 4096\n"
+		"+reuse 0xffffffffc0072800 0xffffffffc0072000 4096\n";
 	static const char loaded_text[] =
 		"ffffffffc0020100 t newmod_fn\t[newmod]\n"
 		"ffffffffc0030100 t goner_fn\t[goner]\n"
@@ -335,7 +343,11 @@ static void test_module_changes(void)
 		"ffffffffc004f100 t big_fn\t[big]\n"
 		"ffffffffc0050080 t big_fn2\t[big]\n"
 		"ffffffffc0090000 T newmod_init\t[newmod]\n"
-		"ffffffffc0002000 T goner_init\t[goner]\n";
+		"ffffffffc0002000 T goner_init\t[goner]\n"
+		"ffffffffc0062800 t shifty_fn\t[shifty]\n"
+		"ffffffffc0070100 t tiny_fn\t[tiny]\n"
+		"ffffffffc0072000 t tiny_init\t[tiny]\n"
+		"ffffffffc0072800 t reuse_fn\t[reuse]\n";
 	const struct ksym_mod *m;
 	struct ksyms *k;
 	char err[512];
@@ -365,6 +377,15 @@ static void test_module_changes(void)
 	is_str(fmt_ret(k, 0xffffffffc0050111ULL), "big_fn2+0x91 [big]",
 	       "a later load whose code runs over an unloaded one's base wins there too");
 	is_str(fmt_ret(k, 0xffffffffc004f111ULL), "big_fn+0x11 [big]", "... and below it");
+	is_str(fmt_ret(k, 0xffffffffc0062911ULL), "shifty_fn+0x111 [shifty]",
+	       "a reload based inside its unloaded load's range: its own code by its symbols");
+	is_str(fmt_ret(k, 0xffffffffc0062111ULL), "shifty_fn+0x1111 [shifty]",
+	       "... and below its first symbol, where it has no name, the unloaded load's code");
+	is_str(fmt_ret(k, 0xffffffffc0060111ULL), "0xffffffffc0060111 [shifty]",
+	       "... whose own range, cut there, is still unnamed below its first symbol");
+	is_str(fmt_ret(k, 0xffffffffc0072011ULL), "tiny_init+0x11 [tiny]",
+	       "below a load's first symbol, where an older load's init code was: that init");
+	is_str(fmt_ret(k, 0xffffffffc0072811ULL), "reuse_fn+0x11 [reuse]", "... above it, the load's own");
 	ok(strstr(ksyms_warnings(k), "brief, unloaded during the trace, was at 0xffffffffc0040000, where other was loaded later (at 0xffffffffc0040000)") &&
 	   strstr(ksyms_warnings(k), "old, unloaded during the trace, was at 0xffffffffc0050000, where big was loaded later (at 0xffffffffc004f000)"),
 	   "both are said (ksyms_warnings)");
