@@ -5,7 +5,7 @@
 # pattern under kmemtraced --tgid, then one in a child cgroup under --cgroup (the parent's path),
 # then --size, --call-site, --cache of the oracle's cache and of kmalloc-256, a filter changed through debugfs during a trace (--tgid of one
 # process, then of another, whose run frees the first one's leaked objects), and a tiny tracking
-# table (track_slots=16, with a filter given as a module parameter at load). For each trace,
+# table (track_slots=16, pages=1, with a filter given as a module parameter at load). For each trace,
 # judged from the oracle's own counts and the guest's kallsyms, never from an earlier run: each
 # oracle function's records exactly as the filter lets them through (the process's own calls, not
 # its kworkers' nor its interrupts'; the size range's; the functions named), every allocation
@@ -129,7 +129,7 @@ head -n 1 "$D/filter" > "$OUT/churn.filter_after"
 
 # The tiny table, with a filter from load that kmemtraced's replaces for its run.
 rmmod kmemtrace
-insmod "$KMT_MODDIR/kmemtrace.ko" track_slots=16 start_disabled=1 filter=size=1-8192
+insmod "$KMT_MODDIR/kmemtrace.ko" track_slots=16 start_disabled=1 filter=size=1-8192 pages=1
 head -n 1 "$D/filter" > "$OUT/param.filter"
 worker ovf
 kmemtraced -q -o "$OUT/ovf" --tgid "$(cat "$OUT/ovf.pid")" --size 1-8192 -- go.sh ovf \
@@ -437,6 +437,8 @@ after = open(os.path.join(out, "ovf.filter_after")).read().split("\n")[1].split(
 slots, used = int(after[3]), int(after[5])
 check("ovf: the table has 16 slots", (slots, m.get("filter_track_slots")), (16, ["16"]))
 check("ovf: some allocations did not fit the table (untracked > 0)", untracked > 0, True)
+check("ovf: page allocations of the process recorded too (pages=1; keyed apart from slab objects)",
+      sum(1 for e in allocs if e["type"] == PAGE_ALLOC) > 0, True)
 check("ovf: allocations recorded = frees recorded + still tracked + untracked",
       len(allocs), len(frees) + used + untracked)
 EOF
