@@ -338,12 +338,12 @@ static noinline bool kmt_filter_rest(const struct kmt_filter *f,
 {
 	if ((f->has & KMT_FILTER_SLOW) &&
 	    !kmt_filter_slow(f, call_site, bytes_alloc, s, kmalloc)) {
-		local_inc(&this_cpu_ptr(kmt_cpus)->filtered_allocs);
+		local64_inc(&this_cpu_ptr(kmt_cpus)->filtered_allocs);
 		return false;
 	}
 	/* A failed allocation has nothing to track. */
 	if (key && !kmt_track_insert(key))
-		local_inc(&this_cpu_ptr(kmt_cpus)->untracked);
+		local64_inc(&this_cpu_ptr(kmt_cpus)->untracked);
 	return true;
 }
 
@@ -374,7 +374,7 @@ bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
 			pass = kmt_filter_rest(f, call_site, key, bytes_alloc,
 					       s, kmalloc);
 		} else {
-			local_inc(&this_cpu_ptr(kmt_cpus)->filtered_allocs);
+			local64_inc(&this_cpu_ptr(kmt_cpus)->filtered_allocs);
 			pass = false;
 		}
 	}
@@ -390,7 +390,7 @@ bool kmt_filter_free(unsigned long key)
 	if (likely(rcu_dereference_sched(kmt_filter))) {
 		pass = kmt_track_remove(key);
 		if (!pass)
-			local_inc(&this_cpu_ptr(kmt_cpus)->filtered_frees);
+			local64_inc(&this_cpu_ptr(kmt_cpus)->filtered_frees);
 	}
 	preempt_enable_notrace();
 	return pass;
@@ -642,10 +642,10 @@ static int kmt_filter_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu) {
 		struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
 
-		seq_printf(m, "%u %lu %lu %lu\n", cpu,
-			   (unsigned long)local_read(&c->filtered_allocs),
-			   (unsigned long)local_read(&c->filtered_frees),
-			   (unsigned long)local_read(&c->untracked));
+		seq_printf(m, "%u %llu %llu %llu\n", cpu,
+			   (u64)local64_read(&c->filtered_allocs),
+			   (u64)local64_read(&c->filtered_frees),
+			   (u64)local64_read(&c->untracked));
 	}
 	return 0;
 }

@@ -36,6 +36,7 @@
 #include <linux/seqlock.h>
 #include <linux/types.h>
 #include <asm/local.h>
+#include <asm/local64.h>
 
 #include "kmemtrace_abi.h"
 
@@ -231,12 +232,13 @@ struct kmt_cpu {
 	/*
 	 * With a filter (kmt_filter.c), since load: events not recorded
 	 * because of it, and allocations recorded whose object the tracking
-	 * table could not take (their frees are not recorded). local_t:
-	 * bumped without turning interrupts off, NMIs included.
+	 * table could not take (their frees are not recorded). local64_t:
+	 * bumped without turning interrupts off, NMIs included, and 64-bit
+	 * on 32-bit kernels too.
 	 */
-	local_t filtered_allocs;
-	local_t filtered_frees;
-	local_t untracked;
+	local64_t filtered_allocs;
+	local64_t filtered_frees;
+	local64_t untracked;
 };
 
 /* What the buffers cost and what they may cost, fixed at load. */
