@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kmt_filter.c - filters at the source: which allocations are recorded
- * (process, cgroup, requested size, call site), and the table of the
- * objects recorded, through which a free is recorded exactly when its
- * object's allocation was.
+ * (process, cgroup, requested size, call site, cache), and the table of
+ * the objects recorded, through which a free is recorded exactly when
+ * its object's allocation was.
  *
  * The filter in force is an immutable struct kmt_filter published
- * through an RCU pointer: a probe (preemption off, so an RCU read side)
- * sees the old one or the new one, never half of one. A new filter is
+ * through an RCU pointer: a probe asks kmt_filter_alloc() or
+ * kmt_filter_free(), which turn preemption off (an RCU read side) and
+ * see the old filter or the new one, never half of one. A new filter is
  * set by the module parameter filter at load and by writes to
  * <debugfs>/kmemtrace/filter at any time, tracing or not; the static
  * key kmt_filter_on is on while there is one, so with none the probes
@@ -17,10 +18,12 @@
  * address put into the tracking table; a free is recorded only when its
  * address is taken out of the table. The table is an array of
  * track_slots addresses (a module parameter), allocated at load, in
- * buckets of KMT_TRACK_WAYS slots (a cache line of 64-bit addresses);
- * an address may sit in either of two buckets chosen by two hashes.
- * Inserting claims an empty slot with cmpxchg(), removing frees it with
- * cmpxchg(): no lock, no allocation, safe in any context, NMI included.
+ * buckets of KMT_TRACK_WAYS slots (a cache line of 64-bit addresses),
+ * each with a word of 4-bit tags; an address may sit in either of two
+ * buckets chosen by two hashes. Inserting claims an empty slot with
+ * cmpxchg(), removing frees it with cmpxchg(), and the tags follow with
+ * cmpxchg() too: no lock, no allocation, safe in any context, NMI
+ * included.
  * An allocation that matches but finds both buckets full is recorded
  * and counted as untracked (its free will not be recorded); the counts
  * are per CPU in the filter file, which kmemtraced copies into
@@ -36,7 +39,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/fs.h>
