@@ -204,6 +204,7 @@ static int start_analysis(struct run *x)
 {
 	struct report_job *j = x->j;
 	unsigned int flags = j->out.view == VIEW_ALLOC ? RPT_PTR_VIEW : 0;
+	uint32_t page_size = kmt_file_header(kmt_merge_file(x->m, 0))->page_size;
 	struct ivl_opts vo = { 0 };
 
 	/* Coverage decides which double frees are certain; aliases name caches. */
@@ -226,7 +227,7 @@ static int start_analysis(struct run *x)
 	x->r = rpt_new(&j->f, flags);
 	if (!x->r)
 		return RUN_NOMEM;
-	rpt_set_page_size(x->r, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
+	rpt_set_page_size(x->r, page_size);
 	if (j->growth_opt) {
 		x->gw = growth_new(j->growth.t1, j->growth.t2, j->growth.diff);
 		if (!x->gw)
@@ -242,7 +243,7 @@ static int start_analysis(struct run *x)
 		x->rp = rpt_new(&upto, RPT_SAMPLES);
 		if (!x->rp)
 			return RUN_NOMEM;
-		rpt_set_page_size(x->rp, kmt_file_header(kmt_merge_file(x->m, 0))->page_size);
+		rpt_set_page_size(x->rp, page_size);
 	}
 	if (!j->interval_ns)
 		return 0;

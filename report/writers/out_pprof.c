@@ -78,7 +78,7 @@ struct pp {
 	KmtPprof__Function *funcs, **funcp;
 	size_t nfuncs;
 	KmtPprof__Sample *smp, **smpp;
-	size_t nsmp;
+	size_t nsmp, nframes;	/* samples written, and their frames in all */
 	int64_t *values;
 	uint64_t *lids;
 	KmtPprof__Label *labels, **labelp;
@@ -181,6 +181,7 @@ static int add_frames(struct pp *p)
 			if (symtab_add(&p->st, fr[k]))
 				return -1;
 		p->nsmp++;
+		p->nframes += d;
 	}
 	return symtab_resolve(&p->st, p->o);
 }
@@ -328,18 +329,14 @@ static int build_samples(struct pp *p)
 
 	if (cache_key < 0 || cpu_key < 0 || count_unit < 0 || stack_key < 0 || none_str < 0)
 		return -1;
-	for (i = 0; i < nsamples; i++)
-		if (sample_counts(rpt_sample(p->r, i)))
-			nf += (sample_frames(p->r, rpt_sample(p->r, i), &d), d);
 	p->smp = calloc(n ? n : 1, sizeof(*p->smp));
 	p->smpp = calloc(n ? n : 1, sizeof(*p->smpp));
 	p->values = calloc(n * PV_N + 1, sizeof(*p->values));
 	p->labels = calloc(n * NLABELS + 1, sizeof(*p->labels));
 	p->labelp = calloc(n * NLABELS + 1, sizeof(*p->labelp));
-	p->lids = calloc(nf + 1, sizeof(*p->lids));
+	p->lids = calloc(p->nframes + 1, sizeof(*p->lids));
 	if (!p->smp || !p->smpp || !p->values || !p->labels || !p->labelp || !p->lids)
 		return -1;
-	nf = 0;
 	for (i = 0; i < nsamples; i++) {
 		const struct rpt_sample *s = rpt_sample(p->r, i);
 		KmtPprof__Sample *ps = &p->smp[j];
