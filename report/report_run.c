@@ -445,6 +445,21 @@ static int growth_check(struct run *x)
 	return 0;
 }
 
+/*
+ * What a writer of an output file returned (0, -1 out of memory, or an
+ * errno value) as the run's status, the error said with the file's name.
+ */
+static int file_status(const char *path, int rc)
+{
+	if (rc == -1)
+		return RUN_NOMEM;
+	if (rc) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(rc));
+		return KMT_EXIT_IO;
+	}
+	return 0;
+}
+
 /* --pprof's file: of the whole trace (or --time window), or up to --at's time. */
 static int write_pprof(struct run *x)
 {
@@ -498,22 +513,14 @@ static int write_report(struct run *x)
 	}
 	x->flush = true;
 	if (j->html) {
-		rc = html_write_file(j->html, x->r, o, &j->life, &j->stk);
-		if (rc == -1)
-			return RUN_NOMEM;
-		if (rc) {
-			fprintf(stderr, PROG ": %s: %s\n", j->html, strerror(rc));
-			return KMT_EXIT_IO;
-		}
+		rc = file_status(j->html, html_write_file(j->html, x->r, o, &j->life, &j->stk));
+		if (rc)
+			return rc;
 	}
 	if (j->pprof) {
-		rc = write_pprof(x);
-		if (rc == -1)
-			return RUN_NOMEM;
-		if (rc) {
-			fprintf(stderr, PROG ": %s: %s\n", j->pprof, strerror(rc));
-			return KMT_EXIT_IO;
-		}
+		rc = file_status(j->pprof, write_pprof(x));
+		if (rc)
+			return rc;
 	}
 	if (x->sl && *srcline_warnings(x->sl))
 		fprintf(stderr, PROG ": warning: %s", srcline_warnings(x->sl));
