@@ -57,12 +57,31 @@ struct kmt_file_header {
 	__u8 byte_order;	/* KMT_BYTE_ORDER_LE or _BE */
 	__u8 word_bits;		/* traced kernel's pointer width: 32 or 64 */
 	__u8 clock_id;		/* KMT_CLOCK_MONOTONIC */
-	__u8 reserved0[3];	/* zero */
+	__u8 kind;		/* (1.3) KMT_FILE_RECORDS (0) or KMT_FILE_CHECKPOINT */
+	__u8 reserved0[2];	/* zero */
 	__u32 page_size;	/* bytes, traced kernel's PAGE_SIZE */
 	__u64 start_mono_ns;	/* CLOCK_MONOTONIC when kmemtraced began */
 	__u64 start_real_ns;	/* CLOCK_REALTIME at the same moment */
-	__u8 reserved1[24];	/* zero */
+	/* (1.3) A checkpoint's (KMT_FILE_CHECKPOINT); zero in any other file. */
+	__u64 cut_ns;		/* its records are before this; the kept ones at or after */
+	__u64 dropped_records;	/* this CPU's records in the segments it replaced */
+	__u32 segment;		/* the first kept segment: seg.NNNNNN */
+	__u32 reserved1;	/* zero */
 };
+
+/*
+ * (1.3) What a file holds (kmt_file_header.kind). A checkpoint is written
+ * by kmemtraced --max-size, never by the module: the records of the
+ * segments it dropped that a report of the kept ones still needs (live
+ * objects' allocations, cache descriptions, stacks, LOST records,
+ * anything it could not pair), verbatim, their sequence numbers with gaps,
+ * and KMT_REC_SUM records for what it folded. Documented in
+ * Documentation/trace-format.md, section 10.
+ */
+#define KMT_FILE_RECORDS	0
+#define KMT_FILE_CHECKPOINT	1
+/* The format minor that added checkpoints: their version_minor is at least this. */
+#define KMT_CKPT_MINOR		3
 
 /* Record types: the first byte of every record slot. */
 enum kmt_record_type {
@@ -75,6 +94,7 @@ enum kmt_record_type {
 	KMT_REC_CACHE_DESC	= 7,	/* cache identity -> name and sizes */
 	KMT_REC_LOST		= 8,	/* records dropped before this point */
 	KMT_REC_STACK		= 9,	/* (1.2) part of a kernel stack */
+	KMT_REC_SUM		= 10,	/* (1.3) folded events, in checkpoints only */
 	/*
 	 * Readers skip (and count) types they do not know, so new kinds
 	 * never break an older reader; a kind needing more than one slot
@@ -201,6 +221,35 @@ struct kmt_stack {
 	__u64 frames[KMT_STACK_SLOT_FRAMES];	/* unused ones zero */
 };
 
+/* kmt_sum.sum_kind */
+#define KMT_SUM_FREED		1	/* allocations, each freed (count frees too) */
+#define KMT_SUM_FAILED		2	/* failed allocations (ptr 0) */
+
+/*
+ * (1.3) Events a checkpoint folded: count allocations of one key (CPU,
+ * call site, cache, stack, allocation type and flags), each freed by
+ * the matching free (KMT_SUM_FREED), or failed (KMT_SUM_FAILED). Never
+ * written by the module; a key with more than U32_MAX allocations takes
+ * several records.
+ */
+struct kmt_sum {
+	__u8 type;		/* KMT_REC_SUM */
+	__u8 flags;		/* the allocations' KMT_F_* flags */
+	__u16 cpu;		/* CPU that allocated; the file's */
+	__u32 seq;		/* zero */
+	__u64 timestamp;	/* ns, the file's cut_ns - 1: SUM records come last */
+	__u64 call_site;
+	__u64 cache_id;
+	__u64 bytes_req;	/* sum over the allocations */
+	__u64 bytes_alloc;	/* sum over the allocations */
+	__u32 count;		/* allocations */
+	__u32 cross_cpu;	/* of which freed on another CPU than the allocating one */
+	__u32 cross_node;	/* of which asked for a node other than the CPU's */
+	__u16 stack_id;		/* the allocations' stack in this CPU's stream, 0 none */
+	__u8 alloc_type;	/* KMT_REC_KMALLOC or KMT_REC_CACHE_ALLOC */
+	__u8 sum_kind;		/* KMT_SUM_FREED or KMT_SUM_FAILED */
+};
+
 /* Any slot: the first 16 bytes are common to every record type. */
 struct kmt_record_common {
 	__u8 type;
@@ -220,6 +269,8 @@ _Static_assert(sizeof(struct kmt_lost) == KMT_RECORD_SIZE,
 	       "kmt_lost must fill one slot");
 _Static_assert(sizeof(struct kmt_stack) == KMT_RECORD_SIZE,
 	       "kmt_stack must fill one slot");
+_Static_assert(sizeof(struct kmt_sum) == KMT_RECORD_SIZE,
+	       "kmt_sum must fill one slot");
 _Static_assert(sizeof(struct kmt_record_common) == 16,
 	       "kmt_record_common is the shared 16-byte prefix");
 
