@@ -19,6 +19,7 @@ union kmt_rec {
 	struct kmt_cache_desc cache;	/* KMT_REC_CACHE_DESC */
 	struct kmt_lost lost;		/* KMT_REC_LOST */
 	struct kmt_stack stack;		/* KMT_REC_STACK (1.2) */
+	struct kmt_sum sum;		/* KMT_REC_SUM (1.3, checkpoints only) */
 	uint8_t raw[KMT_RECORD_SIZE];
 };
 

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmt_ckpt.c - the fold behind a rotated trace's checkpoint: the records
+ * of dropped segments a report of the kept ones still needs, verbatim, and
+ * sums of what it does not (trace-format.md, section 10).
+ *
+ * Only what can be summed without changing a report is summed: an
+ * allocation and the free that ends it, where the report would find
+ * nothing odd in the pair, and failed allocations. Everything else stays
+ * verbatim: cache descriptions, stacks, LOST records, page events, frees
+ * of objects never seen allocated, and every record of an address once it
+ * did something the report calls an error (allocated twice, freed by the
+ * wrong kind of free or cache, a short allocation). So a report over the
+ * checkpoint and the kept segments sees the same live objects, with the
+ * records that made them, and the same per call site, cache and stack
+ * totals as over the whole run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kmt_ckpt.h"
+#include "kmt_reader_int.h"
+#include "kmt_writer.h"
+
+#define ST_EMPTY	0
+#define ST_LIVE		1	/* r is the allocation, waiting for its free */
+#define ST_ODD		2	/* every record of the address is kept */
+
+/* 80 bytes: an address, its state and its allocation as recorded. */
+struct live {
+	uint64_t ptr;
+	uint64_t serial;	/* order fed, to write the kept records in order */
+	union kmt_rec r;
+};
+
+/* A record kept verbatim. */
+struct kept {
+	uint64_t serial;
+	union kmt_rec r;
+};
+
+struct sum_key {
+	uint64_t call_site, cache_id;
+	uint16_t cpu, stack_id;
+	uint8_t alloc_type, flags, sum_kind, pad;
+};
+
+struct sum {
+	struct sum_key k;
+	uint64_t count, bytes_req, bytes_alloc, cross_cpu, cross_node;
+};
+
+struct kmt_ckpt {
+	struct live *live;	/* open addressing, linear probing, by ptr */
+	uint8_t *state;		/* ST_* of each slot */
+	size_t live_cap, live_used, nlive;
+
+	struct kept *kept;
+	size_t nkept, kept_cap;
+
+	struct sum *sums;	/* open addressing by sum_key */
+	size_t sums_cap, nsums;
+
+	uint64_t serial, folded;
+	uint64_t *dropped;	/* records fed, by CPU (65536 entries once a record came) */
+	uint8_t *cpus;		/* CPUs whose files were folded */
+	struct kmt_file_header hdr;	/* of the first file folded, host order */
+	int have_hdr, big_endian;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+struct kmt_ckpt *kmt_ckpt_new(void)
+{
+	struct kmt_ckpt *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->live_cap = 1024;
+	k->sums_cap = 256;
+	k->live = calloc(k->live_cap, sizeof(*k->live));
+	k->state = calloc(k->live_cap, 1);
+	k->sums = calloc(k->sums_cap, sizeof(*k->sums));
+	k->dropped = calloc(65536, sizeof(*k->dropped));
+	k->cpus = calloc(65536, 1);
+	if (!k->live || !k->state || !k->sums || !k->dropped || !k->cpus) {
+		kmt_ckpt_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+void kmt_ckpt_free(struct kmt_ckpt *k)
+{
+	if (!k)
+		return;
+	free(k->live);
+	free(k->state);
+	free(k->kept);
+	free(k->sums);
+	free(k->dropped);
+	free(k->cpus);
+	free(k);
+}
+
+/* ---- the address table */
+
+static size_t slot_of(const struct kmt_ckpt *k, uint64_t ptr)
+{
+	size_t mask = k->live_cap - 1, i;
+
+	for (i = mix64(ptr) & mask; k->state[i] != ST_EMPTY; i = (i + 1) & mask)
+		if (k->live[i].ptr == ptr)
+			return i;
+	return i;
+}
+
+static int live_grow(struct kmt_ckpt *k)
+{
+	size_t oldcap = k->live_cap, cap = oldcap * 2, i;
+	struct live *ol = k->live;
+	uint8_t *os = k->state;
+
+	k->live = calloc(cap, sizeof(*k->live));
+	k->state = calloc(cap, 1);
+	if (!k->live || !k->state) {
+		free(k->live);
+		free(k->state);
+		k->live = ol;
+		k->state = os;
+		return -1;
+	}
+	k->live_cap = cap;
+	for (i = 0; i < oldcap; i++) {
+		size_t j;
+
+		if (os[i] == ST_EMPTY)
+			continue;
+		j = slot_of(k, ol[i].ptr);
+		k->live[j] = ol[i];
+		k->state[j] = os[i];
+	}
+	free(ol);
+	free(os);
+	return 0;
+}
+
+/* Empties slot i, moving later slots of its probe run back (no tombstones). */
+static void live_delete(struct kmt_ckpt *k, size_t i)
+{
+	size_t mask = k->live_cap - 1, j = i;
+
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (k->state[j] == ST_EMPTY)
+			break;
+		home = mix64(k->live[j].ptr) & mask;
+		/* j may move to i if its home is not in (i, j] cyclically. */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			k->live[i] = k->live[j];
+			k->state[i] = k->state[j];
+			i = j;
+		}
+	}
+	k->state[i] = ST_EMPTY;
+	k->live_used--;
+}
+
+/* ---- kept records and sums */
+
+static int keep(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial)
+{
+	if (k->nkept == k->kept_cap) {
+		size_t cap = k->kept_cap ? k->kept_cap * 2 : 1024;
+		struct kept *n = realloc(k->kept, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		k->kept = n;
+		k->kept_cap = cap;
+	}
+	k->kept[k->nkept].serial = serial;
+	k->kept[k->nkept].r = *r;
+	k->nkept++;
+	return 0;
+}
+
+static uint64_t key_hash(const struct sum_key *x)
+{
+	return mix64(x->call_site ^ mix64(x->cache_id ^ ((uint64_t)x->cpu << 48) ^
+					  ((uint64_t)x->stack_id << 32) ^
+					  ((uint64_t)x->alloc_type << 16) ^
+					  ((uint64_t)x->flags << 8) ^ x->sum_kind));
+}
+
+static size_t sum_slot(const struct kmt_ckpt *k, const struct sum_key *x)
+{
+	size_t mask = k->sums_cap - 1, i;
+
+	for (i = key_hash(x) & mask; k->sums[i].count; i = (i + 1) & mask)
+		if (!memcmp(&k->sums[i].k, x, sizeof(*x)))
+			return i;
+	return i;
+}
+
+static struct sum *sum_get(struct kmt_ckpt *k, const struct sum_key *x)
+{
+	size_t i;
+
+	if ((k->nsums + 1) * 2 > k->sums_cap) {
+		size_t oldcap = k->sums_cap, j;
+		struct sum *old = k->sums;
+
+		k->sums = calloc(oldcap * 2, sizeof(*k->sums));
+		if (!k->sums) {
+			k->sums = old;
+			return NULL;
+		}
+		k->sums_cap = oldcap * 2;
+		for (j = 0; j < oldcap; j++)
+			if (old[j].count)
+				k->sums[sum_slot(k, &old[j].k)] = old[j];
+		free(old);
+	}
+	i = sum_slot(k, x);
+	if (!k->sums[i].count) {
+		k->sums[i].k = *x;
+		k->nsums++;
+	}
+	return &k->sums[i];
+}
+
+static bool cross_node(const struct kmt_event *a)
+{
+	return a->node != KMT_NODE_ANY && a->node != a->cpu_node;
+}
+
+/* Adds an allocation (and its free, for KMT_SUM_FREED) to its key's sum. */
+static int sum_add(struct kmt_ckpt *k, const struct kmt_event *a, const struct kmt_event *f,
+		   uint8_t kind)
+{
+	struct sum_key x;
+	struct sum *s;
+
+	memset(&x, 0, sizeof(x));
+	x.call_site = a->call_site;
+	x.cache_id = a->cache_id;
+	x.cpu = a->cpu;
+	x.stack_id = a->stack_id;
+	x.alloc_type = a->type;
+	x.flags = a->flags;
+	x.sum_kind = kind;
+	s = sum_get(k, &x);
+	if (!s)
+		return -1;
+	s->count++;
+	s->bytes_req += a->bytes_req;
+	s->bytes_alloc += a->bytes_alloc;
+	s->cross_node += cross_node(a);
+	s->cross_cpu += f && f->cpu != a->cpu;
+	k->folded += f ? 2 : 1;
+	return 0;
+}
+
+/*
+ * Whether the report would find nothing odd in free f of allocation a
+ * (rpt_free_errors()): the free of the allocation's kind and cache, or one
+ * of the probed frees that take objects of any kind.
+ */
+static bool clean_pair(const struct kmt_event *a, const struct kmt_event *f)
+{
+	if ((f->flags & KMT_F_PROBED) &&
+	    (a->type == KMT_REC_CACHE_ALLOC) != (f->type == KMT_REC_CACHE_FREE))
+		return true;
+	if (a->type == KMT_REC_KMALLOC)
+		return f->type == KMT_REC_KFREE;
+	return f->type == KMT_REC_CACHE_FREE && f->cache_id == a->cache_id;
+}
+
+/* Both records of a pair the report finds odd, and all later ones of the address. */
+static int make_odd(struct kmt_ckpt *k, size_t i, const union kmt_rec *r, uint64_t serial)
+{
+	if (keep(k, &k->live[i].r, k->live[i].serial) < 0 || keep(k, r, serial) < 0)
+		return -1;
+	k->state[i] = ST_ODD;
+	k->nlive--;
+	return 0;
+}
+
+static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial)
+{
+	const struct kmt_event *e = &r->ev;
+	size_t i;
+
+	if (!e->ptr)
+		return sum_add(k, e, NULL, KMT_SUM_FAILED);
+	if ((k->live_used + 1) * 2 > k->live_cap && live_grow(k) < 0)
+		return -1;
+	i = slot_of(k, e->ptr);
+	if (k->state[i] == ST_ODD)
+		return keep(k, r, serial);
+	if (k->state[i] == ST_LIVE) {
+		const struct kmt_event *o = &k->live[i].r.ev;
+
+		/*
+		 * A large kmalloc that 6.12 and 7.3 trace twice, at one time:
+		 * the report counts the second event only (rpt_large.c).
+		 */
+		if (e->type == KMT_REC_KMALLOC && o->type == KMT_REC_KMALLOC &&
+		    e->timestamp == o->timestamp && e->bytes_req == o->bytes_req &&
+		    e->bytes_alloc >= e->bytes_req) {
+			k->live[i].r = *r;
+			k->live[i].serial = serial;
+			return 0;
+		}
+		return make_odd(k, i, r, serial);
+	}
+	k->live[i].ptr = e->ptr;
+	k->live_used++;
+	if (e->bytes_alloc < e->bytes_req) {
+		/* The report's short_allocation error: the address is odd from here. */
+		k->state[i] = ST_ODD;
+		return keep(k, r, serial);
+	}
+	k->state[i] = ST_LIVE;
+	k->live[i].r = *r;
+	k->live[i].serial = serial;
+	k->nlive++;
+	return 0;
+}
+
+static int feed_free(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial)
+{
+	size_t i = slot_of(k, r->ev.ptr);
+
+	if (k->state[i] == ST_LIVE) {
+		if (!clean_pair(&k->live[i].r.ev, &r->ev))
+			return make_odd(k, i, r, serial);
+		if (sum_add(k, &k->live[i].r.ev, &r->ev, KMT_SUM_FREED) < 0)
+			return -1;
+		k->nlive--;
+		live_delete(k, i);
+		return 0;
+	}
+	/* An odd address, or an object allocated before the trace. */
+	return keep(k, r, serial);
+}
+
+int kmt_ckpt_feed(struct kmt_ckpt *k, const union kmt_rec *r)
+{
+	uint64_t serial = k->serial++;
+
+	k->dropped[r->c.cpu]++;
+	switch (r->c.type) {
+	case KMT_REC_KMALLOC:
+	case KMT_REC_CACHE_ALLOC:
+		return feed_alloc(k, r, serial);
+	case KMT_REC_KFREE:
+	case KMT_REC_CACHE_FREE:
+		return feed_free(k, r, serial);
+	default:
+		/* Descriptions, stacks, LOST, pages, sums of an older checkpoint. */
+		return keep(k, r, serial);
+	}
+}
+
+int kmt_ckpt_fold_dir(struct kmt_ckpt *k, const char *segdir, uint64_t cut_ns,
+		      struct kmt_error *err)
+{
+	const union kmt_rec *recs[256];
+	struct kmt_merge *m;
+	size_t i;
+	int n;
+
+	m = kmt_merge_open_dir(segdir, 0, err);
+	if (!m)
+		return -1;
+	for (i = 0; i < kmt_merge_nfiles(m); i++) {
+		struct kmt_file *f = kmt_merge_file(m, i);
+		const struct kmt_file_header *h = kmt_file_header(f);
+
+		if (!k->have_hdr) {
+			k->hdr = *h;
+			k->big_endian = kmt_file_big_endian(f);
+			k->have_hdr = 1;
+		}
+		k->cpus[h->cpu] = 1;
+	}
+	while ((n = kmt_merge_next_batch(m, recs, 256)) > 0) {
+		for (int j = 0; j < n; j++) {
+			if (recs[j]->c.timestamp >= cut_ns) {
+				struct kmt_file *f = NULL;
+
+				for (i = 0; i < kmt_merge_nfiles(m); i++)
+					if (kmt_file_header(kmt_merge_file(m, i))->cpu == recs[j]->c.cpu)
+						f = kmt_merge_file(m, i);
+				kmt_err_set(err, KMT_ERR_DATA, f ? kmt_file_path(f) : segdir,
+					    UINT64_MAX,
+					    "a record of %llu ns is not before the segment's end (%llu ns)",
+					    (unsigned long long)recs[j]->c.timestamp,
+					    (unsigned long long)cut_ns);
+				goto fail;
+			}
+			if (kmt_ckpt_feed(k, recs[j]) < 0) {
+				kmt_err_set(err, KMT_ERR_NOMEM, segdir, UINT64_MAX, "out of memory");
+				goto fail;
+			}
+		}
+	}
+	if (n < 0) {
+		*err = *kmt_merge_error(m);
+		goto fail;
+	}
+	kmt_merge_close(m);
+	return 0;
+fail:
+	kmt_merge_close(m);
+	return -1;
+}
+
+/* ---- writing */
+
+static int by_cpu_serial(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	if (x->r.c.cpu != y->r.c.cpu)
+		return x->r.c.cpu < y->r.c.cpu ? -1 : 1;
+	return (x->serial > y->serial) - (x->serial < y->serial);
+}
+
+static int sum_order(const void *a, const void *b)
+{
+	const struct sum *x = a, *y = b;
+
+	if (x->k.cpu != y->k.cpu)
+		return x->k.cpu < y->k.cpu ? -1 : 1;
+	return memcmp(&x->k, &y->k, sizeof(x->k));
+}
+
+static int put(FILE *fp, const union kmt_rec *r, int big_endian)
+{
+	uint8_t out[KMT_RECORD_SIZE];
+
+	kmt_rec_encode(out, r, big_endian);
+	return fwrite(out, sizeof(out), 1, fp) == 1 ? 0 : -1;
+}
+
+/* The SUM records of s, as many as its counts need to fit 32 bits. */
+static int put_sums(FILE *fp, const struct sum *s, uint64_t ts, int big_endian)
+{
+	uint64_t left = s->count, cross_cpu = s->cross_cpu, cross_node = s->cross_node;
+	uint64_t req = s->bytes_req, alloc = s->bytes_alloc;
+
+	while (left) {
+		uint64_t n = left < UINT32_MAX ? left : UINT32_MAX;
+		uint64_t c = cross_cpu < n ? cross_cpu : n, d = cross_node < n ? cross_node : n;
+		union kmt_rec r;
+
+		memset(&r, 0, sizeof(r));
+		r.sum.type = KMT_REC_SUM;
+		r.sum.flags = s->k.flags;
+		r.sum.cpu = s->k.cpu;
+		r.sum.timestamp = ts;
+		r.sum.call_site = s->k.call_site;
+		r.sum.cache_id = s->k.cache_id;
+		/* The byte sums go whole into the last record of a key. */
+		r.sum.bytes_req = n == left ? req : 0;
+		r.sum.bytes_alloc = n == left ? alloc : 0;
+		r.sum.count = (uint32_t)n;
+		r.sum.cross_cpu = (uint32_t)c;
+		r.sum.cross_node = (uint32_t)d;
+		r.sum.stack_id = s->k.stack_id;
+		r.sum.alloc_type = s->k.alloc_type;
+		r.sum.sum_kind = s->k.sum_kind;
+		if (put(fp, &r, big_endian) < 0)
+			return -1;
+		left -= n;
+		cross_cpu -= c;
+		cross_node -= d;
+	}
+	return 0;
+}
+
+static int write_cpu(struct kmt_ckpt *k, const char *dir, unsigned int cpu,
+		     const struct kept *rec, size_t nrec, const struct sum *sums, size_t nsums,
+		     uint32_t segment, uint64_t cut_ns, struct kmt_error *err)
+{
+	char path[4096];
+	uint8_t raw[KMT_RECORD_SIZE];
+	struct kmt_file_header h = k->hdr;
+	FILE *fp = NULL;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cpu%u.out", dir, cpu);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || !(fp = fdopen(fd, "w")))
+		goto io;
+	h.cpu = (__u16)cpu;
+	h.kind = KMT_FILE_CHECKPOINT;
+	if (h.version_minor < KMT_CKPT_MINOR)
+		h.version_minor = KMT_CKPT_MINOR;
+	h.cut_ns = cut_ns;
+	h.dropped_records = k->dropped[cpu];
+	h.segment = segment;
+	kmt_header_encode(raw, &h, k->big_endian);
+	if (fwrite(raw, sizeof(raw), 1, fp) != 1)
+		goto io;
+	for (i = 0; i < nrec; i++)
+		if (put(fp, &rec[i].r, k->big_endian) < 0)
+			goto io;
+	for (i = 0; i < nsums; i++)
+		if (put_sums(fp, &sums[i], cut_ns - 1, k->big_endian) < 0)
+			goto io;
+	if (fflush(fp) || fsync(fileno(fp)) < 0)
+		goto io;
+	if (fclose(fp)) {
+		fp = NULL;
+		goto io;
+	}
+	return 0;
+io:
+	kmt_err_set(err, KMT_ERR_IO, path, UINT64_MAX, "cannot write: %s", strerror(errno));
+	if (fp)
+		fclose(fp);
+	else if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+int kmt_ckpt_write(struct kmt_ckpt *k, const char *dir, uint32_t segment, uint64_t cut_ns,
+		   struct kmt_error *err)
+{
+	size_t nrec = k->nkept + k->nlive, nsum = 0, i, r0 = 0, s0 = 0;
+	struct kept *rec = malloc((nrec ? nrec : 1) * sizeof(*rec));
+	struct sum *sums = malloc((k->nsums ? k->nsums : 1) * sizeof(*sums));
+	int ret = -1;
+
+	memset(err, 0, sizeof(*err));
+	if (!rec || !sums) {
+		kmt_err_set(err, KMT_ERR_NOMEM, dir, UINT64_MAX, "out of memory");
+		goto out;
+	}
+	if (!k->have_hdr) {
+		kmt_err_set(err, KMT_ERR_USAGE, dir, UINT64_MAX, "nothing was folded");
+		goto out;
+	}
+	memcpy(rec, k->kept, k->nkept * sizeof(*rec));
+	nrec = k->nkept;
+	for (i = 0; i < k->live_cap; i++) {
+		if (k->state[i] != ST_LIVE)
+			continue;
+		rec[nrec].serial = k->live[i].serial;
+		rec[nrec++].r = k->live[i].r;
+	}
+	qsort(rec, nrec, sizeof(*rec), by_cpu_serial);
+	for (i = 0; i < k->sums_cap; i++)
+		if (k->sums[i].count)
+			sums[nsum++] = k->sums[i];
+	qsort(sums, nsum, sizeof(*sums), sum_order);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		kmt_err_set(err, KMT_ERR_IO, dir, UINT64_MAX, "cannot create: %s", strerror(errno));
+		goto out;
+	}
+	for (unsigned int cpu = 0; cpu < 65536; cpu++) {
+		size_t r1 = r0, s1 = s0;
+
+		while (r1 < nrec && rec[r1].r.c.cpu == cpu)
+			r1++;
+		while (s1 < nsum && sums[s1].k.cpu == cpu)
+			s1++;
+		if ((k->cpus[cpu] || r1 > r0 || s1 > s0) &&
+		    write_cpu(k, dir, cpu, rec + r0, r1 - r0, sums + s0, s1 - s0, segment, cut_ns,
+			      err) < 0)
+			goto out;
+		r0 = r1;
+		s0 = s1;
+	}
+	ret = 0;
+out:
+	free(rec);
+	free(sums);
+	return ret;
+}
+
+void kmt_ckpt_get_stats(const struct kmt_ckpt *k, struct kmt_ckpt_stats *st)
+{
+	st->live = k->nlive;
+	st->kept = k->nkept;
+	st->sums = k->nsums;
+	st->folded = k->folded;
+	st->fed = k->serial;
+	st->memory = k->live_cap * (sizeof(*k->live) + 1) + k->kept_cap * sizeof(*k->kept) +
+		     k->sums_cap * sizeof(*k->sums) + 65536 * (sizeof(*k->dropped) + 1);
+}
