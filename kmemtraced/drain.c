@@ -32,10 +32,36 @@
 /* poll() timeout: how soon a thread notices a stop it was not woken for. */
 #define POLL_MS		250
 
-int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned int cpu,
-		   struct kmtd_cpu **cp)
+static void out_path_of(struct kmtd_cpu *c, unsigned int seg)
 {
-	struct kmt_file_header h;
+	char dir[PATH_MAX];
+
+	if (!c->dr->rotating) {
+		snprintf(c->out_path, sizeof(c->out_path), "%s/cpu%u.out", c->outdir, c->cpu);
+		return;
+	}
+	kmtd_seg_dir(c->outdir, seg, dir, sizeof(dir));
+	snprintf(c->out_path, sizeof(c->out_path), "%s/cpu%u.out", dir, c->cpu);
+}
+
+/* Creates c->out_path with the header; the fd, or -1 with a message. */
+static int create_out(struct kmtd_cpu *c, bool force)
+{
+	int fd = kmtd_create_file(c->out_path, force);
+
+	if (fd < 0)
+		return -1;
+	if (kmtd_write_all(fd, &c->hdr, sizeof(c->hdr)) < 0) {
+		kmtd_err("%s: write failed: %s", c->out_path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned int cpu,
+		   unsigned int seg, struct kmtd_cpu **cp)
+{
 	struct kmtd_cpu *c;
 
 	c = calloc(1, sizeof(*c));
@@ -45,9 +71,12 @@ int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned i
 	}
 	c->dr = dr;
 	c->cpu = cpu;
+	c->outdir = run->outdir;
+	c->seg = seg;
+	atomic_store(&c->seg_done, seg);
 	c->relay_fd = c->out_fd = -1;
 	snprintf(c->relay_path, sizeof(c->relay_path), "%s/" KMT_DEBUGFS_CPU_FMT, run->kdir, cpu);
-	snprintf(c->out_path, sizeof(c->out_path), "%s/cpu%u.out", run->outdir, cpu);
+	out_path_of(c, seg);
 	*cp = c;
 
 	c->relay_fd = open(c->relay_path, O_RDONLY | O_CLOEXEC);
@@ -60,20 +89,13 @@ int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned i
 		kmtd_err("out of memory");
 		return -1;
 	}
-
-	c->out_fd = kmtd_create_file(c->out_path, run->force);
-	if (c->out_fd < 0)
-		return -1;
-	kmt_header_init(&h, cpu, run->word_bits, run->page_size, run->start_mono_ns,
+	kmt_header_init(&c->hdr, cpu, run->word_bits, run->page_size, run->start_mono_ns,
 			run->start_real_ns);
 	/* The records that follow are the module's, so is their version. */
-	h.version_major = (__u16)run->abi_major;
-	h.version_minor = (__u16)run->abi_minor;
-	if (kmtd_write_all(c->out_fd, &h, sizeof(h)) < 0) {
-		kmtd_err("%s: write failed: %s", c->out_path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	c->hdr.version_major = (__u16)run->abi_major;
+	c->hdr.version_minor = (__u16)run->abi_minor;
+	c->out_fd = create_out(c, run->force);
+	return c->out_fd < 0 ? -1 : 0;
 }
 
 /* Before a -- COMMAND run, with tracing off: throw away what is buffered. */
@@ -105,17 +127,56 @@ static void fail(struct kmtd_cpu *c, int err, bool relay)
 	(void)!write(c->dr->wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
 }
 
+/* Appends n bytes of records to the file fd (the current one, or the next segment's). */
+static int put_records(struct kmtd_cpu *c, int fd, const void *p, size_t n)
+{
+	if (!n)
+		return 0;
+	if (kmtd_write_all(fd, p, n) < 0) {
+		fail(c, errno, false);
+		return -1;
+	}
+	if (fd == c->out_fd) {
+		c->bytes += n;
+		atomic_fetch_add(&c->seg_bytes, n);
+	} else {
+		c->next_bytes += n;
+	}
+	return 0;
+}
+
+/*
+ * How many bytes of the whole records at p come before cut: the records
+ * of one CPU are in time order (the module drops a nested event rather
+ * than write it out of order).
+ */
+static size_t before_cut(const uint8_t *p, size_t n, uint64_t cut)
+{
+	size_t off;
+
+	for (off = 0; off + KMT_RECORD_SIZE <= n; off += KMT_RECORD_SIZE) {
+		const struct kmt_record_common *r = (const void *)(p + off);
+
+		if (r->timestamp >= cut)
+			break;
+	}
+	return off;
+}
+
 /*
  * Moves everything the relay file has now. Returns the bytes moved, or -1
  * after fail(). A read that returns less than asked has emptied the buffer
- * for now: the next records wait for the next poll.
+ * for now: the next records wait for the next poll. With next_fd >= 0 a
+ * segment switch at cut is under way: records before it go to out_fd, the
+ * rest to next_fd.
  */
-static int64_t drain(struct kmtd_cpu *c)
+static int64_t drain(struct kmtd_cpu *c, int next_fd, uint64_t cut)
 {
 	int64_t total = 0;
 
 	for (;;) {
 		ssize_t n = read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
+		size_t old = (size_t)n;
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -127,16 +188,62 @@ static int64_t drain(struct kmtd_cpu *c)
 		}
 		if (n == 0)
 			break;
-		if (kmtd_write_all(c->out_fd, c->buf, (size_t)n) < 0) {
-			fail(c, errno, false);
+		if (next_fd >= 0)
+			old = before_cut(c->buf, (size_t)n, cut);
+		if (put_records(c, c->out_fd, c->buf, old) < 0 ||
+		    put_records(c, next_fd, (uint8_t *)c->buf + old, (size_t)n - old) < 0)
 			return -1;
-		}
-		c->bytes += (uint64_t)n;
 		total += n;
 		if ((size_t)n < KMTD_READ_CHUNK)
 			break;
 	}
 	return total;
+}
+
+static int finish_file(struct kmtd_cpu *c, bool failed);
+
+/*
+ * Closes this CPU's file of the current segment and goes on in segment
+ * want, from the cut on. Runs bound to the CPU and after the main thread
+ * took the cut: every record the CPU stamped before the cut was committed
+ * before this thread could run there, so the read below gets all of them
+ * and the closed file holds exactly the CPU's records before the cut.
+ */
+static int64_t switch_segment(struct kmtd_cpu *c, unsigned int want)
+{
+	uint64_t cut = atomic_load(&c->dr->seg_cut_ns);
+	unsigned int old_seg = c->seg;
+	int64_t moved;
+	int next_fd;
+
+	out_path_of(c, want);
+	next_fd = create_out(c, false);
+	if (next_fd < 0) {
+		fail(c, errno ? errno : EIO, false);
+		return -1;
+	}
+	moved = drain(c, next_fd, cut);
+	if (moved < 0) {
+		close(next_fd);
+		return -1;
+	}
+	out_path_of(c, old_seg);
+	if (finish_file(c, false) < 0) {
+		close(next_fd);
+		fail(c, EIO, false);
+		return -1;
+	}
+	c->closed_bytes = c->bytes - c->bytes_prev;
+	c->bytes_prev = c->bytes;
+	c->out_fd = next_fd;
+	c->seg = want;
+	out_path_of(c, want);
+	/* What this drain wrote to next_fd is the new segment's. */
+	c->bytes += c->next_bytes;
+	atomic_store(&c->seg_bytes, c->next_bytes);
+	c->next_bytes = 0;
+	atomic_store(&c->seg_done, want);
+	return moved;
 }
 
 /*
@@ -146,7 +253,7 @@ static int64_t drain(struct kmtd_cpu *c)
  * before every drain. It fails while the CPU is offline, when any CPU may
  * read (no probe writes there).
  */
-static void bind_to_cpu(struct kmtd_cpu *c, bool *warned)
+static int bind_to_cpu(struct kmtd_cpu *c, bool *warned)
 {
 	cpu_set_t set;
 	int err;
@@ -154,12 +261,18 @@ static void bind_to_cpu(struct kmtd_cpu *c, bool *warned)
 	CPU_ZERO(&set);
 	CPU_SET(c->cpu, &set);
 	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	if (err && err != EINVAL && !*warned) {
+	if (err == EINVAL)
+		return 0;
+	/* A segment's cut holds only for a thread that reads on its CPU. */
+	if (err && c->dr->rotating)
+		return err;
+	if (err && !*warned) {
 		*warned = true;
 		fprintf(stderr,
 			KMTD_NAME ": cpu%u: cannot run on CPU %u (%s): its buffer is read only once tracing stops\n",
 			c->cpu, c->cpu, strerror(err));
 	}
+	return 0;
 }
 
 static void *cpu_main(void *arg)
@@ -173,9 +286,10 @@ static void *cpu_main(void *arg)
 			{ .fd = c->relay_fd, .events = POLLIN },
 			{ .fd = dr->stop_efd, .events = POLLIN },
 		};
+		unsigned int want;
 		int64_t moved;
 		bool last;
-		int n;
+		int n, err;
 
 		n = poll(p, 2, POLL_MS);
 		if (n < 0 && errno != EINTR) {
@@ -187,8 +301,16 @@ static void *cpu_main(void *arg)
 		 * a drain that starts after seeing it gets every last record.
 		 */
 		last = atomic_load(&dr->stopping);
-		bind_to_cpu(c, &warned);
-		moved = drain(c);
+		want = atomic_load(&dr->seg_want);
+		err = bind_to_cpu(c, &warned);
+		if (err) {
+			fail(c, err, false);
+			break;
+		}
+		if (dr->rotating && want != c->seg)
+			moved = switch_segment(c, want);
+		else
+			moved = drain(c, -1, 0);
 		if (moved < 0 || last)
 			break;
 		if (moved == 0 && n > 0 && (p[0].revents & (POLLERR | POLLNVAL))) {
@@ -230,7 +352,7 @@ void kmtd_cpu_join(struct kmtd_cpu *c)
  * After the thread ended: cut any partial record off the end (a write cut
  * short by a full disk), fsync and close. Returns 0, or -1 with a message.
  */
-int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed)
+static int finish_file(struct kmtd_cpu *c, bool failed)
 {
 	struct stat st;
 	off_t whole;
@@ -254,7 +376,7 @@ int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed)
 				goto out;
 			}
 		}
-		c->bytes = (uint64_t)(whole - KMT_RECORD_SIZE);
+		c->bytes = c->bytes_prev + (uint64_t)(whole - KMT_RECORD_SIZE);
 	}
 	if (fsync(c->out_fd) < 0 && errno != EINVAL)
 		err = errno;
@@ -267,6 +389,11 @@ out:
 		return -1;
 	}
 	return 0;
+}
+
+int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed)
+{
+	return finish_file(c, failed);
 }
 
 void kmtd_cpu_free(struct kmtd_cpu *c)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kmemtrace_abi.h"
 #include "kmtd_util.h"
 
 /* What the main thread and every drain thread share. */
@@ -21,6 +22,16 @@ struct kmtd_drain {
 	int wake_efd;			/* main thread: a drain thread failed */
 	atomic_bool stopping;
 	atomic_bool failed;
+	/*
+	 * --max-size: every thread writes segment seg_want from the time
+	 * seg_cut_ns (CLOCK_MONOTONIC, the records' clock) on. The main
+	 * thread sets the cut, then seg_want; a thread acknowledges in its
+	 * kmtd_cpu.seg_done once its records before the cut are all in the
+	 * older segment's file, closed.
+	 */
+	bool rotating;
+	atomic_uint seg_want;
+	_Atomic uint64_t seg_cut_ns;
 };
 
 /* One traced CPU: its relay file, its output file and its thread. */
@@ -32,8 +43,17 @@ struct kmtd_cpu {
 	void *buf;		/* KMTD_READ_CHUNK bytes: relay -> buf -> out file */
 	pthread_t thread;
 	bool thread_started;
-	uint64_t bytes;		/* record bytes in the output file after the header */
+	uint64_t bytes;		/* record bytes in the output files after their headers */
+	uint64_t bytes_prev;	/* of which in closed segments' files */
+	uint64_t next_bytes;	/* written to the next segment's file during a switch */
 	uint64_t discarded;	/* bytes thrown away before a -- COMMAND run */
+	/* --max-size: the segment out_fd belongs to; seg_done is published. */
+	unsigned int seg;
+	atomic_uint seg_done;
+	_Atomic uint64_t seg_bytes;	/* record bytes in the segment being written */
+	uint64_t closed_bytes;		/* those of the segment closed last */
+	struct kmt_file_header hdr;	/* every file's header, host order */
+	const char *outdir;
 	int err;		/* errno of the failure that ended this thread, or 0 */
 	bool err_relay;		/* err came from the relay file, not the output */
 	char out_path[PATH_MAX + 32];
@@ -42,11 +62,14 @@ struct kmtd_cpu {
 
 /*
  * Opens the CPU's relay file and creates its output file with the header
- * run describes. *cp is set as soon as the CPU's struct exists, even when
- * a later step fails: its owner frees it (and removes its file) then.
+ * run describes: DIR/cpuN.out, or with dr->rotating DIR/seg.SSSSSS/cpuN.out
+ * of segment seg (whose directory exists). *cp is set as soon as the CPU's
+ * struct exists, even when a later step fails: its owner frees it (and
+ * removes its file) then.
  */
 int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned int cpu,
-		   struct kmtd_cpu **cp);
+		   unsigned int seg, struct kmtd_cpu **cp);
+
 int kmtd_cpu_discard(struct kmtd_cpu *c);
 int kmtd_cpu_start(struct kmtd_cpu *c);
 void kmtd_cpu_join(struct kmtd_cpu *c);

@@ -59,6 +59,8 @@ static const char doc[] =
 	"                                    only process 1234's allocations and their frees\n"
 	"  kmemtraced -o /tmp/t --cgroup /sys/fs/cgroup/db --size 1024- -- sleep 5\n"
 	"                                    a cgroup's allocations of 1 KiB or more\n"
+	"  kmemtraced -o /tmp/t --max-size 2G --tgid 1234\n"
+	"                                    run for hours, at most 2 GiB of records on disk\n"
 	"  kmemtrace-report /tmp/t           then analyse it (on any machine)\n"
 	"\n"
 	"Exit status: 0 ok; 1 usage error, or DIR already holds a trace and -f was not "
@@ -79,7 +81,16 @@ enum {
 	OPT_SIZE,
 	OPT_CALL_SITE,
 	OPT_CACHE,
+	OPT_MAX_SIZE,
+	OPT_SEGMENT_SIZE,
+	OPT_KEEP_DROPPED,
 };
+
+/* --max-size lower bound, and the default segment: a quarter of it. */
+#define MIN_MAX_SIZE	(64u * 1024)
+#define MIN_SEG_SIZE	(16u * 1024)
+/* How often the main thread looks at the segment's size with --max-size. */
+#define ROTATE_MS	100
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "DIR", 0, "write the trace into DIR (default: the current "
@@ -90,6 +101,15 @@ static const struct argp_option options[] = {
 	{ "force", 'f', NULL, 0, "overwrite a trace already in DIR", 0 },
 	{ "quiet", 'q', NULL, 0, "print no summary, only errors", 0 },
 	{ "verbose", 'v', NULL, 0, "say what is being done", 0 },
+	{ NULL, 0, NULL, 0, "Bounded disk, for runs of hours:", 2 },
+	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "keep at most SIZE bytes of records on disk "
+	  "(k, M, G suffixes: KiB, MiB, GiB; at least 64k): write DIR/seg.NNNNNN segments and "
+	  "fold the oldest into a checkpoint, DIR/ckpt.NNNNNN, that keeps every object live "
+	  "at the start of the kept ones", 2 },
+	{ "segment-size", OPT_SEGMENT_SIZE, "SIZE", 0, "switch segments every SIZE bytes of "
+	  "records (default: a quarter of --max-size)", 2 },
+	{ "keep-dropped", OPT_KEEP_DROPPED, "DIR2", 0, "move dropped segments into DIR2 "
+	  "instead of removing them (to check a window's report against the whole run's)", 2 },
 	{ NULL, 0, NULL, 0, "Filters at the source (all must match):", 1 },
 	{ "tgid", OPT_TGID, "PID", 0, "only allocations by the threads of process PID (in "
 	  "task context, as the initial pid namespace numbers it)", 1 },
@@ -166,6 +186,28 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--cache: bad value");
 		d->filter.cache = arg;
 		d->filter.any = true;
+		break;
+	case OPT_MAX_SIZE:
+		if (kmtd_parse_size(arg, &d->run.max_size) < 0 || d->run.max_size < MIN_MAX_SIZE)
+			argp_error(state, "--max-size: '%s' is not a size of at least 64k", arg);
+		break;
+	case OPT_SEGMENT_SIZE:
+		if (kmtd_parse_size(arg, &d->run.seg_size) < 0 || d->run.seg_size < MIN_SEG_SIZE)
+			argp_error(state, "--segment-size: '%s' is not a size of at least 16k", arg);
+		break;
+	case OPT_KEEP_DROPPED:
+		if (!*arg)
+			argp_error(state, "--keep-dropped: the directory name is empty");
+		d->keep_dropped = arg;
+		break;
+	case ARGP_KEY_END:
+		if ((d->run.seg_size || d->keep_dropped) && !d->run.max_size)
+			argp_error(state, "--segment-size and --keep-dropped need --max-size");
+		if (d->run.max_size && !d->run.seg_size)
+			d->run.seg_size = d->run.max_size / 4;
+		if (d->run.seg_size > d->run.max_size / 2)
+			argp_error(state, "--segment-size: at most half of --max-size, so that a "
+				   "segment can be dropped while the next one fills");
 		break;
 	case OPT_CALL_SITE:
 		if (!*arg)
@@ -283,8 +325,10 @@ static int check_old_trace(const struct kmtd *d)
 	while ((de = readdir(dir))) {
 		char path[PATH_MAX + 300];
 
-		if (strncmp(de->d_name, "cpu", 3) != 0 ||
-		    strcmp(de->d_name + strlen(de->d_name) - 4, ".out") != 0)
+		bool seg = !strncmp(de->d_name, "seg.", 4) || !strncmp(de->d_name, "ckpt.", 5);
+
+		if (!seg && (strncmp(de->d_name, "cpu", 3) != 0 ||
+			     strcmp(de->d_name + strlen(de->d_name) - 4, ".out") != 0))
 			continue;
 		if (!d->run.force) {
 			kmtd_err("%s already holds a trace (%s): use -f to overwrite it, or another -o DIR",
@@ -294,7 +338,7 @@ static int check_old_trace(const struct kmtd *d)
 		}
 		/* Every CPU's file goes: a stale cpu7.out must not join the new trace. */
 		snprintf(path, sizeof(path), "%s/%s", d->run.outdir, de->d_name);
-		if (unlink(path) < 0) {
+		if (seg ? kmtd_remove_dir(path) < 0 : unlink(path) < 0) {
 			kmtd_err("%s: cannot remove: %s", path, strerror(errno));
 			ret = KMT_EXIT_IO;
 			break;
@@ -324,7 +368,7 @@ static int scan_cpus(struct kmtd *d, bool start)
 
 		if (cpu < 0 || d->cpus[cpu])
 			continue;
-		r = kmtd_cpu_setup(&d->run, &d->drain, (unsigned int)cpu, &d->cpus[cpu]);
+		r = kmtd_cpu_setup(&d->run, &d->drain, (unsigned int)cpu, d->seg_cur, &d->cpus[cpu]);
 		/* Even half set up, it is ours to finish or free. */
 		if (d->cpus[cpu] && (unsigned int)cpu >= d->ncpus)
 			d->ncpus = (unsigned int)cpu + 1;
@@ -458,6 +502,19 @@ static void print_summary(const struct kmtd *d, const char *dir)
 			b->frees >= a->frees ? b->frees - a->frees : 0,
 			b->untracked >= a->untracked ? b->untracked - a->untracked : 0);
 	}
+	if (d->run.max_size) {
+		struct kmt_ckpt_stats st;
+
+		kmt_ckpt_get_stats(d->ckpt, &st);
+		fprintf(stderr, "max-size: segments %u to %u kept in %s", d->run.seg_first,
+			d->run.segments, dir);
+		if (d->run.seg_dropped)
+			fprintf(stderr, "; %" PRIu64 " dropped (%" PRIu64 " bytes of records), "
+				"folded into ckpt.%06u: %" PRIu64 " live objects, %" PRIu64
+				" records kept, %" PRIu64 " sums (not lost)", d->run.seg_dropped,
+				d->run.dropped_bytes, d->run.seg_first, st.live, st.kept, st.sums);
+		fputc('\n', stderr);
+	}
 	if (d->run.have_overruns_start && d->run.have_overruns_end)
 		fprintf(stderr, "total_overruns: %" PRIu64 " during this trace (%" PRIu64
 			" since kmemtrace.ko was loaded)\n",
@@ -496,6 +553,126 @@ static void overrun_hint(const struct kmtd *d)
 	}
 	kmtd_err("%" PRIu64 " records were lost because a buffer was full: reload the module with more sub-buffers than now (subbufs=%u), e.g. rmmod kmemtrace; modprobe kmemtrace subbufs=%" PRIu64 "%s",
 		 lost, b.subbufs, more, extra);
+}
+
+/* Room in the per-segment arrays for segment seg. */
+static int seg_room(struct kmtd *d, unsigned int seg)
+{
+	size_t cap = d->seg_cap ? d->seg_cap : 64;
+	uint64_t *cut, *bytes;
+
+	if (seg < d->seg_cap)
+		return 0;
+	while (cap <= seg)
+		cap *= 2;
+	cut = realloc(d->seg_cut, cap * sizeof(*cut));
+	if (cut)
+		d->seg_cut = cut;
+	bytes = realloc(d->seg_bytes, cap * sizeof(*bytes));
+	if (bytes)
+		d->seg_bytes = bytes;
+	if (!cut || !bytes) {
+		kmtd_err("out of memory");
+		return -1;
+	}
+	memset(cut + d->seg_cap, 0, (cap - d->seg_cap) * sizeof(*cut));
+	memset(bytes + d->seg_cap, 0, (cap - d->seg_cap) * sizeof(*bytes));
+	d->seg_cap = cap;
+	return 0;
+}
+
+static int rotation_start(struct kmtd *d, bool fake)
+{
+	char pages[16] = "";
+
+	if (!fake && kmtd_read_file(KMTD_SYSMOD "/parameters/pages", pages, sizeof(pages)) > 0 &&
+	    (pages[0] == 'Y' || pages[0] == '1')) {
+		kmtd_err("--max-size: kmemtrace.ko records page events (pages=1), which a "
+			 "checkpoint does not fold yet; load it without pages=1");
+		return KMT_EXIT_USAGE;
+	}
+	if (d->keep_dropped && make_dir(d->keep_dropped) < 0)
+		return KMT_EXIT_IO;
+	d->ckpt = kmt_ckpt_new();
+	if (!d->ckpt || seg_room(d, 2) < 0) {
+		kmtd_err("out of memory");
+		return KMT_EXIT_INTERNAL;
+	}
+	d->seg_cur = d->seg_oldest = 1;
+	d->drain.rotating = true;
+	atomic_store(&d->drain.seg_want, 1);
+	return kmtd_make_seg_dir(d->run.outdir, 1) < 0 ? KMT_EXIT_IO : 0;
+}
+
+/*
+ * Once a switch is done: folds the oldest segments into the checkpoint
+ * while what is on disk, with a whole segment more to come, passes
+ * --max-size.
+ */
+static int drop_old_segments(struct kmtd *d)
+{
+	while (d->seg_oldest < d->seg_cur) {
+		uint64_t disk = d->ckpt_bytes + d->run.seg_size;
+		unsigned int s = d->seg_oldest;
+
+		for (unsigned int i = s; i < d->seg_cur; i++)
+			disk += d->seg_bytes[i];
+		if (disk <= d->run.max_size)
+			break;
+		if (kmtd_drop_segment(d->ckpt, d->run.outdir, s, d->seg_cut[s + 1],
+				      d->keep_dropped, &d->ckpt_bytes) < 0)
+			return -1;
+		d->run.seg_dropped++;
+		d->run.dropped_bytes += d->seg_bytes[s];
+		d->run.dropped_cut_ns = d->seg_cut[s + 1];
+		d->seg_oldest++;
+		if (d->verbose) {
+			struct kmt_ckpt_stats st;
+
+			kmt_ckpt_get_stats(d->ckpt, &st);
+			fprintf(stderr, KMTD_NAME ": dropped segment %u; checkpoint: %" PRIu64
+				" live objects, %" PRIu64 " records kept, %" PRIu64 " sums, %"
+				PRIu64 " bytes of memory\n", s, st.live, st.kept, st.sums, st.memory);
+		}
+	}
+	return 0;
+}
+
+/* Starts a switch when the segment is full, finishes one the threads all took. */
+static int rotation_step(struct kmtd *d)
+{
+	unsigned int want = atomic_load(&d->drain.seg_want);
+	uint64_t bytes = 0, cut;
+
+	if (want != d->seg_cur) {
+		uint64_t closed = 0;
+
+		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
+			const struct kmtd_cpu *c = d->cpus[cpu];
+
+			if (c && atomic_load(&c->seg_done) != want)
+				return 0;
+		}
+		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+			if (d->cpus[cpu])
+				closed += d->cpus[cpu]->closed_bytes;
+		d->seg_bytes[d->seg_cur] = closed;
+		d->seg_cur = want;
+		return drop_old_segments(d);
+	}
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+		if (d->cpus[cpu])
+			bytes += atomic_load(&d->cpus[cpu]->seg_bytes);
+	if (bytes < d->run.seg_size)
+		return 0;
+	if (seg_room(d, want + 2) < 0 || kmtd_make_seg_dir(d->run.outdir, want + 1) < 0)
+		return -1;
+	/* The cut before the segment number: a thread that sees one sees both. */
+	cut = now_ns(CLOCK_MONOTONIC);
+	d->seg_cut[want + 1] = cut;
+	atomic_store(&d->drain.seg_cut_ns, cut);
+	atomic_store(&d->drain.seg_want, want + 1);
+	return 0;
 }
 
 static int run(struct kmtd *d)
@@ -544,6 +721,11 @@ static int run(struct kmtd *d)
 	r = check_old_trace(d);
 	if (r)
 		return r;
+	if (d->run.max_size) {
+		r = rotation_start(d, fake);
+		if (r)
+			return r;
+	}
 
 	/*
 	 * Signals wait until the main loop's ppoll(), so the handlers only
@@ -729,6 +911,13 @@ static int run(struct kmtd *d)
 			d->run.stop_reason = "time limit (-t)";
 			break;
 		}
+		if (d->drain.rotating && rotation_step(d) < 0) {
+			snprintf(d->run.error, sizeof(d->run.error),
+				 "the oldest segment could not be dropped");
+			failed = true;
+			d->run.stop_reason = "error";
+			break;
+		}
 		if (now >= next_scan) {
 			if (scan_cpus(d, true) < 0) {
 				snprintf(d->run.error, sizeof(d->run.error),
@@ -743,6 +932,8 @@ static int run(struct kmtd *d)
 		wait_ns = next_scan > now ? next_scan - now : 0;
 		if (deadline && deadline - now < wait_ns)
 			wait_ns = deadline - now;
+		if (d->drain.rotating && wait_ns > ROTATE_MS * 1000000ull)
+			wait_ns = ROTATE_MS * 1000000ull;
 		ts.tv_sec = (time_t)(wait_ns / 1000000000u);
 		ts.tv_nsec = (long)(wait_ns % 1000000000u);
 		ppoll(&p, 1, &ts, &waitmask);
@@ -814,6 +1005,12 @@ static int run(struct kmtd *d)
 		kmtd_err("tracing stopped; every file in %s ends on a whole record", d->run.outdir);
 	if (d->run.cmd)
 		wait_command(d, &waitmask);
+	if (d->drain.rotating) {
+		/* The last drain took every thread into the newest segment. */
+		d->seg_cur = atomic_load(&d->drain.seg_want);
+		d->run.segments = d->seg_cur;
+		d->run.seg_first = d->seg_oldest;
+	}
 	/* What the end-of-run metadata says of each CPU. */
 	d->run.ncpus = d->ncpus;
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
@@ -861,6 +1058,12 @@ abort:
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 		if (d->cpus[cpu] && d->cpus[cpu]->out_fd >= 0)
 			unlink(d->cpus[cpu]->out_path);
+	if (d->drain.rotating) {
+		char seg[PATH_MAX];
+
+		kmtd_seg_dir(d->run.outdir, d->seg_cur, seg, sizeof(seg));
+		kmtd_remove_dir(seg);
+	}
 	{
 		const char *made[] = { made_kallsyms ? KMTD_KALLSYMS : NULL,
 				       made_modules ? KMTD_MODULES : NULL,
@@ -891,6 +1094,9 @@ out:
 		close(d->lock_fd);
 	free(d->stats_start);
 	free(d->stats_end);
+	free(d->seg_cut);
+	free(d->seg_bytes);
+	kmt_ckpt_free(d->ckpt);
 	kmtd_forget_modules(&d->meta);
 	return ret;
 }

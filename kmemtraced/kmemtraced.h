@@ -30,6 +30,7 @@
 #include "formats.h"
 #include "kmtd_util.h"
 #include "meta.h"
+#include "rotate.h"
 
 struct kmtd {
 	/* Options; -o, -f and COMMAND are in run, which the files describe. */
@@ -44,6 +45,16 @@ struct kmtd {
 
 	struct kmtd_run run;		/* read by drain.c and meta.c */
 	int lock_fd;			/* run.kdir, flock()ed: one reader at a time */
+
+	/* --max-size: segments, the checkpoint of the dropped ones (rotate.c). */
+	const char *keep_dropped;	/* --keep-dropped DIR2: move, not remove */
+	struct kmt_ckpt *ckpt;
+	unsigned int seg_cur;		/* every thread writes it (1 without --max-size) */
+	unsigned int seg_oldest;	/* the oldest segment on disk */
+	uint64_t *seg_cut;		/* [seg]: when segment seg began; [1] the start */
+	uint64_t *seg_bytes;		/* [seg]: record bytes of a closed segment */
+	size_t seg_cap;
+	uint64_t ckpt_bytes;		/* the checkpoint's files */
 
 	struct kmtd_drain drain;	/* shared with the drain threads */
 	struct kmtd_cpu *cpus[KMTD_MAX_CPUS];

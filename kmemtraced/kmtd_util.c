@@ -138,3 +138,8 @@ int kmtd_create_file(const char *path, bool force)
 	}
 	return fd;
 }
+
+void kmtd_seg_dir(const char *outdir, unsigned int seg, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/seg.%06u", outdir, seg);
+}

@@ -51,6 +51,11 @@ struct kmtd_run {
 	char error[PATH_MAX + 256];	/* first fatal error, for the metadata */
 	/* Where tracepoint_formats came from, or "none: WHY" (formats.c). */
 	char formats[PATH_MAX + 128];
+	/* --max-size SIZE and the segment size it switches at; 0: no rotation. */
+	uint64_t max_size, seg_size;
+	/* Rotation so far: segments dropped into the checkpoint and what they held. */
+	unsigned int segments, seg_first;	/* the newest segment, the oldest kept */
+	uint64_t seg_dropped, dropped_bytes, dropped_cut_ns;
 	/* For the end-of-run metadata: records per CPU below ncpus, -1 if not traced. */
 	unsigned int ncpus;
 	int64_t cpu_records[KMTD_MAX_CPUS];
@@ -63,6 +68,8 @@ const char *kmtd_lockdown_mode(void);
 /* Why opening a debugfs file failed, in the terms of what to do about it. */
 void kmtd_explain_open_error(const char *path, int err);
 
+/* DIR/seg.SSSSSS, the directory of segment SSSSSS of a --max-size trace. */
+void kmtd_seg_dir(const char *outdir, unsigned int seg, char *buf, size_t size);
 /* Files: 0 or -1 with errno; kmtd_read_file() returns the length read. */
 int kmtd_write_all(int fd, const void *buf, size_t len);
 int kmtd_read_file(const char *path, char *buf, size_t size);

@@ -935,6 +935,9 @@ static char *meta_text(const struct kmtd_run *run, const struct kmtd_meta *m, bo
 		put_slab_word(f, m->slab[i].target);
 		fputc('\n', f);
 	}
+	if (run->max_size)
+		fprintf(f, "max_size %" PRIu64 "\nsegment_size %" PRIu64 "\n", run->max_size,
+			run->seg_size);
 	fprintf(f, "start_mono_ns %" PRIu64 "\n", run->start_mono_ns);
 	fprintf(f, "start_real_ns %" PRIu64 "\n", run->start_real_ns);
 	if (run->have_overruns_start)
@@ -958,6 +961,10 @@ static char *meta_text(const struct kmtd_run *run, const struct kmtd_meta *m, bo
 			fprintf(f, "stop_reason %s\n", run->stop_reason);
 		put_stacks(f, m->stacks_end, false, "stacks_end");
 		put_filter(f, m->filter_end, false);
+		if (run->max_size)
+			fprintf(f, "segments %u %u\nsegments_dropped %" PRIu64 " %" PRIu64
+				" %" PRIu64 "\n", run->seg_first, run->segments, run->seg_dropped,
+				run->dropped_bytes, run->dropped_cut_ns);
 		for (unsigned int cpu = 0; cpu < run->ncpus; cpu++)
 			if (run->cpu_records[cpu] >= 0)
 				fprintf(f, "cpu_records %u %" PRId64 "\n", cpu,

@@ -5,16 +5,21 @@ GEN_OBJS := $(OBJDIR)/tests/unit/gen.o
 # What the tests share besides the generator (tests/unit/testlib.h).
 TESTLIB_OBJS := $(OBJDIR)/tests/unit/testlib.o
 KMT_GEN := $(BUILD)/kmemtrace-gen
+KMT_ROTATE := $(BUILD)/kmemtrace-rotate
 
 # Test binaries: tests/unit/test_NAME.c -> $(BUILD)/tests/test_NAME.t, linked with the generator
 # and the test library.
 KMT_UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 KMT_UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(KMT_UNIT_SRCS))
-UNIT_TESTS += $(KMT_UNIT_TESTS) $(KMT_GEN)
+UNIT_TESTS += $(KMT_UNIT_TESTS) $(KMT_GEN) $(KMT_ROTATE)
 
 $(OBJDIR)/tests/unit/%.o: KMT_CFLAGS += -Itests -Itests/unit
 
 $(KMT_GEN): $(OBJDIR)/tests/unit/kmemtrace-gen.o $(GEN_OBJS) $(LIBKMT)
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_LDFLAGS) -o $@ $^
+
+$(KMT_ROTATE): $(OBJDIR)/tests/unit/kmemtrace-rotate.o $(LIBKMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_LDFLAGS) -o $@ $^
 
