@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "drain.h"
@@ -74,7 +75,7 @@ int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned i
 	c->outdir = run->outdir;
 	c->seg = seg;
 	atomic_store(&c->seg_done, seg);
-	c->relay_fd = c->out_fd = -1;
+	c->relay_fd = c->out_fd = c->next_fd = -1;
 	snprintf(c->relay_path, sizeof(c->relay_path), "%s/" KMT_DEBUGFS_CPU_FMT, run->kdir, cpu);
 	out_path_of(c, seg);
 	*cp = c;
@@ -132,6 +133,11 @@ static int put_records(struct kmtd_cpu *c, int fd, const void *p, size_t n)
 {
 	if (!n)
 		return 0;
+	if (fd < 0) {
+		/* A record after the cut with no switch under way: never. */
+		fail(c, EINVAL, false);
+		return -1;
+	}
 	if (kmtd_write_all(fd, p, n) < 0) {
 		fail(c, errno, false);
 		return -1;
@@ -141,6 +147,12 @@ static int put_records(struct kmtd_cpu *c, int fd, const void *p, size_t n)
 		atomic_fetch_add(&c->seg_bytes, n);
 	} else {
 		c->next_bytes += n;
+	}
+	if (c->dr->rotating && (fd != c->out_fd || c->seg == atomic_load(&c->dr->seg_want))) {
+		uint64_t t = atomic_fetch_add(&c->dr->seg_total, n) + n;
+
+		if (t >= c->dr->seg_size && t - n < c->dr->seg_size)
+			(void)!write(c->dr->wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
 	}
 	return 0;
 }
@@ -163,21 +175,98 @@ static size_t before_cut(const uint8_t *p, size_t n, uint64_t cut)
 	return off;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int finish_file(struct kmtd_cpu *c, bool failed);
+
+/*
+ * A switch to segment seg_want is under way (--max-size): opens this CPU's
+ * file of it, where records from the cut on go from now on.
+ */
+static int start_switch(struct kmtd_cpu *c)
+{
+	unsigned int want = atomic_load(&c->dr->seg_want);
+
+	if (c->next_fd >= 0 || want == c->seg)
+		return 0;
+	/* The main thread stores the cut before the segment: this sees both. */
+	c->cut_ns = atomic_load(&c->dr->seg_cut_ns);
+	c->next_seg = want;
+	out_path_of(c, want);
+	c->next_fd = create_out(c, false);
+	out_path_of(c, c->seg);
+	if (c->next_fd < 0) {
+		fail(c, errno ? errno : EIO, false);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Closes this CPU's file of the current segment, which holds exactly the
+ * CPU's records before the cut, and goes on in the next one.
+ */
+static int finish_switch(struct kmtd_cpu *c)
+{
+	if (finish_file(c, false) < 0) {
+		close(c->next_fd);
+		c->next_fd = -1;
+		fail(c, EIO, false);
+		return -1;
+	}
+	c->closed_bytes = c->bytes - c->bytes_prev;
+	c->bytes_prev = c->bytes;
+	c->out_fd = c->next_fd;
+	c->next_fd = -1;
+	c->seg = c->next_seg;
+	out_path_of(c, c->seg);
+	/* What was written to the new file before the switch is its segment's. */
+	c->bytes += c->next_bytes;
+	atomic_store(&c->seg_bytes, c->next_bytes);
+	c->next_bytes = 0;
+	atomic_store(&c->seg_done, c->seg);
+	/* The main thread finishes the rotation once every CPU switched. */
+	(void)!write(c->dr->wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
+	return 0;
+}
+
 /*
  * Moves everything the relay file has now. Returns the bytes moved, or -1
  * after fail(). A read that returns less than asked has emptied the buffer
- * for now: the next records wait for the next poll. With next_fd >= 0 a
- * segment switch at cut is under way: records before it go to out_fd, the
- * rest to next_fd.
+ * for now: the next records wait for the next poll.
+ *
+ * With --max-size, a segment switch is looked for after every read: the
+ * main thread takes the cut a little in the future, so a record stamped at
+ * or after it was committed after the switch was published, and the read
+ * that returns it is followed by a look that sees the switch. Records
+ * before the cut go to the old file, the rest to the new one. The old file
+ * is complete, and closed, once a record from the cut on was read (a CPU
+ * writes its records in time order: a nested event is dropped, not written
+ * late), or a read that started at or after the cut emptied the buffer:
+ * the thread runs bound to its CPU, where a probe that stamped a record
+ * before the cut (interrupts off) finished before the thread could run, so
+ * that read got every one of them. At the end (last) the buffers are
+ * flushed and tracing is off: nothing more can come.
  */
-static int64_t drain(struct kmtd_cpu *c, int next_fd, uint64_t cut)
+static int64_t drain(struct kmtd_cpu *c, bool last)
 {
+	bool rotating = c->dr->rotating;
+	bool past_cut = false;
 	int64_t total = 0;
+	uint64_t started;
 
 	for (;;) {
-		ssize_t n = read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
-		size_t old = (size_t)n;
+		ssize_t n;
+		size_t old;
 
+		started = rotating ? mono_ns() : 0;
+		n = read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -186,64 +275,26 @@ static int64_t drain(struct kmtd_cpu *c, int next_fd, uint64_t cut)
 			fail(c, errno, true);
 			return -1;
 		}
+		if (rotating && start_switch(c) < 0)
+			return -1;
 		if (n == 0)
 			break;
-		if (next_fd >= 0)
-			old = before_cut(c->buf, (size_t)n, cut);
+		old = c->next_fd >= 0 ? before_cut(c->buf, (size_t)n, c->cut_ns) : (size_t)n;
+		past_cut |= old < (size_t)n;
 		if (put_records(c, c->out_fd, c->buf, old) < 0 ||
-		    put_records(c, next_fd, (uint8_t *)c->buf + old, (size_t)n - old) < 0)
+		    put_records(c, c->next_fd, (uint8_t *)c->buf + old, (size_t)n - old) < 0)
 			return -1;
 		total += n;
 		if ((size_t)n < KMTD_READ_CHUNK)
 			break;
 	}
+	/* A switch published while the buffer was empty starts here. */
+	if (rotating && start_switch(c) < 0)
+		return -1;
+	if (c->next_fd >= 0 && (last || past_cut || started >= c->cut_ns) &&
+	    finish_switch(c) < 0)
+		return -1;
 	return total;
-}
-
-static int finish_file(struct kmtd_cpu *c, bool failed);
-
-/*
- * Closes this CPU's file of the current segment and goes on in segment
- * want, from the cut on. Runs bound to the CPU and after the main thread
- * took the cut: every record the CPU stamped before the cut was committed
- * before this thread could run there, so the read below gets all of them
- * and the closed file holds exactly the CPU's records before the cut.
- */
-static int64_t switch_segment(struct kmtd_cpu *c, unsigned int want)
-{
-	uint64_t cut = atomic_load(&c->dr->seg_cut_ns);
-	unsigned int old_seg = c->seg;
-	int64_t moved;
-	int next_fd;
-
-	out_path_of(c, want);
-	next_fd = create_out(c, false);
-	if (next_fd < 0) {
-		fail(c, errno ? errno : EIO, false);
-		return -1;
-	}
-	moved = drain(c, next_fd, cut);
-	if (moved < 0) {
-		close(next_fd);
-		return -1;
-	}
-	out_path_of(c, old_seg);
-	if (finish_file(c, false) < 0) {
-		close(next_fd);
-		fail(c, EIO, false);
-		return -1;
-	}
-	c->closed_bytes = c->bytes - c->bytes_prev;
-	c->bytes_prev = c->bytes;
-	c->out_fd = next_fd;
-	c->seg = want;
-	out_path_of(c, want);
-	/* What this drain wrote to next_fd is the new segment's. */
-	c->bytes += c->next_bytes;
-	atomic_store(&c->seg_bytes, c->next_bytes);
-	c->next_bytes = 0;
-	atomic_store(&c->seg_done, want);
-	return moved;
 }
 
 /*
@@ -286,7 +337,6 @@ static void *cpu_main(void *arg)
 			{ .fd = c->relay_fd, .events = POLLIN },
 			{ .fd = dr->stop_efd, .events = POLLIN },
 		};
-		unsigned int want;
 		int64_t moved;
 		bool last;
 		int n, err;
@@ -301,16 +351,12 @@ static void *cpu_main(void *arg)
 		 * a drain that starts after seeing it gets every last record.
 		 */
 		last = atomic_load(&dr->stopping);
-		want = atomic_load(&dr->seg_want);
 		err = bind_to_cpu(c, &warned);
 		if (err) {
 			fail(c, err, false);
 			break;
 		}
-		if (dr->rotating && want != c->seg)
-			moved = switch_segment(c, want);
-		else
-			moved = drain(c, -1, 0);
+		moved = drain(c, last);
 		if (moved < 0 || last)
 			break;
 		if (moved == 0 && n > 0 && (p[0].revents & (POLLERR | POLLNVAL))) {

@@ -19,7 +19,7 @@
 /* What the main thread and every drain thread share. */
 struct kmtd_drain {
 	int stop_efd;			/* threads: tracing is off, drain and leave */
-	int wake_efd;			/* main thread: a drain thread failed */
+	int wake_efd;			/* main thread: a drain thread failed, or a segment is full */
 	atomic_bool stopping;
 	atomic_bool failed;
 	/*
@@ -32,6 +32,12 @@ struct kmtd_drain {
 	bool rotating;
 	atomic_uint seg_want;
 	_Atomic uint64_t seg_cut_ns;
+	/*
+	 * Bytes written to segment seg_want, all CPUs: the thread that takes
+	 * it past seg_size wakes the main thread (wake_efd) to switch.
+	 */
+	_Atomic uint64_t seg_total;
+	uint64_t seg_size;
 };
 
 /* One traced CPU: its relay file, its output file and its thread. */
@@ -50,6 +56,9 @@ struct kmtd_cpu {
 	/* --max-size: the segment out_fd belongs to; seg_done is published. */
 	unsigned int seg;
 	atomic_uint seg_done;
+	int next_fd;			/* a switch under way: the next segment's file */
+	unsigned int next_seg;
+	uint64_t cut_ns;		/* its cut */
 	_Atomic uint64_t seg_bytes;	/* record bytes in the segment being written */
 	uint64_t closed_bytes;		/* those of the segment closed last */
 	struct kmt_file_header hdr;	/* every file's header, host order */

@@ -91,6 +91,8 @@ enum {
 #define MIN_SEG_SIZE	(16u * 1024)
 /* How often the main thread looks at the segment's size with --max-size. */
 #define ROTATE_MS	100
+/* How far ahead of the switch its cut lies: far beyond a store's visibility. */
+#define CUT_AHEAD_NS	1000000ull
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "DIR", 0, "write the trace into DIR (default: the current "
@@ -581,6 +583,8 @@ static int seg_room(struct kmtd *d, unsigned int seg)
 	return 0;
 }
 
+static void *fold_main(void *arg);
+
 static int rotation_start(struct kmtd *d, bool fake)
 {
 	char pages[16] = "";
@@ -598,34 +602,56 @@ static int rotation_start(struct kmtd *d, bool fake)
 		kmtd_err("out of memory");
 		return KMT_EXIT_INTERNAL;
 	}
-	d->seg_cur = d->seg_oldest = 1;
+	d->seg_cur = d->seg_oldest = d->fold_until = 1;
+	if (pthread_create(&d->fold_thread, NULL, fold_main, d)) {
+		kmtd_err("cannot start a thread");
+		return KMT_EXIT_INTERNAL;
+	}
+	d->fold_started = true;
 	d->drain.rotating = true;
+	d->drain.seg_size = d->run.seg_size;
 	atomic_store(&d->drain.seg_want, 1);
 	return kmtd_make_seg_dir(d->run.outdir, 1) < 0 ? KMT_EXIT_IO : 0;
 }
 
 /*
- * Once a switch is done: folds the oldest segments into the checkpoint
- * while what is on disk, with a whole segment more to come, passes
- * --max-size.
+ * The fold thread: drops the segments the main thread hands it, oldest
+ * first, so that the main loop goes on switching segments (and answering
+ * signals) while a big one is read. It shares with the main thread only
+ * what the mutex guards in struct kmtd.
  */
-static int drop_old_segments(struct kmtd *d)
+static void *fold_main(void *arg)
 {
-	while (d->seg_oldest < d->seg_cur) {
-		uint64_t disk = d->ckpt_bytes + d->run.seg_size;
-		unsigned int s = d->seg_oldest;
+	struct kmtd *d = arg;
 
-		for (unsigned int i = s; i < d->seg_cur; i++)
-			disk += d->seg_bytes[i];
-		if (disk <= d->run.max_size)
+	pthread_mutex_lock(&d->fold_lock);
+	for (;;) {
+		unsigned int s = d->seg_oldest;
+		uint64_t cut, bytes;
+		int r;
+
+		if (s >= d->fold_until) {
+			if (d->fold_stop)
+				break;
+			pthread_cond_wait(&d->fold_cond, &d->fold_lock);
+			continue;
+		}
+		cut = d->seg_cut[s + 1];
+		bytes = d->seg_bytes[s];
+		pthread_mutex_unlock(&d->fold_lock);
+		r = kmtd_drop_segment(d->ckpt, d->run.outdir, s, cut, d->keep_dropped,
+				      &d->fold_ckpt_bytes);
+		pthread_mutex_lock(&d->fold_lock);
+		if (r < 0) {
+			d->fold_failed = true;
+			(void)!write(d->drain.wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
 			break;
-		if (kmtd_drop_segment(d->ckpt, d->run.outdir, s, d->seg_cut[s + 1],
-				      d->keep_dropped, &d->ckpt_bytes) < 0)
-			return -1;
+		}
+		d->ckpt_bytes = d->fold_ckpt_bytes;
 		d->run.seg_dropped++;
-		d->run.dropped_bytes += d->seg_bytes[s];
-		d->run.dropped_cut_ns = d->seg_cut[s + 1];
-		d->seg_oldest++;
+		d->run.dropped_bytes += bytes;
+		d->run.dropped_cut_ns = cut;
+		d->seg_oldest = s + 1;
 		if (d->verbose) {
 			struct kmt_ckpt_stats st;
 
@@ -635,7 +661,32 @@ static int drop_old_segments(struct kmtd *d)
 				PRIu64 " bytes of memory\n", s, st.live, st.kept, st.sums, st.memory);
 		}
 	}
-	return 0;
+	pthread_mutex_unlock(&d->fold_lock);
+	return NULL;
+}
+
+/*
+ * Once a switch is done: hands the fold thread the oldest segments while
+ * what is on disk, with a whole segment more to come, passes --max-size.
+ * Called with fold_lock held.
+ */
+static void drop_old_segments(struct kmtd *d)
+{
+	unsigned int until = d->fold_until > d->seg_oldest ? d->fold_until : d->seg_oldest;
+
+	while (until < d->seg_cur) {
+		uint64_t disk = d->ckpt_bytes + d->run.seg_size;
+
+		for (unsigned int i = until; i < d->seg_cur; i++)
+			disk += d->seg_bytes[i];
+		if (disk <= d->run.max_size)
+			break;
+		until++;
+	}
+	if (until > d->fold_until) {
+		d->fold_until = until;
+		pthread_cond_signal(&d->fold_cond);
+	}
 }
 
 /* Starts a switch when the segment is full, finishes one the threads all took. */
@@ -643,6 +694,14 @@ static int rotation_step(struct kmtd *d)
 {
 	unsigned int want = atomic_load(&d->drain.seg_want);
 	uint64_t bytes = 0, cut;
+	bool fold_failed;
+	int r;
+
+	pthread_mutex_lock(&d->fold_lock);
+	fold_failed = d->fold_failed;
+	pthread_mutex_unlock(&d->fold_lock);
+	if (fold_failed)
+		return -1;
 
 	if (want != d->seg_cur) {
 		uint64_t closed = 0;
@@ -656,20 +715,31 @@ static int rotation_step(struct kmtd *d)
 		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 			if (d->cpus[cpu])
 				closed += d->cpus[cpu]->closed_bytes;
+		pthread_mutex_lock(&d->fold_lock);
 		d->seg_bytes[d->seg_cur] = closed;
 		d->seg_cur = want;
-		return drop_old_segments(d);
+		drop_old_segments(d);
+		pthread_mutex_unlock(&d->fold_lock);
+		/* The new segment may be full already: it filled during the switch. */
 	}
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 		if (d->cpus[cpu])
 			bytes += atomic_load(&d->cpus[cpu]->seg_bytes);
 	if (bytes < d->run.seg_size)
 		return 0;
-	if (seg_room(d, want + 2) < 0 || kmtd_make_seg_dir(d->run.outdir, want + 1) < 0)
+	pthread_mutex_lock(&d->fold_lock);
+	r = seg_room(d, want + 2);
+	pthread_mutex_unlock(&d->fold_lock);
+	if (r < 0 || kmtd_make_seg_dir(d->run.outdir, want + 1) < 0)
 		return -1;
-	/* The cut before the segment number: a thread that sees one sees both. */
-	cut = now_ns(CLOCK_MONOTONIC);
+	/*
+	 * The cut before the segment number: a thread that sees one sees both.
+	 * A little ahead, so that every record stamped from the cut on is read
+	 * by a drain that sees the switch first (drain.c).
+	 */
+	cut = now_ns(CLOCK_MONOTONIC) + CUT_AHEAD_NS;
 	d->seg_cut[want + 1] = cut;
+	atomic_store(&d->drain.seg_total, 0);
 	atomic_store(&d->drain.seg_cut_ns, cut);
 	atomic_store(&d->drain.seg_want, want + 1);
 	return 0;
@@ -936,7 +1006,12 @@ static int run(struct kmtd *d)
 			wait_ns = ROTATE_MS * 1000000ull;
 		ts.tv_sec = (time_t)(wait_ns / 1000000000u);
 		ts.tv_nsec = (long)(wait_ns % 1000000000u);
-		ppoll(&p, 1, &ts, &waitmask);
+		if (ppoll(&p, 1, &ts, &waitmask) > 0 && (p.revents & POLLIN)) {
+			uint64_t v;
+
+			/* A full segment (or a failure, seen above next time round). */
+			(void)!read(d->drain.wake_efd, &v, sizeof(v));
+		}
 	}
 
 	/* Off (and flushed): from here on the buffers only shrink. */
@@ -1005,6 +1080,20 @@ static int run(struct kmtd *d)
 		kmtd_err("tracing stopped; every file in %s ends on a whole record", d->run.outdir);
 	if (d->run.cmd)
 		wait_command(d, &waitmask);
+	if (d->fold_started) {
+		/* What it holds now it drops; then the files say what is on disk. */
+		pthread_mutex_lock(&d->fold_lock);
+		d->fold_stop = true;
+		pthread_cond_signal(&d->fold_cond);
+		pthread_mutex_unlock(&d->fold_lock);
+		pthread_join(d->fold_thread, NULL);
+		d->fold_started = false;
+		if (d->fold_failed && !failed) {
+			snprintf(d->run.error, sizeof(d->run.error),
+				 "the oldest segment could not be dropped");
+			failed = true;
+		}
+	}
 	if (d->drain.rotating) {
 		/* The last drain took every thread into the newest segment. */
 		d->seg_cur = atomic_load(&d->drain.seg_want);
@@ -1094,6 +1183,14 @@ out:
 		close(d->lock_fd);
 	free(d->stats_start);
 	free(d->stats_end);
+	if (d->fold_started) {
+		pthread_mutex_lock(&d->fold_lock);
+		d->fold_stop = true;
+		d->fold_until = 0;
+		pthread_cond_signal(&d->fold_cond);
+		pthread_mutex_unlock(&d->fold_lock);
+		pthread_join(d->fold_thread, NULL);
+	}
 	free(d->seg_cut);
 	free(d->seg_bytes);
 	kmt_ckpt_free(d->ckpt);
@@ -1107,6 +1204,8 @@ int main(int argc, char **argv)
 
 	d.run.outdir = ".";
 	d.debugfs = KMTD_DEFAULT_DEBUGFS;
+	pthread_mutex_init(&d.fold_lock, NULL);
+	pthread_cond_init(&d.fold_cond, NULL);
 	d.drain.stop_efd = d.drain.wake_efd = d.lock_fd = -1;
 	d.child = -1;
 	/*

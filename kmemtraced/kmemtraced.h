@@ -22,6 +22,8 @@
 #ifndef KMEMTRACED_H
 #define KMEMTRACED_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "drain.h"
@@ -55,6 +57,17 @@ struct kmtd {
 	uint64_t *seg_bytes;		/* [seg]: record bytes of a closed segment */
 	size_t seg_cap;
 	uint64_t ckpt_bytes;		/* the checkpoint's files */
+	/*
+	 * The fold thread (kmemtraced.c) drops segments seg_oldest up to
+	 * fold_until - 1. fold_lock guards seg_* and ckpt_bytes above, these
+	 * and run.seg_dropped, dropped_bytes and dropped_cut_ns.
+	 */
+	pthread_t fold_thread;
+	pthread_mutex_t fold_lock;
+	pthread_cond_t fold_cond;
+	unsigned int fold_until;
+	bool fold_started, fold_stop, fold_failed;
+	uint64_t fold_ckpt_bytes;	/* the fold thread's own */
 
 	struct kmtd_drain drain;	/* shared with the drain threads */
 	struct kmtd_cpu *cpus[KMTD_MAX_CPUS];
