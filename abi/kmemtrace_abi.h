@@ -221,6 +221,9 @@ struct kmt_stack {
 	__u64 frames[KMT_STACK_SLOT_FRAMES];	/* unused ones zero */
 };
 
+/* kmt_sum.flags: beside the allocations' KMT_F_* flags, their frees were probed ones. */
+#define KMT_SUM_F_FREE_PROBED	0x80
+
 /* kmt_sum.sum_kind */
 #define KMT_SUM_FREED		1	/* allocations, each freed (count frees too) */
 #define KMT_SUM_FAILED		2	/* failed allocations (ptr 0) */
@@ -234,7 +237,7 @@ struct kmt_stack {
  */
 struct kmt_sum {
 	__u8 type;		/* KMT_REC_SUM */
-	__u8 flags;		/* the allocations' KMT_F_* flags */
+	__u8 flags;		/* the allocations' KMT_F_*, KMT_SUM_F_FREE_PROBED */
 	__u16 cpu;		/* CPU that allocated; the file's */
 	__u32 seq;		/* zero */
 	__u64 timestamp;	/* ns, the file's cut_ns - 1: SUM records come last */

@@ -587,13 +587,18 @@ static void *fold_main(void *arg);
 
 static int rotation_start(struct kmtd *d, bool fake)
 {
-	char pages[16] = "";
+	static const char *const unfolded[] = { "pages", "stack_frees" };
 
-	if (!fake && kmtd_read_file(KMTD_SYSMOD "/parameters/pages", pages, sizeof(pages)) > 0 &&
-	    (pages[0] == 'Y' || pages[0] == '1')) {
-		kmtd_err("--max-size: kmemtrace.ko records page events (pages=1), which a "
-			 "checkpoint does not fold yet; load it without pages=1");
-		return KMT_EXIT_USAGE;
+	/* What a checkpoint cannot sum would stay whole: the disk would not be bounded. */
+	for (size_t i = 0; !fake && i < sizeof(unfolded) / sizeof(unfolded[0]); i++) {
+		char path[128], val[16] = "";
+
+		snprintf(path, sizeof(path), KMTD_SYSMOD "/parameters/%s", unfolded[i]);
+		if (kmtd_read_file(path, val, sizeof(val)) > 0 && (val[0] == 'Y' || val[0] == '1')) {
+			kmtd_err("--max-size: kmemtrace.ko was loaded with %s=1, whose events a "
+				 "checkpoint does not fold: load it without", unfolded[i]);
+			return KMT_EXIT_USAGE;
+		}
 	}
 	if (d->keep_dropped && make_dir(d->keep_dropped) < 0)
 		return KMT_EXIT_IO;

@@ -263,7 +263,7 @@ static int sum_add(struct kmt_ckpt *k, const struct kmt_event *a, const struct k
 	x.cpu = a->cpu;
 	x.stack_id = a->stack_id;
 	x.alloc_type = a->type;
-	x.flags = a->flags;
+	x.flags = a->flags | (f && (f->flags & KMT_F_PROBED) ? KMT_SUM_F_FREE_PROBED : 0);
 	x.sum_kind = kind;
 	s = sum_get(k, &x);
 	if (!s)
@@ -351,8 +351,16 @@ static int feed_free(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial
 	if (k->state[i] == ST_LIVE) {
 		if (!clean_pair(&k->live[i].r.ev, &r->ev))
 			return make_odd(k, i, r, serial);
-		if (sum_add(k, &k->live[i].r.ev, &r->ev, KMT_SUM_FREED) < 0)
+		/*
+		 * A free with a stack of its own (stack_frees=1) counts in its
+		 * stack's tallies, which a sum has no room for: the pair stays.
+		 */
+		if (r->ev.stack_id || (r->ev.flags & KMT_F_NO_STACK)) {
+			if (keep(k, &k->live[i].r, k->live[i].serial) < 0 || keep(k, r, serial) < 0)
+				return -1;
+		} else if (sum_add(k, &k->live[i].r.ev, &r->ev, KMT_SUM_FREED) < 0) {
 			return -1;
+		}
 		k->nlive--;
 		live_delete(k, i);
 		return 0;
