@@ -11,6 +11,7 @@
  * the first CUT go to OUT/seg.000001, those from CUT i on to seg.i+1.
  * The first N segments (default: all but the last) are then folded into
  * OUT/ckpt.N+1 and removed. TRACE's metadata files are copied into OUT.
+ * With KMT_ROTATE_STATS set, prints what the fold holds (kmt_ckpt_get_stats()).
  * Exit 0, 1 usage, 2 bad trace, 3 I/O, 4 out of memory.
  */
 #include <errno.h>
@@ -195,6 +196,15 @@ int main(int argc, char **argv)
 		snprintf(p, sizeof(p), "%s/ckpt.%06u", argv[a + 1], fold + 1);
 		if (kmt_ckpt_write(k, p, fold + 1, cut[fold - 1], &err) < 0)
 			goto fail;
+		if (getenv("KMT_ROTATE_STATS")) {
+			struct kmt_ckpt_stats st;
+
+			kmt_ckpt_get_stats(k, &st);
+			printf("fed %llu folded %llu live %llu kept %llu sums %llu memory %llu\n",
+			       (unsigned long long)st.fed, (unsigned long long)st.folded,
+			       (unsigned long long)st.live, (unsigned long long)st.kept,
+			       (unsigned long long)st.sums, (unsigned long long)st.memory);
+		}
 		for (i = 1; i <= fold; i++) {
 			for (size_t j = 0; j < npaths; j++) {
 				const char *base = strrchr(paths[j], '/');
