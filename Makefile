@@ -190,6 +190,7 @@ stress: deps test-bin
 soak: deps test-bin
 	$(MAKE) all test-modules unit-tests
 	$(TEST_PATH) prove --exec '' --timer -v tests/soak/*.t
+	scripts/bench-render --update build/bench-soak
 
 # --- Installing (README.md, "Installing"); PREFIX and DESTDIR as usual --------------------------
 # install         install-tools and install-module

@@ -59,6 +59,9 @@ cat $B/rate > $KMT_OUT/rate.after
 EOS
 chmod +x "$guest"
 
+RESULTS=${KMT_SOAK_RESULTS:-$KMT_TOP/build/bench-soak}
+rm -rf "$RESULTS" && mkdir -p "$RESULTS/soak"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s)
 vm_ok soak -c 2 -T $((SECONDS_WANTED + 600)) --disk 1024 --no-daemon -m kmemtrace_oracle \
 	-m kmemtrace_bench -a "$KMT_TOP/tests/guest/guest-lib.sh" -a "$guest" -- soak.sh
@@ -67,12 +70,30 @@ is "$(command_status)" 0 "the soak ran in the guest"
 is "$(cat "$o/kmemtraced.status" 2>/dev/null)" 0 "kmemtraced --max-size: exit 0" ||
 	note_file "$o/kmemtraced.err"
 dmesg_clean
-diag "soak: $(($(date +%s) - start)) s of wall time for $SECONDS_WANTED s of guest time"
+wall=$(($(date +%s) - start))
+diag "soak: $wall s of wall time for $SECONDS_WANTED s of guest time"
+{
+	echo "parts soak"
+	echo "commit $(git -C "$KMT_TOP" rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "date $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "load_before $load_before"
+	echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$RESULTS/run.txt"
 
 cat >"$KMT_TEST_DIR/judge-soak.py" <<'EOF'
 import json, os, subprocess, sys
 
-report, o, secs, max_s, seg_s = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+report, o, secs, max_s, seg_s, res = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], \
+    sys.argv[5], sys.argv[6]
+fig = {"seconds": secs, "max": max_s, "segment": seg_s, "rate": sys.argv[7],
+       "wall": sys.argv[8], "kernel": sys.argv[9], "exact": 0}
+
+
+def save():
+    with open(os.path.join(res, "figures.kv"), "w") as f:
+        for k, v in fig.items():
+            f.write("%s %s\n" % (k, v))
+
 size = lambda s: int(s[:-1]) << {"k": 10, "K": 10, "M": 20, "G": 30}[s[-1]] if s[-1].isalpha() else int(s)
 MAX, SEG = size(max_s), size(seg_s)
 
@@ -82,6 +103,9 @@ def check(name, got, want):
 
 
 samples = [list(map(int, l.split())) for l in open(os.path.join(o, "samples"))]
+with open(os.path.join(res, "samples"), "w") as f:
+    f.writelines(" ".join(map(str, s)) + "\n" for s in samples)
+fig.update(max_bytes=MAX, segment_bytes=SEG)
 check(f"samples over the whole run ({len(samples)})", len(samples) >= secs // 10, True)
 rss = [s[1] for s in samples]
 disk = [s[2] for s in samples]
@@ -96,6 +120,7 @@ check("no overruns during the soak", over[-1] - over[0], 0)
 
 rate = dict(zip(*[iter(open(os.path.join(o, "rate.after")).read().split())] * 2))
 events = int(rate["events"])
+fig["events"] = events
 p = subprocess.run([report, "--json", "-l", "0", os.path.join(o, "rot")], capture_output=True,
                    text=True)
 check("kmemtrace-report of the kept window: exit 0", p.returncode, 0)
@@ -109,6 +134,8 @@ check("the paced load's call sites are there", len(rows) > 0, True)
 check("their allocations: the bench module's pairs", sum(r["hits"] for r in rows), events // 2)
 check("their frees: as many", sum(r["frees"] for r in rows), events // 2)
 check("none outstanding", sum(r["outstanding"] for r in rows), 0)
+fig.update(hits=sum(r["hits"] for r in rows), frees=sum(r["frees"] for r in rows),
+           lost=d["totals"]["lost"])
 exp = dict(l.split(None, 1) for l in open(os.path.join(o, "oracle.expected")) if " " in l)
 meta = dict(l.split(None, 1) for l in open(os.path.join(o, "rot", "kmemtrace.meta")) if " " in l)
 meta_get = lambda k: meta.get(k, "0").strip()
@@ -118,9 +145,21 @@ check("the oracle's leak outstanding at the end", sum(r["count"] for r in leak),
 check("its age: the whole soak", min((r["max_age_ns"] for r in leak), default=0) >= secs * 10**9,
       True)
 check("rotation dropped segments", int(meta_get("segments_dropped").split()[0]) > 0, True)
+fig.update(leak=sum(r["count"] for r in leak),
+           leak_age_ns=min((r["max_age_ns"] for r in leak), default=0),
+           last_segment=meta_get("segments").split()[-1],
+           dropped=meta_get("segments_dropped").split()[0])
+import glob
+fig["live"] = sum(1 for f in glob.glob(os.path.join(o, "rot", "ckpt.*", "cpu*.out"))
+                  for d_ in [open(f, "rb").read()] for off in range(64, len(d_), 64)
+                  if d_[off] in (1, 2))
+fig["exact"] = int(fig["hits"] == events // 2 and fig["frees"] == events // 2 and
+                   fig["leak"] == int(exp["leak_outstanding"]) and fig["lost"] == 0)
+save()
 print("NOTE\tsoak figures: samples %d, disk max %d (max-size %d, segment %d), rss %d..%d kB, "
       "events %d, segments %s, dropped %s\t\t" % (len(samples), max(disk), MAX, SEG, min(rss),
       max(rss), events, meta.get("segments", "").strip(), meta.get("segments_dropped", "").strip()))
 EOF
-tap_checks python3 "$KMT_TEST_DIR/judge-soak.py" "$REPORT" "$o" "$SECONDS_WANTED" "$MAX" "$SEGMENT"
+tap_checks python3 "$KMT_TEST_DIR/judge-soak.py" "$REPORT" "$o" "$SECONDS_WANTED" "$MAX" "$SEGMENT" \
+	"$RESULTS/soak" "$RATE" "$wall" "$(guest_kernel)"
 done_testing
