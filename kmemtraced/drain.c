@@ -75,7 +75,9 @@ int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned i
 	c->outdir = run->outdir;
 	c->seg = seg;
 	atomic_store(&c->seg_done, seg);
-	c->relay_fd = c->out_fd = c->next_fd = -1;
+	c->relay_fd = -1;
+	c->out_fd = -1;
+	c->next_fd = -1;
 	snprintf(c->relay_path, sizeof(c->relay_path), "%s/" KMT_DEBUGFS_CPU_FMT, run->kdir, cpu);
 	out_path_of(c, seg);
 	*cp = c;

@@ -387,6 +387,18 @@ int kmt_ckpt_feed(struct kmt_ckpt *k, const union kmt_rec *r)
 	}
 }
 
+/* The file of the merge that holds cpu's records, for a message. */
+static const char *path_of_cpu(struct kmt_merge *m, unsigned int cpu, const char *dflt)
+{
+	for (size_t i = 0; i < kmt_merge_nfiles(m); i++) {
+		struct kmt_file *f = kmt_merge_file(m, i);
+
+		if (kmt_file_header(f)->cpu == cpu)
+			return kmt_file_path(f);
+	}
+	return dflt;
+}
+
 int kmt_ckpt_fold_dir(struct kmt_ckpt *k, const char *segdir, uint64_t cut_ns,
 		      struct kmt_error *err)
 {
@@ -411,21 +423,19 @@ int kmt_ckpt_fold_dir(struct kmt_ckpt *k, const char *segdir, uint64_t cut_ns,
 	}
 	while ((n = kmt_merge_next_batch(m, recs, 256)) > 0) {
 		for (int j = 0; j < n; j++) {
-			if (recs[j]->c.timestamp >= cut_ns) {
-				struct kmt_file *f = NULL;
+			const union kmt_rec *r = recs[j];
 
-				for (i = 0; i < kmt_merge_nfiles(m); i++)
-					if (kmt_file_header(kmt_merge_file(m, i))->cpu == recs[j]->c.cpu)
-						f = kmt_merge_file(m, i);
-				kmt_err_set(err, KMT_ERR_DATA, f ? kmt_file_path(f) : segdir,
+			if (r->c.timestamp >= cut_ns) {
+				kmt_err_set(err, KMT_ERR_DATA, path_of_cpu(m, r->c.cpu, segdir),
 					    UINT64_MAX,
 					    "a record of %llu ns is not before the segment's end (%llu ns)",
-					    (unsigned long long)recs[j]->c.timestamp,
+					    (unsigned long long)r->c.timestamp,
 					    (unsigned long long)cut_ns);
 				goto fail;
 			}
-			if (kmt_ckpt_feed(k, recs[j]) < 0) {
-				kmt_err_set(err, KMT_ERR_NOMEM, segdir, UINT64_MAX, "out of memory");
+			if (kmt_ckpt_feed(k, r) < 0) {
+				kmt_err_set(err, KMT_ERR_NOMEM, segdir, UINT64_MAX,
+					    "out of memory");
 				goto fail;
 			}
 		}
@@ -518,7 +528,9 @@ static int write_cpu(struct kmt_ckpt *k, const char *dir, unsigned int cpu,
 
 	snprintf(path, sizeof(path), "%s/cpu%u.out", dir, cpu);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || !(fp = fdopen(fd, "w")))
+	if (fd >= 0)
+		fp = fdopen(fd, "w");
+	if (!fp)
 		goto io;
 	h.cpu = (__u16)cpu;
 	h.kind = KMT_FILE_CHECKPOINT;
