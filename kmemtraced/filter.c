@@ -16,8 +16,6 @@
 #include "filter.h"
 #include "kmtd_util.h"
 
-/* With KMEMTRACED_TEST_FAKE_DEBUGFS=1: a directory whose kallsyms stands for /proc's. */
-#define KMTD_TEST_PROC_ENV	"KMEMTRACED_TEST_PROC_DIR"
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -121,15 +119,74 @@ static int cgroup_id_of(const char *path, uint64_t *id)
 
 static FILE *open_kallsyms(void)
 {
-	const char *fake = getenv(KMTD_FAKE_ENV);
-	const char *dir = getenv(KMTD_TEST_PROC_ENV);
 	char path[PATH_MAX];
 
-	if (fake && strcmp(fake, "1") == 0 && dir)
-		snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	else
-		snprintf(path, sizeof(path), "/proc/kallsyms");
+	kmtd_proc_path("kallsyms", path, sizeof(path));
 	return fopen(path, "re");
+}
+
+/* The directory NAME's /sys/kernel/slab entry stands for: its own name, or its link's. */
+static int slab_target(const char *name, char *target, size_t size)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *base;
+	struct stat st;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", kmtd_slab_dir(), name);
+	if (lstat(path, &st) < 0)
+		return -1;
+	if (!S_ISLNK(st.st_mode)) {
+		snprintf(target, size, "%s", name);
+		return 0;
+	}
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len <= 0)
+		return -1;
+	link[len] = '\0';
+	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (strlen(base) >= size)
+		return -1;
+	memcpy(target, base, strlen(base) + 1);
+	return 0;
+}
+
+/*
+ * --cache NAME of a cache SLUB merged into another: the module knows a
+ * cache by the name it was first created with, which /proc/slabinfo
+ * lists and whose /sys/kernel/slab entry is (or links to) the directory
+ * NAME's link points to. Leaves f->cache_name NAME when it is a cache's
+ * own name, a kmalloc-N class, or not found (a cache created later).
+ */
+static void resolve_cache(struct kmtd_filter *f)
+{
+	char target[256], other[256], path[PATH_MAX], line[512], name[256];
+	FILE *fp;
+
+	snprintf(f->cache_name, sizeof(f->cache_name), "%s", f->cache);
+	if (!strncmp(f->cache, "kmalloc-", 8) || slab_target(f->cache, target, sizeof(target)) < 0 ||
+	    !strcmp(target, f->cache))
+		return;
+	/* A directory with a name of its own (not SLUB's ":0000096") is the cache's. */
+	if (target[0] != ':') {
+		if (strlen(target) < sizeof(f->cache_name))
+			memcpy(f->cache_name, target, strlen(target) + 1);
+		return;
+	}
+	kmtd_proc_path("slabinfo", path, sizeof(path));
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (line[0] == '#' || sscanf(line, "%255s", name) != 1 || !strcmp(name, f->cache))
+			continue;
+		if (slab_target(name, other, sizeof(other)) == 0 && !strcmp(other, target) &&
+		    strlen(name) < sizeof(f->cache_name)) {
+			memcpy(f->cache_name, name, strlen(name) + 1);
+			break;
+		}
+	}
+	fclose(fp);
 }
 
 /*
@@ -220,6 +277,8 @@ int kmtd_filter_resolve(struct kmtd_filter *f, char *buf, size_t size)
 	}
 	if (resolve_sites(f) < 0)
 		return -1;
+	if (f->cache)
+		resolve_cache(f);
 #define PUT(...) \
 	do { \
 		int n_ = snprintf(buf + len, size - len, __VA_ARGS__); \
@@ -243,7 +302,7 @@ int kmtd_filter_resolve(struct kmtd_filter *f, char *buf, size_t size)
 	for (unsigned int i = 0; i < f->nsites; i++)
 		PUT("site=0x%" PRIx64 "-0x%" PRIx64 " ", f->site_start[i], f->site_end[i]);
 	if (f->cache)
-		PUT("cache=%s ", f->cache);
+		PUT("cache=%s ", f->cache_name);
 #undef PUT
 	if (len)
 		buf[len - 1] = '\0';

@@ -25,6 +25,7 @@ struct kmtd_filter {
 	bool has_size;
 	uint64_t size_min, size_max;	/* bytes, both included */
 	const char *cache;		/* a cache name, or kmalloc-N */
+	char cache_name[64];		/* the module's name for it (a merged cache's) */
 	unsigned int nsites;
 	const char *site_name[KMTD_FILTER_SITES];
 	uint64_t site_start[KMTD_FILTER_SITES], site_end[KMTD_FILTER_SITES];

@@ -774,6 +774,10 @@ static int run(struct kmtd *d)
 	    (kmtd_filter_resolve(&d->filter, d->filter_text, sizeof(d->filter_text)) < 0 ||
 	     kmtd_get_filter(d->run.kdir, d->filter_old, sizeof(d->filter_old)) < 0))
 		return KMT_EXIT_IO;
+	if (d->filter.cache && strcmp(d->filter.cache, d->filter.cache_name) != 0 && !d->quiet)
+		fprintf(stderr, KMTD_NAME ": --cache %s: SLUB merged it into the cache %s, which the "
+			"module knows by that name: recording its allocations, whatever name they "
+			"were made through\n", d->filter.cache, d->filter.cache_name);
 	if (uname(&uts) < 0) {
 		kmtd_err("uname: %s", strerror(errno));
 		return KMT_EXIT_IO;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -142,4 +143,29 @@ int kmtd_create_file(const char *path, bool force)
 void kmtd_seg_dir(const char *outdir, unsigned int seg, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/seg.%06u", outdir, seg);
+}
+
+static bool faked(void)
+{
+	const char *fake = getenv(KMTD_FAKE_ENV);
+
+	return fake && strcmp(fake, "1") == 0;
+}
+
+const char *kmtd_slab_dir(void)
+{
+	const char *dir = getenv("KMEMTRACED_TEST_SLAB_DIR");
+
+	return faked() && dir ? dir : "/sys/kernel/slab";
+}
+
+const char *kmtd_proc_path(const char *name, char *buf, size_t size)
+{
+	const char *dir = getenv("KMEMTRACED_TEST_PROC_DIR");
+
+	if (faked() && dir)
+		snprintf(buf, size, "%s/%s", dir, name);
+	else
+		snprintf(buf, size, "/proc/%s", name);
+	return buf;
 }

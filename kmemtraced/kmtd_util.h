@@ -68,6 +68,12 @@ const char *kmtd_lockdown_mode(void);
 /* Why opening a debugfs file failed, in the terms of what to do about it. */
 void kmtd_explain_open_error(const char *path, int err);
 
+/*
+ * /sys/kernel/slab, and /proc/NAME into buf; with KMEMTRACED_TEST_FAKE_DEBUGFS=1 the
+ * host tests' stand-ins, KMEMTRACED_TEST_SLAB_DIR and KMEMTRACED_TEST_PROC_DIR/NAME.
+ */
+const char *kmtd_slab_dir(void);
+const char *kmtd_proc_path(const char *name, char *buf, size_t size);
 /* DIR/seg.SSSSSS, the directory of segment SSSSSS of a --max-size trace. */
 void kmtd_seg_dir(const char *outdir, unsigned int seg, char *buf, size_t size);
 /* Files: 0 or -1 with errno; kmtd_read_file() returns the length read. */

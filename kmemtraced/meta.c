@@ -22,11 +22,8 @@
 #include "meta.h"
 
 /* SLUB's caches and the names merged into them (sysfs, CONFIG_SLUB_DEBUG). */
-#define KMTD_SLAB_DIR		"/sys/kernel/slab"
 /* With KMEMTRACED_TEST_FAKE_DEBUGFS=1 only: a directory read instead of it. */
-#define KMTD_TEST_SLAB_ENV	"KMEMTRACED_TEST_SLAB_DIR"
 /* Likewise: a directory whose modules and kallsyms files stand for /proc's. */
-#define KMTD_TEST_PROC_ENV	"KMEMTRACED_TEST_PROC_DIR"
 
 /*
  * The start-of-run kmemtrace.meta ends with a comment this long, so that
@@ -56,19 +53,6 @@ static void dir_path(const struct kmtd_run *run, const char *name, char *buf, si
 	snprintf(buf, size, "%s/%s", run->outdir, name);
 }
 
-/* /proc/NAME, or the test's stand-in for it (only with the fake debugfs). */
-static const char *proc_file(const char *name, char *buf, size_t size)
-{
-	const char *fake = getenv(KMTD_FAKE_ENV);
-	const char *dir = getenv(KMTD_TEST_PROC_ENV);
-
-	if (fake && strcmp(fake, "1") == 0 && dir)
-		snprintf(buf, size, "%s/%s", dir, name);
-	else
-		snprintf(buf, size, "/proc/%s", name);
-	return buf;
-}
-
 int kmtd_write_kallsyms(const struct kmtd_run *run)
 {
 	char path[PATH_MAX + 32], src[PATH_MAX];
@@ -76,7 +60,7 @@ int kmtd_write_kallsyms(const struct kmtd_run *run)
 	int in, out;
 
 	dir_path(run, KMTD_KALLSYMS, path, sizeof(path));
-	in = open(proc_file("kallsyms", src, sizeof(src)), O_RDONLY | O_CLOEXEC);
+	in = open(kmtd_proc_path("kallsyms", src, sizeof(src)), O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
 		kmtd_err("cannot open %s: %s", src, strerror(errno));
 		return -1;
@@ -223,7 +207,7 @@ static struct kmtd_mod *read_modules(size_t *nmods, bool with_lines)
 	size_t n = 0, cap = 0;
 
 	*nmods = 0;
-	mods = slurp(proc_file("modules", src, sizeof(src)));
+	mods = slurp(kmtd_proc_path("modules", src, sizeof(src)));
 	if (!mods && errno == ENOENT)
 		mods = strdup("");
 	if (!mods)
@@ -406,7 +390,7 @@ static int add_loaded_syms(const struct kmtd_run *run, struct kmtd_meta *m,
 	init[0] = read_init_syms(run);
 	if (!init[0] && errno != ENOENT)
 		return -1;
-	text = slurp(proc_file("kallsyms", src, sizeof(src)));
+	text = slurp(kmtd_proc_path("kallsyms", src, sizeof(src)));
 	if (!text) {
 		free(init[0]);
 		return -1;
@@ -755,14 +739,6 @@ static int cmp_slab_name(const void *a, const void *b)
 		      ((const struct kmtd_slab_name *)b)->name);
 }
 
-static const char *slab_dir(void)
-{
-	const char *fake = getenv(KMTD_FAKE_ENV);
-	const char *dir = getenv(KMTD_TEST_SLAB_ENV);
-
-	return fake && strcmp(fake, "1") == 0 && dir ? dir : KMTD_SLAB_DIR;
-}
-
 /*
  * Adds the names /sys/kernel/slab shows now: a directory is a cache, a
  * symlink the name of a cache merged into the one it points to. A name
@@ -771,7 +747,7 @@ static const char *slab_dir(void)
  */
 static int slab_snapshot(struct kmtd_meta *m)
 {
-	const char *dir = slab_dir();
+	const char *dir = kmtd_slab_dir();
 	struct dirent **names;
 	size_t had = m->nslab;
 	int n, ret = 0;
@@ -1036,7 +1012,7 @@ int kmtd_write_meta(const struct kmtd_run *run, struct kmtd_meta *m, bool final)
 		m->filter_end = read_filter(run->kdir);
 	}
 	if (slab_snapshot(m) < 0)
-		kmtd_err("warning: %s: %s; some merged cache names are not recorded", slab_dir(),
+		kmtd_err("warning: %s: %s; some merged cache names are not recorded", kmtd_slab_dir(),
 			 strerror(errno));
 	dir_path(run, KMTD_META, path, sizeof(path));
 	text = meta_text(run, m, final, &len);

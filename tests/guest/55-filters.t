@@ -3,7 +3,8 @@
 # 55-filters.t - filters at the source, in a guest under the oracle's load generator (a kthread
 # per CPU allocating and freeing beside everything): a process of known tgid runs the oracle's
 # pattern under kmemtraced --tgid, then one in a child cgroup under --cgroup (the parent's path),
-# then --size, --call-site, --cache of the oracle's cache and of kmalloc-256, a filter changed through debugfs during a trace (--tgid of one
+# then --size, --call-site, --cache of the oracle's cache, of its cache SLUB merged into another
+# (given to the module by that cache's name) and of kmalloc-256, a filter changed through debugfs during a trace (--tgid of one
 # process, then of another, whose run frees the first one's leaked objects), and a tiny tracking
 # table (track_slots=16, pages=1, with a filter given as a module parameter at load). For each trace,
 # judged from the oracle's own counts and the guest's kallsyms, never from an earlier run: each
@@ -50,15 +51,16 @@ D=$KMT_DEBUGFS
 O=/sys/kernel/debug/kmemtrace_oracle
 OUT=$KMT_OUT
 
-# worker NAME [CGROUP]: a process of its own that waits, then runs the oracle's pattern from
-# builtins only (no child process), so that its allocations are the pattern's and its own.
+# worker NAME [CGROUP [PATTERN]]: a process of its own that waits, then runs the oracle's
+# pattern (its run file, or PATTERN: bulk) from builtins only (no child process), so that its
+# allocations are the pattern's and its own.
 worker() {
 	rm -f "/tmp/go.$1" "/tmp/done.$1"
 	mkfifo "/tmp/go.$1" "/tmp/done.$1"
 	(
 		[ -z "$2" ] || echo 0 > "$2/cgroup.procs"
 		read -r x < "/tmp/go.$1"
-		echo 1 > $O/run
+		echo 1 > "$O/${3:-run}"
 		echo "$x" > "/tmp/done.$1"
 	) &
 	echo $! > "$OUT/$1.pid"
@@ -90,6 +92,11 @@ echo $? > "$OUT/site.status"
 worker cache
 kmemtraced -q -o "$OUT/cache" --cache kmt_oracle_cache -- go.sh cache 2> "$OUT/cache.err"
 echo $? > "$OUT/cache.status"
+
+worker merged "" bulk
+kmemtraced -o "$OUT/merged" --cache kmt_oracle_merged -- go.sh merged 2> "$OUT/merged.err"
+echo $? > "$OUT/merged.status"
+cat $O/bulk_expected > "$OUT/merged.bulk_expected"
 
 worker kclass
 kmemtraced -q -o "$OUT/kclass" --cache kmalloc-256 -- go.sh kclass 2> "$OUT/kclass.err"
@@ -145,7 +152,7 @@ vm_ok filters -c 2 -T 400 --no-daemon -p start_disabled=1 -m kmemtrace_oracle -a
 o=$VM_OUT
 is "$(command_status)" 0 "the guest script ran"
 dmesg_clean
-for t in tgid cg size site cache kclass chg ovf; do
+for t in tgid cg size site cache merged kclass chg ovf; do
 	is "$(cat "$o/$t.status" 2>/dev/null)" 0 "$t: kmemtraced exit 0" || note_file "$o/$t.err"
 	ok "$t: every file passes kmemtrace_check --strict" all_strict "$o/$t"
 done
@@ -366,6 +373,36 @@ pairing("cache", evs)
 m = meta(os.path.join(out, "cache"))
 check("cache: meta filter", m.get("filter"), ["cache=kmt_oracle_cache"])
 filtered("cache", m)
+
+# A name SLUB merged into another cache: kmemtraced gives the module the cache's own name, which
+# the trace's description of the cache the oracle's objects came from says (the kernel's), and
+# the oracle's allocations through its name are all recorded, with their frees.
+evs, lost = records(os.path.join(out, "merged"))
+bexp = {"done": {}, "failed": {}}
+for line in open(os.path.join(out, "merged.bulk_expected")):
+    w = line.split()
+    if w[0] in ("done", "failed"):
+        bexp[w[0]][w[1]] = int(w[2])
+check("merged: no record lost", lost, 0)
+got = counted(evs)
+for f in ("oracle_merged_alloc", "oracle_merged_free"):
+    check(f"merged: {f} records", got.get(f, 0), total(bexp, f))
+named = sorted({cache_names.get(e["cache"]) for e in evs
+                if e["type"] == CACHE_ALLOC and e["func"] == "oracle_merged_alloc"})
+check("merged: the oracle's objects came from one cache, described", len(named) == 1 and
+      named[0] is not None, True)
+primary = named[0] if named else "?"
+m = meta(os.path.join(out, "merged"))
+check("merged: meta filter names that cache", m.get("filter"), ["cache=" + primary])
+check("merged: every cache allocation recorded is from it",
+      sorted({cache_names.get(e["cache"]) for e in evs if e["type"] == CACHE_ALLOC} - {primary},
+             key=str), [])
+pairing("merged", evs)
+filtered("merged", m)
+err = open(os.path.join(out, "merged.err")).read()
+check("merged: kmemtraced says which cache it records when SLUB merged it",
+      primary == "kmt_oracle_merged" or ("SLUB merged it into the cache " + primary) in err, True)
+print("NOTE\tmerged: SLUB put kmt_oracle_merged in %s\t\t" % primary)
 
 # A kmalloc size class: kmalloc() calls whose slot is 256 bytes, whoever makes them.
 def class_size(name):

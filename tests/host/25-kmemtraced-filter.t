@@ -6,8 +6,10 @@
 # to [the function, the next symbol)) written to the module's filter file as its words; the
 # filter file's lines in kmemtrace.meta (filter, filter_track_slots, filtered_start at the
 # start; filter_end, filtered_end at the end); the filter found put back at the end; bad
-# values refused; a module without a filter file refused; and kmemtrace-report's header (text
-# and JSON) naming the filter and the counts it left out.
+# values refused; a module without a filter file refused; --cache of a name SLUB merged into
+# another cache given to the module as that cache's name (from a fake /sys/kernel/slab and
+# /proc/slabinfo); and kmemtrace-report's header (text and JSON) naming the filter and the
+# counts it left out.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -74,6 +76,31 @@ is "$(grep '^filter ' "$T/start.meta")" "filter $spec" "meta at start: the filte
 is "$(grep -c '^filter_end\|^filtered_end' "$T/start.meta")" 0 "meta at start: no end lines yet"
 is "$(grep '^filter_end ' "$O/kmemtrace.meta")" "filter_end $spec" "meta at the end: the filter in force then"
 is "$(head -n 1 "$K/filter")" "none" "the filter found (none) is put back at the end"
+
+# --cache of a name SLUB merged into another cache: the module's name for the cache is the
+# one /proc/slabinfo lists whose /sys/kernel/slab entry is the same directory.
+S=$T/slab
+mkdir -p "$S/:0000096" "$S/kmalloc-96" "$S/dentry"
+ln -s :0000096 "$S/kmt_oracle_merged"
+ln -s ../slab/:0000096 "$S/ext4_groupinfo_1k"
+ln -s kmalloc-96 "$S/kmt_into_kmalloc"
+ln -s dentry "$S/kmt_into_dentry"
+printf 'slabinfo - version: 2.1\n# name <active_objs> ...\next4_groupinfo_1k 10 10 96 42 1 : tunables 0 0 0\ndentry 5 5 192 21 1 : tunables 0 0 0\nkmalloc-96 3 3 96 42 1 : tunables 0 0 0\n' >"$P/slabinfo"
+export KMEMTRACED_TEST_SLAB_DIR=$S
+for c in "kmt_oracle_merged ext4_groupinfo_1k" "kmt_into_dentry dentry" "dentry dentry" \
+	"kmt_unknown kmt_unknown" "kmalloc-96 kmalloc-96" "kmt_into_kmalloc kmalloc-96"; do
+	set -- $c
+	run "$D" -f -r "$T/fake" -o "$T/alias" --cache "$1" -- sh -c "cp '$K/filter' '$T/written'"
+	is "$rc" 0 "--cache $1: exit 0"
+	is "$(cat "$T/written")" "cache=$2" "--cache $1: the module is given cache=$2"
+	if [ "$1" != "$2" ]; then
+		like "$err" "--cache $1: SLUB merged it into the cache $2" "--cache $1: says which cache it is"
+	else
+		ok_cmd "--cache $1: nothing said of a merge" sh -c "! grep -q 'SLUB merged' '$T/err'"
+	fi
+done
+unset KMEMTRACED_TEST_SLAB_DIR
+printf 'none\n' >"$K/filter"
 
 # A filter set through debugfs, changed during the trace: kmemtraced leaves it alone and
 # writes down the file as it was at the start and at the end, counters included.
