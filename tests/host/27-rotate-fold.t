@@ -27,18 +27,6 @@ require_tools kmemtrace-report kmemtrace_check kmemtrace-gen kmemtrace-rotate
 scratch_dir rotfold
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-# CHECK/NOTE lines of a checker into TAP.
-checks() {
-	local tag desc got want
-	while IFS=$'\t' read -r tag desc got want; do
-		case $tag in
-		CHECK) is "$got" "$want" "$desc" ;;
-		NOTE) echo "# $desc $got" ;;
-		*) echo "# $tag $desc" ;;
-		esac
-	done < <("$@" 2>&1)
-}
-
 # Times (ns) at 1/4, 1/2 and 3/4 of a trace's records, and the trace's first record.
 cuts_of() {
 	python3 - "$1" <<'PY'
@@ -68,7 +56,7 @@ rotate_and_compare() {
 			"$CHECK" --strict -q "$f" >"$T/check.err" 2>&1 || { bad=1; cat "$T/check.err"; }
 		done
 		is "$bad" 0 "$name --fold $k: every checkpoint file passes kmemtrace_check --strict"
-		checks python3 "$HERE/window_compare.py" "$REPORT" "$rot" "$full" "$name --fold $k" \
+		tap_checks python3 "$HERE/window_compare.py" "$REPORT" "$rot" "$full" "$name --fold $k" \
 			$((cut - start + 500)) $((c3 - start + 100)) $(((c3 - start) * 5 / 4))
 	done
 }
@@ -146,7 +134,7 @@ ok $? "odd: kmemtrace-rotate at the 1 ms gap" "$(cat "$T/rotate.err")"
 for f in "$T"/odd.rot/ckpt.000002/cpu*.out; do
 	ok_cmd "odd: $(basename "$f") passes kmemtrace_check --strict" "$CHECK" --strict -q "$f"
 done
-checks python3 "$HERE/window_compare.py" "$REPORT" "$T/odd.rot" "$T/odd" "odd" \
+tap_checks python3 "$HERE/window_compare.py" "$REPORT" "$T/odd.rot" "$T/odd" "odd" \
 	$((cut - start + 100)) $((cut - start + 3000))
 # What the checkpoint holds: by type, from its files.
 got=$(python3 - "$T/odd.rot/ckpt.000002" <<'PY'

@@ -21,16 +21,6 @@ require_tools kmemtraced kmemtrace-report kmemtrace_check kmemtrace-gen
 scratch_dir maxsize
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-checks() {
-	local tag desc got want
-	while IFS=$'\t' read -r tag desc got want; do
-		case $tag in
-		CHECK) is "$got" "$want" "$desc" ;;
-		*) echo "# $tag $desc $got" ;;
-		esac
-	done < <("$@" 2>&1)
-}
-
 # --- Options ---------------------------------------------------------------------------------
 for bad in 10k 1X -5 "" 64kk 99999999999999999999G; do
 	run "$D" -o "$T/u" --max-size "$bad"
@@ -75,7 +65,7 @@ for f in "$O"/ckpt.000002/cpu*.out "$O"/seg.000002/cpu*.out; do
 	"$CHECK" --strict -q "$f" >"$T/check.err" 2>&1 || { bad=1; cat "$T/check.err"; }
 done
 is "$bad" 0 "every checkpoint and segment file passes kmemtrace_check --strict"
-checks python3 "$HERE/window_compare.py" "$REPORT" "$O" "$T/gen" "fake module"
+tap_checks python3 "$HERE/window_compare.py" "$REPORT" "$O" "$T/gen" "fake module"
 
 # --- An earlier rotated trace -----------------------------------------------------------------
 run "$D" -q -r "$T/fake" -o "$O" -t 1

@@ -14,6 +14,9 @@
 #   run CMD...               run CMD: out (stdout), err (stderr), rc; needs the test's $T
 #                            (CMD's output stays in $T/out and $T/err)
 #   jget EXPR FILE           a value of a JSON document (a Python expression on d)
+#   tap_checks CMD...        run a checker (CMD); each "CHECK<tab>DESC<tab>GOT<tab>WANT" line it
+#                            prints becomes `is GOT WANT DESC`, any other line a comment; CMD
+#                            failing is one more failed test
 #   done_testing             print the plan (1..n); return non-zero if any test failed
 #   require_built TOOL...    skip the whole test (plan 1..0) unless each TOOL is built in $BIN
 #   require_cmds CMD...      skip the whole test unless each CMD is installed (on $PATH)
@@ -83,6 +86,16 @@ like() {
 
 summary() {
 	awk -v k="$1" '$1 == k { print $2 }' "$2"
+}
+
+tap_checks() {
+	local tag desc got want
+	while IFS=$'\t' read -r tag desc got want; do
+		case $tag in
+		CHECK) is "$got" "$want" "$desc" ;;
+		*) echo "# $tag $desc $got" ;;
+		esac
+	done < <("$@" || printf 'CHECK\tthe checker ran without error\tfailed\tok\n')
 }
 
 done_testing() {
