@@ -125,8 +125,9 @@ for d in glob.glob(os.path.join(dropped_dir, "seg.*")):
 for f in sorted(glob.glob(os.path.join(ck, "cpu*.out"))):
     h = open(f, "rb").read(64)
     c = int(os.path.basename(f)[3:-4])
-    kind, = struct.unpack_from("<B", h, 17)
-    hcut, hdropped, hseg = struct.unpack_from("<QQI", h, 40)
+    E = ">" if h[:4] == b"RTMK" else "<"
+    kind, = struct.unpack_from(E + "B", h, 17)
+    hcut, hdropped, hseg = struct.unpack_from(E + "QQI", h, 40)
     check(f"{os.path.basename(f)}: kind checkpoint", kind, 1)
     check(f"{os.path.basename(f)}: cut as the metadata's", hcut, cut)
     check(f"{os.path.basename(f)}: segment", hseg, first)
