@@ -6,7 +6,10 @@
  *
  * Only what can be summed without changing a report is summed: an
  * allocation and the free that ends it, where the report would find
- * nothing odd in the pair, and failed allocations. Everything else stays
+ * nothing odd in the pair, and failed allocations. A pair is summed only
+ * once as many frees followed it as the report remembers a freed object
+ * for (its FREED_WINDOW): a second free of the address before then is a
+ * double free to the report, so the pair and that free stay verbatim. Everything else stays
  * verbatim: cache descriptions, stacks, LOST records, page events, frees
  * of objects never seen allocated, and every record of an address once it
  * did something the report calls an error (allocated twice, freed by the
@@ -31,6 +34,14 @@
 #define ST_EMPTY	0
 #define ST_LIVE		1	/* r is the allocation, waiting for its free */
 #define ST_ODD		2	/* every record of the address is kept */
+#define ST_FREED	3	/* freed by the pair in ring slot serial, not yet summed */
+
+/*
+ * The report's FREED_WINDOW (report/core/report_core_int.h): a free of an
+ * address freed fewer than this many frees of live objects ago is a
+ * double free, one later a free of an object never seen.
+ */
+#define FREED_WINDOW	65536u
 
 /* 80 bytes: an address, its state and its allocation as recorded. */
 struct live {
@@ -54,6 +65,14 @@ struct sum_key {
 struct sum {
 	struct sum_key k;
 	uint64_t count, bytes_req, bytes_alloc, cross_cpu, cross_node;
+	bool used;		/* a slot of the table (count may be 0 for a while) */
+};
+
+/* A pair freed among the last FREED_WINDOW frees, not summed yet. */
+struct pair {
+	union kmt_rec a, f;
+	uint64_t sa, sf;	/* their serials */
+	bool used;
 };
 
 struct kmt_ckpt {
@@ -66,6 +85,9 @@ struct kmt_ckpt {
 
 	struct sum *sums;	/* open addressing by sum_key */
 	size_t sums_cap, nsums;
+
+	struct pair *ring;	/* [FREED_WINDOW], by free number; allocated at the first pair */
+	uint64_t frees;		/* frees of live objects so far, as the report numbers them */
 
 	uint64_t serial, folded;
 	uint64_t *dropped;	/* records fed, by CPU (65536 entries once a record came) */
@@ -111,6 +133,7 @@ void kmt_ckpt_free(struct kmt_ckpt *k)
 	free(k->state);
 	free(k->kept);
 	free(k->sums);
+	free(k->ring);
 	free(k->dropped);
 	free(k->cpus);
 	free(k);
@@ -212,7 +235,7 @@ static size_t sum_slot(const struct kmt_ckpt *k, const struct sum_key *x)
 {
 	size_t mask = k->sums_cap - 1, i;
 
-	for (i = key_hash(x) & mask; k->sums[i].count; i = (i + 1) & mask)
+	for (i = key_hash(x) & mask; k->sums[i].used; i = (i + 1) & mask)
 		if (!memcmp(&k->sums[i].k, x, sizeof(*x)))
 			return i;
 	return i;
@@ -233,13 +256,14 @@ static struct sum *sum_get(struct kmt_ckpt *k, const struct sum_key *x)
 		}
 		k->sums_cap = oldcap * 2;
 		for (j = 0; j < oldcap; j++)
-			if (old[j].count)
+			if (old[j].used)
 				k->sums[sum_slot(k, &old[j].k)] = old[j];
 		free(old);
 	}
 	i = sum_slot(k, x);
-	if (!k->sums[i].count) {
+	if (!k->sums[i].used) {
 		k->sums[i].k = *x;
+		k->sums[i].used = true;
 		k->nsums++;
 	}
 	return &k->sums[i];
@@ -250,9 +274,12 @@ static bool cross_node(const struct kmt_event *a)
 	return a->node != KMT_NODE_ANY && a->node != a->cpu_node;
 }
 
-/* Adds an allocation (and its free, for KMT_SUM_FREED) to its key's sum. */
-static int sum_add(struct kmt_ckpt *k, const struct kmt_event *a, const struct kmt_event *f,
-		   uint8_t kind)
+/*
+ * Adds an allocation (and its free, for KMT_SUM_FREED) to its key's sum,
+ * or with sign -1 takes it back out.
+ */
+static int sum_change(struct kmt_ckpt *k, const struct kmt_event *a, const struct kmt_event *f,
+		      uint8_t kind, int sign)
 {
 	struct sum_key x;
 	struct sum *s;
@@ -268,13 +295,49 @@ static int sum_add(struct kmt_ckpt *k, const struct kmt_event *a, const struct k
 	s = sum_get(k, &x);
 	if (!s)
 		return -1;
-	s->count++;
-	s->bytes_req += a->bytes_req;
-	s->bytes_alloc += a->bytes_alloc;
-	s->cross_node += cross_node(a);
-	s->cross_cpu += f && f->cpu != a->cpu;
+	s->count += (uint64_t)(int64_t)sign;
+	s->bytes_req += (uint64_t)((int64_t)sign * a->bytes_req);
+	s->bytes_alloc += (uint64_t)((int64_t)sign * a->bytes_alloc);
+	s->cross_node += (uint64_t)(int64_t)(sign * cross_node(a));
+	s->cross_cpu += (uint64_t)(int64_t)(sign * (f && f->cpu != a->cpu));
+	return 0;
+}
+
+static int sum_add(struct kmt_ckpt *k, const struct kmt_event *a, const struct kmt_event *f,
+		   uint8_t kind)
+{
+	if (sum_change(k, a, f, kind, 1) < 0)
+		return -1;
 	k->folded += f ? 2 : 1;
 	return 0;
+}
+
+/*
+ * The next free of a live object: its number's ring slot is emptied, the
+ * pair there (freed FREED_WINDOW frees ago) summed and its address
+ * forgotten. Returns the slot, or -1 (out of memory).
+ */
+static long next_free(struct kmt_ckpt *k)
+{
+	size_t slot = (size_t)(++k->frees % FREED_WINDOW);
+	struct pair *p;
+
+	if (!k->ring) {
+		k->ring = calloc(FREED_WINDOW, sizeof(*k->ring));
+		if (!k->ring)
+			return -1;
+	}
+	p = &k->ring[slot];
+	if (p->used) {
+		size_t j = slot_of(k, p->a.ev.ptr);
+
+		if (sum_add(k, &p->a.ev, &p->f.ev, KMT_SUM_FREED) < 0)
+			return -1;
+		p->used = false;
+		if (k->state[j] == ST_FREED && k->live[j].serial == slot)
+			live_delete(k, j);
+	}
+	return (long)slot;
 }
 
 /*
@@ -314,6 +377,11 @@ static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t seria
 	i = slot_of(k, e->ptr);
 	if (k->state[i] == ST_ODD)
 		return keep(k, r, serial);
+	if (k->state[i] == ST_FREED) {
+		/* Allocated again: no longer a freed object; its pair waits in the ring. */
+		k->state[i] = ST_EMPTY;
+		k->live_used--;
+	}
 	if (k->state[i] == ST_LIVE) {
 		const struct kmt_event *o = &k->live[i].r.ev;
 
@@ -347,26 +415,44 @@ static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t seria
 static int feed_free(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial)
 {
 	size_t i = slot_of(k, r->ev.ptr);
+	long slot;
 
-	if (k->state[i] == ST_LIVE) {
-		if (!clean_pair(&k->live[i].r.ev, &r->ev))
-			return make_odd(k, i, r, serial);
-		/*
-		 * A free with a stack of its own (stack_frees=1) counts in its
-		 * stack's tallies, which a sum has no room for: the pair stays.
-		 */
-		if (r->ev.stack_id || (r->ev.flags & KMT_F_NO_STACK)) {
-			if (keep(k, &k->live[i].r, k->live[i].serial) < 0 || keep(k, r, serial) < 0)
-				return -1;
-		} else if (sum_add(k, &k->live[i].r.ev, &r->ev, KMT_SUM_FREED) < 0) {
+	if (k->state[i] == ST_FREED) {
+		/* A double free: the pair it frees again, and it, stay. */
+		struct pair *p = &k->ring[k->live[i].serial];
+
+		if (keep(k, &p->a, p->sa) < 0 || keep(k, &p->f, p->sf) < 0)
 			return -1;
-		}
-		k->nlive--;
+		p->used = false;
+		k->state[i] = ST_ODD;
+		return keep(k, r, serial);
+	}
+	if (k->state[i] != ST_LIVE)
+		/* An odd address, or an object allocated before the trace. */
+		return keep(k, r, serial);
+	/* The report numbers this free; that may sum, and move, other slots. */
+	slot = next_free(k);
+	if (slot < 0)
+		return -1;
+	i = slot_of(k, r->ev.ptr);
+	if (!clean_pair(&k->live[i].r.ev, &r->ev))
+		return make_odd(k, i, r, serial);
+	k->nlive--;
+	/*
+	 * A free with a stack of its own (stack_frees=1) counts in its
+	 * stack's tallies, which a sum has no room for: the pair stays.
+	 */
+	if (r->ev.stack_id || (r->ev.flags & KMT_F_NO_STACK)) {
+		if (keep(k, &k->live[i].r, k->live[i].serial) < 0 || keep(k, r, serial) < 0)
+			return -1;
 		live_delete(k, i);
 		return 0;
 	}
-	/* An odd address, or an object allocated before the trace. */
-	return keep(k, r, serial);
+	k->ring[slot] = (struct pair){ .a = k->live[i].r, .f = *r, .sa = k->live[i].serial,
+				       .sf = serial, .used = true };
+	k->state[i] = ST_FREED;
+	k->live[i].serial = (uint64_t)slot;
+	return 0;
 }
 
 int kmt_ckpt_feed(struct kmt_ckpt *k, const union kmt_rec *r)
@@ -564,16 +650,35 @@ io:
 	return -1;
 }
 
+/*
+ * Adds the pairs of ring slots below end to the sums (sign 1), or takes
+ * them back out (-1, which needs no memory: their keys are in the table).
+ * Returns end, or the slot where memory ran out.
+ */
+static size_t ring_sums(struct kmt_ckpt *k, int sign, size_t end)
+{
+	size_t i;
+
+	for (i = 0; k->ring && i < end; i++) {
+		const struct pair *p = &k->ring[i];
+
+		if (p->used && sum_change(k, &p->a.ev, &p->f.ev, KMT_SUM_FREED, sign) < 0)
+			break;
+	}
+	return i;
+}
+
 int kmt_ckpt_write(struct kmt_ckpt *k, const char *dir, uint32_t segment, uint64_t cut_ns,
 		   struct kmt_error *err)
 {
 	size_t nrec = k->nkept + k->nlive, nsum = 0, i, r0 = 0, s0 = 0;
 	struct kept *rec = malloc((nrec ? nrec : 1) * sizeof(*rec));
-	struct sum *sums = malloc((k->nsums ? k->nsums : 1) * sizeof(*sums));
+	struct sum *sums = NULL;
+	size_t added;
 	int ret = -1;
 
 	memset(err, 0, sizeof(*err));
-	if (!rec || !sums) {
+	if (!rec) {
 		kmt_err_set(err, KMT_ERR_NOMEM, dir, UINT64_MAX, "out of memory");
 		goto out;
 	}
@@ -590,9 +695,18 @@ int kmt_ckpt_write(struct kmt_ckpt *k, const char *dir, uint32_t segment, uint64
 		rec[nrec++].r = k->live[i].r;
 	}
 	qsort(rec, nrec, sizeof(*rec), by_cpu_serial);
-	for (i = 0; i < k->sums_cap; i++)
-		if (k->sums[i].count)
+	/* The pairs still in the ring go into this checkpoint's sums, not the fold's. */
+	added = ring_sums(k, 1, FREED_WINDOW);
+	if (added == FREED_WINDOW)
+		sums = malloc((k->nsums ? k->nsums : 1) * sizeof(*sums));
+	for (i = 0; sums && i < k->sums_cap; i++)
+		if (k->sums[i].used && k->sums[i].count)
 			sums[nsum++] = k->sums[i];
+	ring_sums(k, -1, added);
+	if (!sums) {
+		kmt_err_set(err, KMT_ERR_NOMEM, dir, UINT64_MAX, "out of memory");
+		goto out;
+	}
 	qsort(sums, nsum, sizeof(*sums), sum_order);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		kmt_err_set(err, KMT_ERR_IO, dir, UINT64_MAX, "cannot create: %s", strerror(errno));
