@@ -741,5 +741,6 @@ void kmt_ckpt_get_stats(const struct kmt_ckpt *k, struct kmt_ckpt_stats *st)
 	st->folded = k->folded;
 	st->fed = k->serial;
 	st->memory = k->live_cap * (sizeof(*k->live) + 1) + k->kept_cap * sizeof(*k->kept) +
-		     k->sums_cap * sizeof(*k->sums) + 65536 * (sizeof(*k->dropped) + 1);
+		     k->sums_cap * sizeof(*k->sums) + 65536 * (sizeof(*k->dropped) + 1) +
+		     (k->ring ? FREED_WINDOW * sizeof(*k->ring) : 0);
 }
