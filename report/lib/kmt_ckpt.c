@@ -663,7 +663,9 @@ static size_t ring_sums(struct kmt_ckpt *k, int sign, size_t end)
 {
 	size_t i;
 
-	for (i = 0; k->ring && i < end; i++) {
+	if (!k->ring)
+		return end;
+	for (i = 0; i < end; i++) {
 		const struct pair *p = &k->ring[i];
 
 		if (p->used && sum_change(k, &p->a.ev, &p->f.ev, KMT_SUM_FREED, sign) < 0)

@@ -12,7 +12,7 @@
 #                              built with $(CC), as $(BUILD)/tests/fuzz_replay_TARGET.t.
 # Documentation/fuzzing.md says more, and what the last runs found.
 
-FUZZ_ALL_TARGETS := reader report syms check
+FUZZ_ALL_TARGETS := reader report syms check fold
 FUZZ_TARGETS ?= $(FUZZ_ALL_TARGETS)
 # Empty: run-fuzz's defaults (60 s each, or FUZZ_RUNS executions with no time limit).
 FUZZ_SECONDS ?=
@@ -25,7 +25,10 @@ FUZZ_RUNS ?=
 # (REPORT_ANALYSIS_OBJS, report/report.mk), as the table's inline code in the header they share
 # reads the sizes too, and a file built with others would disagree with the rest.
 FUZZ_SMALL_TABLES := -DOBJ_MIN_BITS=3 -DFREED_BITS=3
-FUZZ_SMALL_OBJS := $(REPORT_ANALYSIS_OBJS:$(OBJDIR)/report/core/%.o=$(OBJDIR)/tests/fuzz/%_small.o)
+# The checkpoint's fold (report/lib/kmt_ckpt.c) remembers freed pairs for the report's window
+# of frees: it is built small with it, and linked before the library, whose copy it replaces.
+FUZZ_SMALL_OBJS := $(REPORT_ANALYSIS_OBJS:$(OBJDIR)/report/core/%.o=$(OBJDIR)/tests/fuzz/%_small.o) \
+	$(OBJDIR)/tests/fuzz/kmt_ckpt_small.o
 FUZZ_REPORT_OBJS := $(filter-out $(OBJDIR)/report/kmemtrace-report.o $(REPORT_ANALYSIS_OBJS),\
 	$(REPORT_OBJS)) $(FUZZ_SMALL_OBJS)
 
@@ -39,7 +42,11 @@ FUZZ_COMMON_OBJS := $(OBJDIR)/tests/fuzz/fuzz_targets.o $(OBJDIR)/tests/fuzz/jso
 
 $(OBJDIR)/tests/fuzz/%.o: KMT_CFLAGS += -Itests -Itests/fuzz
 
-$(FUZZ_SMALL_OBJS): $(OBJDIR)/tests/fuzz/%_small.o: report/core/%.c
+$(filter-out %/kmt_ckpt_small.o,$(FUZZ_SMALL_OBJS)): $(OBJDIR)/tests/fuzz/%_small.o: report/core/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KMT_CFLAGS) $(FUZZ_SMALL_TABLES) -MMD -MP -c $< -o $@
+
+$(OBJDIR)/tests/fuzz/kmt_ckpt_small.o: report/lib/kmt_ckpt.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_CFLAGS) $(FUZZ_SMALL_TABLES) -MMD -MP -c $< -o $@
 
@@ -107,7 +114,8 @@ $(FUZZ_OBJDIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
-$(REPORT_ANALYSIS_OBJS:$(OBJDIR)/%=$(FUZZ_OBJDIR)/%): FUZZ_CFLAGS += $(FUZZ_SMALL_TABLES)
+$(REPORT_ANALYSIS_OBJS:$(OBJDIR)/%=$(FUZZ_OBJDIR)/%) $(FUZZ_OBJDIR)/report/lib/kmt_ckpt.o: \
+	FUZZ_CFLAGS += $(FUZZ_SMALL_TABLES)
 
 # A 256-slot read buffer instead of 4096: inputs of a few KiB then refill it mid-record, and
 # each open costs a small allocation instead of a fresh 256 KiB mapping from ASan (which

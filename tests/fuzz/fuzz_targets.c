@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fuzz_targets.h"
+#include "kmt_ckpt.h"
 #include "kmt_exit.h"
 #include "kmt_reader.h"
 #include "kmt_writer.h"
@@ -1463,11 +1464,122 @@ int fuzz_check(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	return 0;
 }
 
+/* ---- the checkpoint's fold ------------------------------------------------------ */
+
+/* One site's tallies in the two reports, which the fold must keep equal. */
+static void same_site(const struct rpt_site *a, const struct rpt_site *b)
+{
+	if (!b || a->hits != b->hits || a->bytes_req != b->bytes_req ||
+	    a->bytes_alloc != b->bytes_alloc || a->frees != b->frees ||
+	    a->bytes_freed != b->bytes_freed || a->cross_cpu_frees != b->cross_cpu_frees ||
+	    a->failed != b->failed || a->cross_node != b->cross_node ||
+	    a->out_count != b->out_count || a->out_bytes != b->out_bytes ||
+	    a->out_oldest_ts != b->out_oldest_ts)
+		fail("call site 0x%" PRIx64 ": the checkpoint's report differs from the trace's",
+		     a->addr);
+}
+
+/* Reads a merge into a new report; NULL when the merge fails. */
+static struct rpt *report_of(char *const *paths, size_t n, uint64_t *last_ts,
+			     struct kmt_error *err)
+{
+	struct kmt_merge *m = kmt_merge_open(paths, n, 0, err);
+	union kmt_rec rec;
+	struct rpt *r;
+	int rc;
+
+	if (!m)
+		return NULL;
+	r = rpt_new(NULL, 0);
+	if (!r)
+		harness_fail("rpt_new: out of memory");
+	while ((rc = kmt_merge_next(m, &rec, NULL)) == 1) {
+		if (last_ts)
+			*last_ts = rec.c.timestamp;
+		if (rpt_feed(r, &rec))
+			harness_fail("rpt_feed: out of memory");
+	}
+	if (rc < 0) {
+		*err = *kmt_merge_error(m);
+		rpt_free(r);
+		r = NULL;
+	} else if (rpt_finish(r)) {
+		harness_fail("rpt_finish: out of memory");
+	}
+	kmt_merge_close(m);
+	return r;
+}
+
+int fuzz_fold(const uint8_t *data, size_t size, struct fuzz_outcome *out)
+{
+	char in[1024], dir[1024], ck[1024], ckf[1100], *p = in, *q = ckf;
+	const struct rpt_totals *a, *b;
+	struct rpt *full, *win = NULL;
+	struct kmt_ckpt *k;
+	struct kmt_error err;
+	uint64_t last = 0;
+	unsigned int cpu = header_cpu(data, size);
+
+	tmp_path(dir, sizeof(dir), "f");
+	tmp_path(in, sizeof(in), "f/cpu%u.out", cpu);
+	write_file(in, data, size);
+	full = report_of(&p, 1, &last, &err);
+	if (!full || last == UINT64_MAX) {
+		/* Only what the reader takes is folded. */
+		outcome_set(out, full ? KMT_EXIT_OK : kmt_error_exit(&err), full ? NULL : err.msg);
+		rpt_free(full);
+		unlink(in);
+		return 0;
+	}
+	/* Everything before the cut: the checkpoint alone must report as the trace. */
+	k = kmt_ckpt_new();
+	if (!k)
+		harness_fail("kmt_ckpt_new: out of memory");
+	tmp_path(ck, sizeof(ck), "ckpt.000002");
+	if (kmt_ckpt_fold_dir(k, dir, last + 1, &err))
+		fail("the fold refused what the reader took: %s", err.msg);
+	if (kmt_ckpt_write(k, ck, 2, last + 1, &err))
+		harness_fail("kmt_ckpt_write: %s", err.msg);
+	snprintf(ckf, sizeof(ckf), "%s/cpu%u.out", ck, cpu);
+	win = report_of(&q, 1, NULL, &err);
+	if (!win)
+		fail("the checkpoint of a good trace is refused: %s", err.msg);
+	for (size_t i = 0; i < rpt_nsites(full); i++)
+		same_site(rpt_site(full, i), rpt_site_find(win, rpt_site(full, i)->addr));
+	if (rpt_nsites(win) != rpt_nsites(full))
+		fail("%zu call sites in the checkpoint's report, %zu in the trace's",
+		     rpt_nsites(win), rpt_nsites(full));
+	a = rpt_totals(full);
+	b = rpt_totals(win);
+	if (a->allocs != b->allocs || a->frees != b->frees || a->failed_allocs != b->failed_allocs ||
+	    a->bytes_req != b->bytes_req || a->bytes_alloc != b->bytes_alloc ||
+	    a->bytes_freed != b->bytes_freed || a->cross_cpu_frees != b->cross_cpu_frees ||
+	    a->cross_node_allocs != b->cross_node_allocs ||
+	    a->untracked_frees != b->untracked_frees || a->double_frees != b->double_frees ||
+	    a->implicit_frees != b->implicit_frees || a->outstanding != b->outstanding ||
+	    a->outstanding_bytes != b->outstanding_bytes || a->lost != b->lost ||
+	    a->probed_frees != b->probed_frees || a->kfree_cache_objects != b->kfree_cache_objects)
+		fail("the checkpoint's totals differ from the trace's");
+	for (unsigned int e = 0; e < RPT_ERR_NKINDS; e++)
+		if (rpt_error_count(full, e) != rpt_error_count(win, e))
+			fail("%s errors: %" PRIu64 " in the trace, %" PRIu64 " in its checkpoint",
+			     rpt_err_name(e), rpt_error_count(full, e), rpt_error_count(win, e));
+	outcome_set(out, KMT_EXIT_OK, NULL);
+	rpt_free(win);
+	rpt_free(full);
+	kmt_ckpt_free(k);
+	unlink(ckf);
+	rmdir(ck);
+	unlink(in);
+	return 0;
+}
+
 const struct fuzz_target fuzz_targets[] = {
 	{ "reader", fuzz_reader },
 	{ "report", fuzz_report },
 	{ "syms", fuzz_syms },
 	{ "check", fuzz_check },
+	{ "fold", fuzz_fold },
 	{ NULL, NULL },
 };
 

@@ -62,6 +62,14 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out);
  */
 int fuzz_check(const uint8_t *data, size_t size, struct fuzz_outcome *out);
 
+/*
+ * fold: the bytes are one cpuN.out; a trace the reader takes is folded
+ * whole into a checkpoint (report/lib/kmt_ckpt.c, as kmemtraced --max-size
+ * does), and the report of the checkpoint alone must equal the trace's:
+ * every call site's tallies, the totals and the errors.
+ */
+int fuzz_fold(const uint8_t *data, size_t size, struct fuzz_outcome *out);
+
 extern const struct fuzz_target fuzz_targets[];
 const struct fuzz_target *fuzz_target_find(const char *name);
 

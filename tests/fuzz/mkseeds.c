@@ -28,7 +28,7 @@ static void die(const char *what)
 	exit(3);
 }
 
-static void put_seed(const char *target, const char *name, const void *a, size_t alen,
+static void put_one_seed(const char *target, const char *name, const void *a, size_t alen,
 		     const void *b, size_t blen)
 {
 	char path[4096];
@@ -42,6 +42,15 @@ static void put_seed(const char *target, const char *name, const void *a, size_t
 	if (!fp || (alen && fwrite(a, alen, 1, fp) != 1) ||
 	    (blen && fwrite(b, blen, 1, fp) != 1) || fclose(fp))
 		die(path);
+}
+
+/* A reader seed is a fold seed too: both targets take one cpuN.out. */
+static void put_seed(const char *target, const char *name, const void *a, size_t alen,
+		     const void *b, size_t blen)
+{
+	put_one_seed(target, name, a, alen, b, blen);
+	if (!strcmp(target, "reader"))
+		put_one_seed("fold", name, a, alen, b, blen);
 }
 
 /* A file's first header + max_rec slots (and a partial tail only if keep_tail). */
