@@ -542,7 +542,7 @@ static int run_steps(struct run *x)
 	ret = open_srcline(x);
 	if (ret)
 		return ret;
-	x->m = kmt_merge_open(x->in.paths, x->in.n,
+	x->m = kmt_merge_open_inputs(&x->in,
 			      x->j->allow_trunc ? KMT_OPEN_ALLOW_TRUNCATED : 0, &err);
 	if (!x->m) {
 		fprintf(stderr, PROG ": %s\n", err.msg);

@@ -42,6 +42,10 @@ void kmt_header_swap(struct kmt_file_header *h)
 	sw32(&h->page_size);
 	sw64(&h->start_mono_ns);
 	sw64(&h->start_real_ns);
+	sw64(&h->cut_ns);
+	sw64(&h->dropped_records);
+	sw32(&h->segment);
+	sw32(&h->reserved1);
 }
 
 void kmt_rec_swap(union kmt_rec *r)
@@ -77,6 +81,16 @@ void kmt_rec_swap(union kmt_rec *r)
 		sw64(&r->lost.count);
 		sw64(&r->lost.first_lost_ns);
 		sw64(&r->lost.total_dropped);
+		break;
+	case KMT_REC_SUM:
+		sw64(&r->sum.call_site);
+		sw64(&r->sum.cache_id);
+		sw64(&r->sum.bytes_req);
+		sw64(&r->sum.bytes_alloc);
+		sw32(&r->sum.count);
+		sw32(&r->sum.cross_cpu);
+		sw32(&r->sum.cross_node);
+		sw16(&r->sum.stack_id);
 		break;
 	case KMT_REC_STACK: {
 		unsigned int i;
