@@ -336,6 +336,69 @@ static int read_trace(struct run *x)
 	return 0;
 }
 
+/*
+ * A rotated trace: its checkpoints' cut (one for all CPUs) and what they
+ * folded, into the header's facts; and the options that the sums cannot
+ * answer, refused before anything is read.
+ */
+static int find_window(struct run *x)
+{
+	struct report_job *j = x->j;
+	struct out_opts *o = &j->out;
+	const char *cut_path = NULL, *what;
+	size_t i;
+
+	for (i = 0; i < kmt_merge_nfiles(x->m); i++) {
+		const struct kmt_file *f = kmt_merge_file(x->m, i);
+		const struct kmt_file_header *h = kmt_file_checkpoint(f);
+
+		if (!h)
+			continue;
+		if (cut_path && h->cut_ns != o->cut_ns) {
+			fprintf(stderr, PROG ": %s: a checkpoint cut at %" PRIu64 " ns, and %s at %"
+				PRIu64 " ns: not one rotated trace\n", kmt_file_path(f),
+				(uint64_t)h->cut_ns, cut_path, o->cut_ns);
+			return KMT_EXIT_DATA;
+		}
+		cut_path = kmt_file_path(f);
+		o->rotated = true;
+		o->cut_ns = h->cut_ns;
+		o->folded_records += h->dropped_records;
+	}
+	if (!o->rotated)
+		return 0;
+	o->first_segment = x->in.first_segment;
+	o->last_segment = x->in.last_segment;
+	what = j->f.has_pid ? "--pid" : j->f.min_size ? "--min-size" :
+	       j->interval_ns ? "--interval" : NULL;
+	if (what && !j->raw) {
+		fprintf(stderr, PROG ": %s: %s: a rotated trace's records before its cut were "
+			"folded into sums by CPU, call site, cache and stack, which %s cannot "
+			"divide (trace-format.md, section 10)\n", x->in.name, what,
+			j->interval_ns ? "time intervals" : "a pid or size filter");
+		return KMT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * A rotated trace: a time of --time, --at or --diff before the cut (T ns
+ * after the trace's first record) is refused, naming the option.
+ */
+static int window_time(struct run *x, const char *opt, const char *val, uint64_t t)
+{
+	const struct out_opts *o = &x->j->out;
+	uint64_t first = rpt_totals(x->r)->first_ts;
+	char c[32];
+
+	if (!o->rotated || t > UINT64_MAX - first || first + t >= o->cut_ns)
+		return 0;
+	out_fmt_secs(c, sizeof(c), o->cut_ns > first ? o->cut_ns - first : 0);
+	fprintf(stderr, PROG ": %s=%s: before the trace's cut at +%s: records before it were "
+		"folded into a checkpoint's sums, which have no time\n", opt, val, c);
+	return KMT_EXIT_USAGE;
+}
+
 /* --interval: the last table, which ends with the trace. */
 static int finish_intervals(struct run *x)
 {
@@ -425,6 +488,9 @@ static int growth_check(struct run *x)
 			j->growth_val);
 		return KMT_EXIT_USAGE;
 	}
+	for (i = 0; i < (j->growth.diff ? 2u : 1u); i++)
+		if (window_time(x, j->growth_opt, j->growth_val, t[i]))
+			return KMT_EXIT_USAGE;
 	out_fmt_secs(d, sizeof(d), dur);
 	out_fmt_secs(l, sizeof(l), lo);
 	out_fmt_secs(h, sizeof(h), hi);
@@ -548,6 +614,9 @@ static int run_steps(struct run *x)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return kmt_error_exit(&err);
 	}
+	ret = find_window(x);
+	if (ret)
+		return ret;
 	if (x->j->raw)
 		raw_print_legend(stdout);
 	else if ((ret = start_analysis(x)))
@@ -558,6 +627,12 @@ static int run_steps(struct run *x)
 	if (x->j->raw) {
 		x->flush = true;
 		return KMT_EXIT_OK;
+	}
+	if (x->j->f.has_time) {
+		ret = window_time(x, "--time", x->j->time_val ? x->j->time_val : "?",
+				  x->j->f.t_start);
+		if (ret)
+			return ret;
 	}
 	if (x->iv)
 		return finish_intervals(x);
