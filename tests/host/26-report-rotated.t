@@ -78,14 +78,11 @@ kfree 1 $F1 0xffff888000006000
 EOF
 # What a fold at 1020000 keeps: cache descriptions, the stack, the allocations live at the
 # cut, the unpaired free and the LOST record, as they were (sequence gaps and all), then the
-# sums of what was freed or failed before the cut, at the cut - 1.
-cat >"$T/ckpt.txt" <<EOF
-at 1001000
-cache_desc 0 $C 192 192 foo_cache
-at 1001500
-cache_desc 1 $C 192 192 foo_cache
-at 1002000
-stack 0 1 $STK
+# sums of what was freed or failed before the cut, at the cut - 1. Its first six lines are
+# the whole trace's: the cache descriptions and the stack.
+{
+	head -n 6 "$T/full.txt"
+	cat <<EOF
 seq 0 4
 at 1005000
 kmalloc 0 $S1 0xffff888000002000 24 32 stack=1
@@ -107,6 +104,7 @@ sum 0 2 1 $S3 0 1 5000 0 0 0
 at 1019999
 sum 1 1 1 $S4 0 1 100 128 0 0
 EOF
+} >"$T/ckpt.txt"
 cat >"$T/seg2.txt" <<EOF
 seq 0 15
 at 1021000
