@@ -259,6 +259,13 @@ static int start_analysis(struct run *x)
 	x->iv = ivl_new(x->r, &vo);
 	if (!x->iv)
 		return RUN_NOMEM;
+	/* A rotated trace's intervals are of its kept window, from the cut on. */
+	if (j->out.rotated) {
+		ivl_set_cut(x->iv, j->out.cut_ns);
+		fprintf(stderr, PROG ": note: %s is a rotated trace: its intervals begin at its "
+			"first record after the cut, the records before were folded into a "
+			"checkpoint\n", x->in.name);
+	}
 	x->ie.fp = stdout;
 	x->ie.fmt = j->out.fmt;
 	x->ie.o.by = vo.by;
@@ -345,37 +352,24 @@ static int find_window(struct run *x)
 {
 	struct report_job *j = x->j;
 	struct out_opts *o = &j->out;
-	const char *cut_path = NULL, *what;
-	size_t i;
+	struct kmt_error err = { 0 };
+	const char *what;
+	int rc = kmt_merge_checkpoint(x->m, &o->cut_ns, &o->folded_records, &err);
 
-	for (i = 0; i < kmt_merge_nfiles(x->m); i++) {
-		const struct kmt_file *f = kmt_merge_file(x->m, i);
-		const struct kmt_file_header *h = kmt_file_checkpoint(f);
-
-		if (!h)
-			continue;
-		if (cut_path && h->cut_ns != o->cut_ns) {
-			fprintf(stderr, PROG ": %s: a checkpoint cut at %" PRIu64 " ns, and %s at %"
-				PRIu64 " ns: not one rotated trace\n", kmt_file_path(f),
-				(uint64_t)h->cut_ns, cut_path, o->cut_ns);
-			return KMT_EXIT_DATA;
-		}
-		cut_path = kmt_file_path(f);
-		o->rotated = true;
-		o->cut_ns = h->cut_ns;
-		o->folded_records += h->dropped_records;
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return kmt_error_exit(&err);
 	}
+	o->rotated = rc;
 	if (!o->rotated)
 		return 0;
 	o->first_segment = x->in.first_segment;
 	o->last_segment = x->in.last_segment;
-	what = j->f.has_pid ? "--pid" : j->f.min_size ? "--min-size" :
-	       j->interval_ns ? "--interval" : NULL;
+	what = j->f.has_pid ? "--pid" : j->f.min_size ? "--min-size" : NULL;
 	if (what && !j->raw) {
 		fprintf(stderr, PROG ": %s: %s: a rotated trace's records before its cut were "
-			"folded into sums by CPU, call site, cache and stack, which %s cannot "
-			"divide (trace-format.md, section 10)\n", x->in.name, what,
-			j->interval_ns ? "time intervals" : "a pid or size filter");
+			"folded into sums by CPU, call site, cache and stack, which a pid or size "
+			"filter cannot divide (trace-format.md, section 10)\n", x->in.name, what);
 		return KMT_EXIT_USAGE;
 	}
 	return 0;

@@ -871,6 +871,33 @@ int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index)
 	return ret;
 }
 
+int kmt_merge_checkpoint(const struct kmt_merge *m, uint64_t *cut_ns, uint64_t *dropped,
+			 struct kmt_error *err)
+{
+	const char *cut_path = NULL;
+	size_t i;
+
+	*cut_ns = 0;
+	*dropped = 0;
+	for (i = 0; i < m->n; i++) {
+		const struct kmt_file_header *h = kmt_file_checkpoint(m->files[i]);
+		const char *path = kmt_file_path(m->files[i]);
+
+		if (!h)
+			continue;
+		if (cut_path && h->cut_ns != *cut_ns) {
+			kmt_err_set(err, KMT_ERR_DATA, path, 40, "a checkpoint cut at %" PRIu64
+				    " ns, and %s at %" PRIu64 " ns: not one rotated trace",
+				    (uint64_t)h->cut_ns, cut_path, *cut_ns);
+			return -1;
+		}
+		cut_path = path;
+		*cut_ns = h->cut_ns;
+		*dropped += h->dropped_records;
+	}
+	return cut_path != NULL;
+}
+
 const struct kmt_error *kmt_merge_error(const struct kmt_merge *m)
 {
 	return &m->err;

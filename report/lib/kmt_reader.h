@@ -261,6 +261,15 @@ int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index);
  */
 int kmt_merge_next_batch(struct kmt_merge *m, const union kmt_rec **recs, size_t max);
 const struct kmt_error *kmt_merge_error(const struct kmt_merge *m);
+/*
+ * A rotated trace's checkpoint (1.3): 1 with the cut its files began with
+ * (one for all) and the sum of their dropped_records, 0 when no stream
+ * began with a checkpoint (*cut_ns and *dropped 0), -1 with *err when two
+ * checkpoints disagree on the cut (the path of the file read, when a
+ * stream has gone on to its segments).
+ */
+int kmt_merge_checkpoint(const struct kmt_merge *m, uint64_t *cut_ns, uint64_t *dropped,
+			 struct kmt_error *err);
 size_t kmt_merge_nfiles(const struct kmt_merge *m);
 /* The i-th file (its header, stats, path) while the merge is open. */
 struct kmt_file *kmt_merge_file(const struct kmt_merge *m, size_t i);

@@ -616,7 +616,7 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
  * by key, not each event): these views see only the records kept.
  */
 const char *const report_window_only[REPORT_WINDOW_ONLY_N] = {
-	"lifetimes", "timelines", "alloc", "errors",
+	"lifetimes", "timelines", "alloc", "errors", "intervals",
 };
 
 /* The header's lines of a rotated trace (text). */
@@ -631,7 +631,8 @@ static void text_window(FILE *fp, const struct rpt_totals *t, const struct out_o
 		"  %" PRIu64 " records of dropped segments, folded, not lost (segments %" PRIu32
 		"-%" PRIu32 " kept).\n"
 		"  Call sites, caches, totals, stacks count them; lifetimes, timelines, the\n"
-		"  per-address view (--alloc) and errors are of the kept window only.\n", cut,
+		"  per-address view (--alloc), errors and intervals are of the kept window\n"
+		"  only.\n", cut,
 		o->folded_records, o->first_segment, o->last_segment);
 }
 

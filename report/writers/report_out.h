@@ -23,9 +23,10 @@
  * The views and tables of a rotated trace that see only the records its
  * window kept, not its checkpoint's sums ("window_only" in JSON):
  * lifetimes (--lifetimes, --short-lived, --long-lived, --html), the
- * timelines (--html), the per-address view (--alloc), the errors.
+ * timelines (--html), the per-address view (--alloc), the errors, the
+ * intervals (--interval, kmemtrace-top --replay: from the cut on).
  */
-#define REPORT_WINDOW_ONLY_N	4
+#define REPORT_WINDOW_ONLY_N	5
 extern const char *const report_window_only[REPORT_WINDOW_ONLY_N];
 
 /* Writes the whole report. 0, -1 out of memory (errno ENOMEM). */

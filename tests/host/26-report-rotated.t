@@ -8,7 +8,8 @@
 # --cpu and --cache-name agree, in either byte order and word size. Then what must fail: a
 # missing segment, a sequence gap or a SUM record in a segment, a checkpoint corrupted or cut
 # short (file and offset), timestamps going back from a checkpoint to its segment (both files
-# named), times before the cut, and the filters a sum cannot answer.
+# named), times before the cut, and the filters a sum cannot answer. --interval and
+# kmemtrace-top --replay give the kept window's intervals.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -156,7 +157,7 @@ ok $? "leftovers seg.000001 and ckpt.000001 written"
 body() {
 	grep -v -e '^Trace: ' -e ' files\?, ' -e '^Records read' -e '^Rotated: ' \
 		-e '^  [0-9]* records of dropped segments' -e '^  Call sites, caches, totals' \
-		-e '^  per-address view' "$1"
+		-e '^  per-address view' -e '^  only\.$' "$1"
 }
 
 # The same report, unsplit and rotated, for each of these options.
@@ -189,7 +190,7 @@ like "$out" "Rotated: records before +0.000019s (cut) were folded into a checkpo
 	"... its header says where the cut is"
 like "$out" "22 records of dropped segments, folded, not lost (segments 2-3 kept)" \
 	"... and how many records were folded, not lost"
-like "$out" "per-address view (--alloc) and errors are of the kept window only" \
+like "$out" "per-address view (--alloc), errors and intervals are of the kept window" \
 	"... and which views cover only the kept window"
 like "$out" "Records lost           : 5" "... its lost records are the LOST records, kept"
 
@@ -197,13 +198,30 @@ like "$out" "Records lost           : 5" "... its lost records are the LOST reco
 ok $? "--json of both"
 is "$(jget 'd["trace"]["rotated"], d["trace"]["cut_ns"], d["trace"]["folded_records"], d["trace"]["first_segment"], d["trace"]["last_segment"]' "$T/rot.json")" \
 	"True 1020000 22 2 3" "JSON: rotated, cut_ns, folded_records, first and last segment"
-is "$(jget 'd["trace"]["window_only"]' "$T/rot.json")" "['lifetimes', 'timelines', 'alloc', 'errors']" \
+is "$(jget 'd["trace"]["window_only"]' "$T/rot.json")" "['lifetimes', 'timelines', 'alloc', 'errors', 'intervals']" \
 	"JSON: window_only"
 is "$(jget 'd["trace"]["rotated"], d["trace"]["cut_ns"], d["trace"]["window_only"]' "$T/full.json")" \
 	"False None None" "JSON of a plain trace: not rotated, nulls"
 for key in totals callsites caches outstanding; do
 	is "$(jget "d['$key']" "$T/rot.json")" "$(jget "d['$key']" "$T/full.json")" "JSON $key: the same"
 done
+
+# --interval: the rotated trace's intervals begin at its first record after the cut, 1021000,
+# which is the start of the unsplit trace's third (10 us from 1001000): the same tables on.
+for by in "" --caller --stacks; do
+	# shellcheck disable=SC2086
+	"$REPORT" --json --interval 10us $by "$T/full" >"$T/if.json" 2>/dev/null &&
+		# shellcheck disable=SC2086
+		"$REPORT" --json --interval 10us $by "$T/rot" >"$T/ir.json" 2>"$T/err"
+	ok $? "--interval 10us $by: both read"
+	is "$(python3 -c 'import json, sys
+f, r = (json.load(open(p))["intervals"] for p in sys.argv[1:])
+strip = lambda v: [(i["total"], i["rows"]) for i in v]
+print(len(r), strip(f[2:]) == strip(r))' "$T/if.json" "$T/ir.json")" "3 True" \
+		"--interval 10us $by: the rotated trace's intervals are the unsplit one's from the cut"
+done
+like "$(cat "$T/err")" "is a rotated trace: its intervals begin at its first record after the cut" \
+	"... saying so"
 
 run "$REPORT" --raw "$T/rot"
 like "$out" "sum kind=freed alloc_type=kmalloc call_site=0xffffffff81000100 cache_id=0x0 count=2 bytes_req=48 bytes_alloc=64" \
@@ -215,6 +233,15 @@ like "$out" "ckpt.000002/cpu0.out: OK: " "... checks its checkpoint"
 like "$out" "checkpoint cut at 1020000 ns of seg.000002: 2 events kept (live at the cut, or unpaired), 3 sums, of 11 records dropped" \
 	"... and says what it holds"
 like "$out" "seg.000003/cpu1.out: OK" "... and its segments"
+
+if [ -x "$BIN/kmemtrace-top" ]; then
+	run "$BIN/kmemtrace-top" -csite --raw-ip --replay -d "$T/rot" 0.001 1 </dev/null
+	is "$rc" 0 "kmemtrace-top --replay of the rotated trace: exit 0"
+	like "$out" "allocs 4  bytes 352  frees 3" "... its one interval is the kept window's"
+else
+	skip "kmemtrace-top not built"
+	skip "kmemtrace-top not built"
+fi
 [[ $out != *seg.000001* ]]
 ok $? "... not the leftover segment"
 
@@ -311,7 +338,7 @@ for opt in "--at 10us" "--diff 5us,25us" "--time 5us,30us" "--time ,30us"; do
 	is "$rc" 1 "$opt before the cut: exit 1"
 	like "$err" "before the trace's cut at +0.000019s" "... saying where the cut is"
 done
-for opt in "--pid 1" "--min-size 8" "--interval 10us"; do
+for opt in "--pid 1" "--min-size 8"; do
 	# shellcheck disable=SC2086
 	run "$REPORT" $opt "$T/rot"
 	is "$rc" 1 "$opt of a rotated trace: exit 1"
