@@ -556,7 +556,11 @@ static int write_report(struct run *x)
 	if (o->fmt != FMT_TEXT && rpt_totals(x->r)->lost + o->lost_unmarked)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every number is a "
 			"lower bound\n", rpt_totals(x->r)->lost + o->lost_unmarked);
-	/* CSV has no header to say it in (JSON has its "coverage"). */
+	/* CSV has no header to say it in (JSON has its "rotated", "coverage"). */
+	if (o->fmt == FMT_CSV && o->rotated)
+		fprintf(stderr, PROG ": note: %s is a rotated trace: the records before its cut were "
+			"folded into a checkpoint (%" PRIu64 " records of dropped segments, folded, "
+			"not lost; see the text report)\n", x->in.name, o->folded_records);
 	if (o->fmt == FMT_CSV && slab_nmissed(x->slab)) {
 		fputs(PROG ": note: not seen by this trace:", stderr);
 		for (i = 0; i < slab_ncov(x->slab); i++)

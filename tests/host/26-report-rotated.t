@@ -223,6 +223,30 @@ done
 like "$(cat "$T/err")" "is a rotated trace: its intervals begin at its first record after the cut" \
 	"... saying so"
 
+# --pprof: the profile's samples add up to the unsplit trace's totals and stacks.
+if command -v go >/dev/null && command -v gzip >/dev/null; then
+	"$REPORT" --pprof "$T/r.pb.gz" "$T/rot" >/dev/null 2>&1 &&
+		"$REPORT" --json --stacks "$T/full" >"$T/fs.json" 2>/dev/null &&
+		HOME=$T go tool pprof -raw "$T/r.pb.gz" >"$T/r.raw" 2>/dev/null
+	ok $? "--pprof of the rotated trace, read by go tool pprof"
+	is "$(python3 "$(dirname "$0")/pprof-check.py" totals "$T/r.raw" "$T/full.json")" same \
+		"... its samples add up to the unsplit trace's totals"
+	is "$(python3 "$(dirname "$0")/pprof-check.py" stacks "$T/r.raw" "$T/fs.json")" same \
+		"... and to its stacks"
+	like "$(cat "$T/r.raw")" "rotated: records before 1020000 ns (the cut) were folded" \
+		"... and its comments say the trace is rotated"
+else
+	for i in 1 2 3 4; do skip "go or gzip not installed"; done
+fi
+
+run "$REPORT" --html "$T/r.html" "$T/rot"
+is "$rc" 0 "--html of the rotated trace: exit 0"
+like "$(cat "$T/r.html")" "Rotated: the records before 1020000 ns (the cut) were folded into a checkpoint: 22 records" \
+	"... the page says the trace is rotated"
+run "$REPORT" --csv "$T/rot"
+like "$err" "is a rotated trace: the records before its cut were folded into a checkpoint (22 records" \
+	"--csv: a note says so on standard error"
+
 run "$REPORT" --raw "$T/rot"
 like "$out" "sum kind=freed alloc_type=kmalloc call_site=0xffffffff81000100 cache_id=0x0 count=2 bytes_req=48 bytes_alloc=64" \
 	"--raw prints SUM records"
