@@ -229,6 +229,7 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		json_u64(fp, "folded_records", o->folded_records, &f2);
 		json_u64(fp, "first_segment", o->first_segment, &f2);
 		json_u64(fp, "last_segment", o->last_segment, &f2);
+		json_u64(fp, "folded_no_cache", t->sum_no_cache, &f2);
 		json_key(fp, "window_only", &f2);
 		fputs("[", fp);
 		{
@@ -247,6 +248,7 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		json_str(fp, "folded_records", NULL, &f2);
 		json_str(fp, "first_segment", NULL, &f2);
 		json_str(fp, "last_segment", NULL, &f2);
+		json_str(fp, "folded_no_cache", NULL, &f2);
 		json_str(fp, "window_only", NULL, &f2);
 	}
 	{
@@ -634,6 +636,9 @@ static void text_window(FILE *fp, const struct rpt_totals *t, const struct out_o
 		"  per-address view (--alloc), errors and intervals are of the kept window\n"
 		"  only.\n", cut,
 		o->folded_records, o->first_segment, o->last_segment);
+	if (t->sum_no_cache)
+		fprintf(fp, "  %" PRIu64 " folded kmallocs of several sizes in one sum are in no "
+			"kmalloc-N cache.\n", t->sum_no_cache);
 }
 
 static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,

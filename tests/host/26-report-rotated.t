@@ -269,6 +269,21 @@ fi
 [[ $out != *seg.000001* ]]
 ok $? "... not the leftover segment"
 
+# A kmalloc sum of two sizes (32, 32 and 64 bytes): its call site counts it, no kmalloc-N can
+# (kmemtraced keys its sums by size class too; a sum that divides evenly is taken as of one).
+{ cat "$T/ckpt.txt"; printf 'at 1019999\nsum 1 1 1 0xffffffff81000500 0 3 60 128 0 0\n'; } >"$T/mixed.txt"
+cp -r "$T/rot" "$T/mixed" && rm -r "$T/mixed/ckpt.000002" &&
+	gen mixed "$T/mixed/ckpt.000002" --checkpoint 1020000,2,11
+ok $? "a checkpoint with a kmalloc sum of two sizes written"
+run "$REPORT" --raw-ip --caller "$T/mixed"
+like "$out" "3 folded kmallocs of several sizes in one sum are in no kmalloc-N cache." \
+	"... the header says they are in no cache"
+like "$out" "0xffffffff81000500                128/42          60/20        3" \
+	"... its call site counts them"
+"$REPORT" --json "$T/mixed" >"$T/mixed.json" 2>/dev/null
+is "$(jget 'd["trace"]["folded_no_cache"], sum(c["allocs"] for c in d["caches"]), d["totals"]["allocs"]' "$T/mixed.json")" \
+	"3 9 14" "... JSON: folded_no_cache 3; the caches have neither them nor the 2 failed kmallocs"
+
 # Either byte order, either word size: the same reports.
 gen full "$T/be64" --big-endian && rotated "$T/rbe64" --big-endian
 ok $? "big-endian 64-bit: written"
