@@ -673,11 +673,15 @@ struct kmt_merge *kmt_merge_open_inputs(const struct kmt_inputs *in, unsigned in
 
 struct kmt_merge *kmt_merge_open_dir(const char *dir, unsigned int flags, struct kmt_error *err)
 {
-	char *args[1] = { (char *)dir };
-	struct kmt_inputs in;
+	struct kmt_inputs in = { 0 };
 	struct kmt_merge *m = NULL;
 
-	if (kmt_inputs_resolve(args, 1, &in, err) == 0)
+	memset(err, 0, sizeof(*err));
+	/* A directory, whatever it is: not a file's name taken as the trace. */
+	in.dir = strdup(dir);
+	if (!in.dir)
+		inputs_nomem(err);
+	else if (inputs_dir(&in, err) == 0)
 		m = kmt_merge_open_inputs(&in, flags, err);
 	kmt_inputs_free(&in);
 	return m;
