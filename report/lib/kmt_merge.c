@@ -253,8 +253,7 @@ struct window {
 /* Finds the window of a rotated DIR. 0, or -1 with *err. */
 static int find_window(const char *dir, struct window *w, struct kmt_error *err)
 {
-	uint32_t lo = UINT32_MAX, hi = 0, k, *ck = NULL, *nc;
-	size_t nck = 0, i;
+	uint32_t lo = UINT32_MAX, hi = 0, k;
 	struct dirent *de;
 	DIR *d;
 
@@ -266,32 +265,23 @@ static int find_window(const char *dir, struct window *w, struct kmt_error *err)
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		if ((k = seg_number(de->d_name, "seg."))) {
-			lo = k < lo ? k : lo;
-			hi = k > hi ? k : hi;
-		} else if ((k = seg_number(de->d_name, "ckpt."))) {
-			nc = realloc(ck, (nck + 1) * sizeof(*ck));
-			if (!nc) {
-				closedir(d);
-				free(ck);
-				kmt_err_set(err, KMT_ERR_NOMEM, dir, UINT64_MAX, "out of memory");
-				return -1;
-			}
-			ck = nc;
-			ck[nck++] = k;
-		}
-	}
-	closedir(d);
-	/* An interrupted drop may leave several: the newest whose segment is there. */
-	for (i = 0; i < nck; i++) {
 		char p[PATH_MAX];
 		struct stat st;
 
-		snprintf(p, sizeof(p), "%s/seg.%06" PRIu32, dir, ck[i]);
-		if (ck[i] > w->ckpt && stat(p, &st) == 0)
-			w->ckpt = ck[i];
+		if ((k = seg_number(de->d_name, "seg."))) {
+			lo = k < lo ? k : lo;
+			hi = k > hi ? k : hi;
+			continue;
+		}
+		/* An interrupted drop may leave several: the newest whose segment is there. */
+		k = seg_number(de->d_name, "ckpt.");
+		if (k <= w->ckpt)
+			continue;
+		snprintf(p, sizeof(p), "%s/seg.%06" PRIu32, dir, k);
+		if (stat(p, &st) == 0)
+			w->ckpt = k;
 	}
-	free(ck);
+	closedir(d);
 	w->first = w->ckpt ? w->ckpt : lo;
 	w->last = hi;
 	if (!w->ckpt && lo != 1) {
@@ -316,40 +306,49 @@ static int find_window(const char *dir, struct window *w, struct kmt_error *err)
 }
 
 /*
- * The files of a rotated DIR's window, in reading order (checkpoint, then
- * the segments), with the CPU of each. 0, or -1 with *err.
+ * Appends the cpuN.out files of DIR/NAME.NNNNNN (by N) to *v, of *len. A
+ * segment kmemtraced just began may have none yet. 0, or -1 with *err.
+ */
+static int append_files(const char *dir, const char *name, uint32_t num, char ***v, size_t *len,
+			struct kmt_error *err)
+{
+	char p[PATH_MAX], **sub, **nv;
+	size_t nsub, i;
+
+	snprintf(p, sizeof(p), "%s/%s.%06" PRIu32, dir, name, num);
+	if (list_cpu_files(p, &sub, &nsub, NULL, 1, err) < 0)
+		return -1;
+	nv = realloc(*v, (*len + nsub + 1) * sizeof(**v));
+	if (!nv) {
+		kmt_free_paths(sub, nsub);
+		kmt_err_set(err, KMT_ERR_NOMEM, dir, UINT64_MAX, "out of memory");
+		return -1;
+	}
+	*v = nv;
+	for (i = 0; i < nsub; i++)
+		nv[(*len)++] = sub[i];
+	free(sub);
+	return 0;
+}
+
+/*
+ * The files of a rotated DIR's window, in reading order: the
+ * checkpoint's, then each segment's. 0, or -1 with *err.
  */
 static int rotated_files(const char *dir, const struct window *w, char ***paths, size_t *n,
 			 struct kmt_error *err)
 {
-	char **v = NULL, **sub, **nv;
-	size_t len = 0, nsub, i;
+	char **v = NULL;
+	size_t len = 0;
 	uint32_t k;
 
 	*paths = NULL;
 	*n = 0;
-	for (k = w->ckpt ? w->ckpt - 1 : w->first; k <= w->last; k++) {
-		char p[PATH_MAX];
-
-		/* ckpt.C first, written here as the step before seg.C. */
-		if (w->ckpt && k == w->ckpt - 1)
-			snprintf(p, sizeof(p), "%s/ckpt.%06" PRIu32, dir, w->ckpt);
-		else
-			snprintf(p, sizeof(p), "%s/seg.%06" PRIu32, dir, k);
-		/* A segment kmemtraced just began may have no file yet. */
-		if (list_cpu_files(p, &sub, &nsub, NULL, 1, err) < 0)
+	if (w->ckpt && append_files(dir, "ckpt", w->ckpt, &v, &len, err) < 0)
+		goto err_free;
+	for (k = w->first; k <= w->last; k++)
+		if (append_files(dir, "seg", k, &v, &len, err) < 0)
 			goto err_free;
-		nv = realloc(v, (len + nsub + 1) * sizeof(*v));
-		if (!nv) {
-			kmt_free_paths(sub, nsub);
-			kmt_err_set(err, KMT_ERR_NOMEM, dir, UINT64_MAX, "out of memory");
-			goto err_free;
-		}
-		v = nv;
-		for (i = 0; i < nsub; i++)
-			v[len++] = sub[i];
-		free(sub);
-	}
 	if (!len) {
 		kmt_err_set(err, KMT_ERR_DATA, dir, UINT64_MAX, "no cpu*.out files in its "
 			    "checkpoint and segments");
