@@ -231,18 +231,7 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		json_u64(fp, "last_segment", o->last_segment, &f2);
 		json_u64(fp, "folded_no_cache", t->sum_no_cache, &f2);
 		json_key(fp, "window_only", &f2);
-		fputs("[", fp);
-		{
-			bool f3 = true;
-			size_t i;
-
-			for (i = 0; i < REPORT_WINDOW_ONLY_N; i++) {
-				fputs(f3 ? "" : ",", fp);
-				json_string(fp, report_window_only[i]);
-				f3 = false;
-			}
-		}
-		fputs("]", fp);
+		json_string_array(fp, report_window_only, REPORT_WINDOW_ONLY_N);
 	} else {
 		json_str(fp, "cut_ns", NULL, &f2);
 		json_str(fp, "folded_records", NULL, &f2);
