@@ -418,6 +418,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 		a->job.f.has_time = true;
 		a->job.f.t_start = s;
 		a->job.f.t_end = e;
+		a->job.time_val = arg;
 		add_filter_text(a, "time", arg);
 		break;
 	}

@@ -463,13 +463,22 @@ static int run_replay(const struct args *a, struct ivl *iv, struct screen *s)
 	struct kmt_merge *m = kmt_merge_open_dir(a->dir, KMT_OPEN_ALLOW_TRUNCATED, &err);
 	const union kmt_rec *batch[256];
 	uint64_t next = mono_ns() + a->interval_ns;
-	uint64_t before = 0;
-	int n, rc = 0, ret = KMT_EXIT_OK;
+	uint64_t before = 0, cut, dropped;
+	int n, rc = 0, ret = KMT_EXIT_OK, rotated;
 
 	if (!m) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return kmt_error_exit(&err);
 	}
+	/* A rotated trace replays its kept window: its checkpoint is no interval's. */
+	rotated = kmt_merge_checkpoint(m, &cut, &dropped, &err);
+	if (rotated < 0) {
+		kmt_merge_close(m);
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return kmt_error_exit(&err);
+	}
+	if (rotated)
+		ivl_set_cut(iv, cut);
 	while (!rc && (n = kmt_merge_next_batch(m, batch, 256)) != 0) {
 		if (n < 0) {
 			const struct kmt_error *e = kmt_merge_error(m);

@@ -33,6 +33,12 @@ static const char doc[] =
 	"the event without its stack. An event marked as having no stack\n"
 	"(KMT_F_NO_STACK) that names one is a failure.\n"
 	"\n"
+	"A checkpoint (kmemtraced --max-size: ckpt.NNNNNN/cpuN.out, format 1.3) is\n"
+	"checked the same way but for its sequence numbers, whose gaps are by design:\n"
+	"its records must be before its cut, its sum records come last and are checked\n"
+	"one by one; the verdict says its cut, the events it kept and its sums. A\n"
+	"rotated DIRECTORY stands for the files of its checkpoint and segments.\n"
+	"\n"
 	"EXAMPLES:\n"
 	"  kmemtrace_check out/cpu0.out out/cpu1.out\n"
 	"  kmemtrace_check -v out/\n"
@@ -102,6 +108,10 @@ static void print_header(const struct kmt_file *f)
 	       kmt_file_big_endian(f) ? "big" : "little", h->word_bits, h->page_size);
 	printf("  started: monotonic %" PRIu64 " ns, realtime %" PRIu64 " ns\n",
 	       (uint64_t)h->start_mono_ns, (uint64_t)h->start_real_ns);
+	if (h->kind == KMT_FILE_CHECKPOINT)
+		printf("  checkpoint: cut %" PRIu64 " ns, first kept segment seg.%06" PRIu32
+		       ", %" PRIu64 " records of the dropped segments\n", (uint64_t)h->cut_ns,
+		       h->segment, (uint64_t)h->dropped_records);
 }
 
 static void print_details(const struct kmt_file_stats *st)
@@ -124,9 +134,12 @@ static void print_details(const struct kmt_file_stats *st)
 	printf("  bytes: %" PRIu64 "\n", st->file_bytes);
 }
 
-static void print_ok(const char *path, const struct kmt_file_stats *st,
+static void print_ok(const char *path, const struct kmt_file *f,
 		     const struct kmt_stack_use *su)
 {
+	const struct kmt_file_stats *st = kmt_file_stats(f);
+	const struct kmt_file_header *ck = kmt_file_checkpoint(f);
+
 	printf("%s: OK: %" PRIu64 " records (%" PRIu64 " events, %" PRIu64 " cache descs, %"
 	       PRIu64 " lost markers covering %" PRIu64 " records", path, st->records,
 	       st->events, st->cache_descs, st->lost_markers, st->lost_records);
@@ -148,6 +161,12 @@ static void print_ok(const char *path, const struct kmt_file_stats *st,
 	if (su->unknown)
 		printf("; warning: %" PRIu64 " events name a stack id not in the file before them"
 		       " (first at offset %" PRIu64 ")", su->unknown, su->first_off);
+	/* What a checkpoint holds: the events kept verbatim are the live and unpaired ones. */
+	if (ck)
+		printf("; checkpoint cut at %" PRIu64 " ns of seg.%06" PRIu32 ": %" PRIu64
+		       " events kept (live at the cut, or unpaired), %" PRIu64 " sums, of %" PRIu64
+		       " records dropped", (uint64_t)ck->cut_ns, ck->segment, st->events, st->sums,
+		       (uint64_t)ck->dropped_records);
 	printf("\n");
 }
 
@@ -182,7 +201,7 @@ static int check_file(const char *path, const struct args *a)
 		ret = kmt_error_exit(e);
 	} else {
 		if (!a->quiet)
-			print_ok(path, kmt_file_stats(f), &su);
+			print_ok(path, f, &su);
 		if (a->verbose) {
 			print_header(f);
 			print_details(kmt_file_stats(f));

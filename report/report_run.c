@@ -259,6 +259,13 @@ static int start_analysis(struct run *x)
 	x->iv = ivl_new(x->r, &vo);
 	if (!x->iv)
 		return RUN_NOMEM;
+	/* A rotated trace's intervals are of its kept window, from the cut on. */
+	if (j->out.rotated) {
+		ivl_set_cut(x->iv, j->out.cut_ns);
+		fprintf(stderr, PROG ": note: %s is a rotated trace: its intervals begin at its "
+			"first record after the cut, the records before were folded into a "
+			"checkpoint\n", x->in.name);
+	}
 	x->ie.fp = stdout;
 	x->ie.fmt = j->out.fmt;
 	x->ie.o.by = vo.by;
@@ -334,6 +341,56 @@ static int read_trace(struct run *x)
 				fs->truncated_bytes);
 	}
 	return 0;
+}
+
+/*
+ * A rotated trace: its checkpoints' cut (one for all CPUs) and what they
+ * folded, into the header's facts; and the options that the sums cannot
+ * answer, refused before anything is read.
+ */
+static int find_window(struct run *x)
+{
+	struct report_job *j = x->j;
+	struct out_opts *o = &j->out;
+	struct kmt_error err = { 0 };
+	const char *what;
+	int rc = kmt_merge_checkpoint(x->m, &o->cut_ns, &o->folded_records, &err);
+
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return kmt_error_exit(&err);
+	}
+	o->rotated = rc;
+	if (!o->rotated)
+		return 0;
+	o->first_segment = x->in.first_segment;
+	o->last_segment = x->in.last_segment;
+	what = j->f.has_pid ? "--pid" : j->f.min_size ? "--min-size" : NULL;
+	if (what && !j->raw) {
+		fprintf(stderr, PROG ": %s: %s: a rotated trace's records before its cut were "
+			"folded into sums by CPU, call site, cache and stack, which a pid or size "
+			"filter cannot divide (trace-format.md, section 10)\n", x->in.name, what);
+		return KMT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * A rotated trace: a time of --time, --at or --diff before the cut (T ns
+ * after the trace's first record) is refused, naming the option.
+ */
+static int window_time(struct run *x, const char *opt, const char *val, uint64_t t)
+{
+	const struct out_opts *o = &x->j->out;
+	uint64_t first = rpt_totals(x->r)->first_ts;
+	char c[32];
+
+	if (!o->rotated || t > UINT64_MAX - first || first + t >= o->cut_ns)
+		return 0;
+	out_fmt_secs(c, sizeof(c), o->cut_ns > first ? o->cut_ns - first : 0);
+	fprintf(stderr, PROG ": %s=%s: before the trace's cut at +%s: records before it were "
+		"folded into a checkpoint's sums, which have no time\n", opt, val, c);
+	return KMT_EXIT_USAGE;
 }
 
 /* --interval: the last table, which ends with the trace. */
@@ -425,6 +482,9 @@ static int growth_check(struct run *x)
 			j->growth_val);
 		return KMT_EXIT_USAGE;
 	}
+	for (i = 0; i < (j->growth.diff ? 2u : 1u); i++)
+		if (window_time(x, j->growth_opt, j->growth_val, t[i]))
+			return KMT_EXIT_USAGE;
 	out_fmt_secs(d, sizeof(d), dur);
 	out_fmt_secs(l, sizeof(l), lo);
 	out_fmt_secs(h, sizeof(h), hi);
@@ -496,7 +556,11 @@ static int write_report(struct run *x)
 	if (o->fmt != FMT_TEXT && rpt_totals(x->r)->lost + o->lost_unmarked)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " records were lost: every number is a "
 			"lower bound\n", rpt_totals(x->r)->lost + o->lost_unmarked);
-	/* CSV has no header to say it in (JSON has its "coverage"). */
+	/* CSV has no header to say it in (JSON has its "rotated", "coverage"). */
+	if (o->fmt == FMT_CSV && o->rotated)
+		fprintf(stderr, PROG ": note: %s is a rotated trace: the records before its cut were "
+			"folded into a checkpoint (%" PRIu64 " records of dropped segments, folded, "
+			"not lost; see the text report)\n", x->in.name, o->folded_records);
 	if (o->fmt == FMT_CSV && slab_nmissed(x->slab)) {
 		fputs(PROG ": note: not seen by this trace:", stderr);
 		for (i = 0; i < slab_ncov(x->slab); i++)
@@ -542,12 +606,15 @@ static int run_steps(struct run *x)
 	ret = open_srcline(x);
 	if (ret)
 		return ret;
-	x->m = kmt_merge_open(x->in.paths, x->in.n,
+	x->m = kmt_merge_open_inputs(&x->in,
 			      x->j->allow_trunc ? KMT_OPEN_ALLOW_TRUNCATED : 0, &err);
 	if (!x->m) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return kmt_error_exit(&err);
 	}
+	ret = find_window(x);
+	if (ret)
+		return ret;
 	if (x->j->raw)
 		raw_print_legend(stdout);
 	else if ((ret = start_analysis(x)))
@@ -558,6 +625,12 @@ static int run_steps(struct run *x)
 	if (x->j->raw) {
 		x->flush = true;
 		return KMT_EXIT_OK;
+	}
+	if (x->j->f.has_time) {
+		ret = window_time(x, "--time", x->j->time_val ? x->j->time_val : "?",
+				  x->j->f.t_start);
+		if (ret)
+			return ret;
 	}
 	if (x->iv)
 		return finish_intervals(x);

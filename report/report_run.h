@@ -50,6 +50,7 @@ struct report_job {
 	 */
 	const char *growth_opt, *growth_val;
 	struct growth_args growth;
+	const char *time_val;	/* --time's value as given, for messages; NULL: none */
 };
 
 /*

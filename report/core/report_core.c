@@ -430,6 +430,129 @@ static int lost(struct rpt *r, const struct kmt_lost *l)
 	return 0;
 }
 
+/* The cache a SUM record's allocations count in, *idx UINT32_MAX for none. 0, or -1. */
+static int sum_cache(struct rpt *r, const struct kmt_sum *s, struct rpt_cache **c,
+		     uint32_t *idx)
+{
+	uint64_t each = s->bytes_alloc / s->count;
+
+	*c = NULL;
+	*idx = UINT32_MAX;
+	if (s->alloc_type == KMT_REC_CACHE_ALLOC) {
+		if (!map_get(&r->cache_map, s->cache_id, idx)) {
+			*c = rpt_cache_new_undescribed(r, s->cache_id);
+			if (!*c)
+				return -1;
+			*idx = (uint32_t)(*c - r->caches);
+		}
+		*c = &r->caches[*idx];
+		return 0;
+	}
+	/*
+	 * A kmalloc's pseudo-cache is its bytes_alloc, which a SUM's key
+	 * does not hold: one size for all its allocations, or none.
+	 */
+	if (!each || each > UINT32_MAX || each * s->count != s->bytes_alloc) {
+		if (s->bytes_alloc)
+			r->t.sum_no_cache += s->count;
+		return 0;
+	}
+	if (!map_get(&r->kmalloc_map, each, idx)) {
+		*c = rpt_kmalloc_cache_new(r, (uint32_t)each);
+		if (!*c)
+			return -1;
+		*idx = (uint32_t)(*c - r->caches);
+	}
+	*c = &r->caches[*idx];
+	return 0;
+}
+
+/*
+ * A checkpoint's SUM record (1.3): count allocations of one key, each
+ * freed by its matching free or failed, before the cut. It adds to the
+ * tallies its events would have, as slab_alloc() and slab_free() count
+ * them; lifetimes, timelines and per-address tallies need each event,
+ * and are of the kept window only. 0, or -1 (memory).
+ */
+static int sum_feed(struct rpt *r, const struct kmt_sum *sum)
+{
+	/* stk_of() reads an event's CPU, flags and stack id: the SUM's key has them. */
+	struct kmt_event ev = { .cpu = sum->cpu, .flags = sum->flags,
+				.stack_id = sum->stack_id };
+	bool failed = sum->sum_kind == KMT_SUM_FAILED;
+	uint32_t site_idx, cache_idx, stk_idx = KMT_STACK_NONE;
+	uint64_t n = sum->count;
+	struct rpt_stack *st = NULL;
+	struct rpt_cache *c;
+	struct rpt_site *s;
+
+	r->t.sums++;
+	r->t.sum_allocs += n;
+	if (r->f.cpus && (sum->cpu >= r->f.ncpus || !r->f.cpus[sum->cpu]))
+		return 0;
+	/* Neither the pid nor each size is in the key: said, never guessed. */
+	if (r->f.has_pid || r->f.min_size) {
+		r->t.sum_unfiltered += n;
+		return 0;
+	}
+	if (sum_cache(r, sum, &c, &cache_idx))
+		return -1;
+	if (r->f.cache_name && !(c && c->selected))
+		return 0;
+	s = site_get(r, sum->call_site, &site_idx);
+	if (!s)
+		return -1;
+	if ((sum->stack_id | (sum->flags & KMT_F_NO_STACK)) &&
+	    stk_of(r, &ev, &r->t.no_stack_allocs, &r->t.unknown_stack_allocs, &st, &stk_idx))
+		return -1;
+	/* stk_of() counts one event: the others of the key too. */
+	if (!st && (sum->flags & KMT_F_NO_STACK))
+		r->t.no_stack_allocs += n - 1;
+	else if (!st && sum->stack_id)
+		r->t.unknown_stack_allocs += n - 1;
+	if ((r->flags & RPT_SAMPLES) && rpt_sample_sum(r, sum, site_idx, stk_idx, cache_idx))
+		return -1;
+	s->hits += n;
+	s->kinds |= 1u << sum->alloc_type;
+	s->cross_node += sum->cross_node;
+	if (sum->flags & KMT_F_PROBED)
+		r->t.probed_allocs += n;
+	if (sum->flags & KMT_F_CLAMPED)
+		r->t.clamped_allocs += n;
+	if (c)
+		c->allocs += n;
+	if (st) {
+		r->t.stack_allocs += n;
+		st->hits += n;
+	}
+	if (failed) {
+		s->failed += n;
+		if (c)
+			c->failed += n;
+		if (st)
+			st->failed += n;
+		return 0;
+	}
+	s->bytes_req += sum->bytes_req;
+	s->bytes_alloc += sum->bytes_alloc;
+	s->frees += n;
+	s->bytes_freed += sum->bytes_alloc;
+	s->cross_cpu_frees += sum->cross_cpu;
+	if (c) {
+		c->bytes_req += sum->bytes_req;
+		c->bytes_alloc += sum->bytes_alloc;
+		c->frees += n;
+		c->bytes_freed += sum->bytes_alloc;
+	}
+	if (st) {
+		st->bytes_req += sum->bytes_req;
+		st->bytes_alloc += sum->bytes_alloc;
+		st->frees += n;
+		st->bytes_freed += sum->bytes_alloc;
+	}
+	return 0;
+}
+
 /* A free or page event that asked for a stack and has none. */
 static void other_stack(struct rpt *r, const struct kmt_event *ev)
 {
@@ -489,6 +612,8 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 		return rpt_page_free(r, &rec->ev);
 	case KMT_REC_LOST:
 		return lost(r, &rec->lost);
+	case KMT_REC_SUM:
+		return sum_feed(r, &rec->sum);
 	default:
 		return 0;
 	}

@@ -225,6 +225,13 @@ struct rpt_totals {
 	 */
 	uint64_t stack_frees, no_stack_frees, unknown_stack_frees;
 	uint64_t stack_slots;	/* KMT_REC_STACK records fed */
+	/*
+	 * (1.3) A rotated trace's checkpoint: SUM records fed, the
+	 * allocations they stand for, and of those the ones no tally took:
+	 * a filter their key cannot decide (--pid, --min-size), or kmallocs
+	 * of several sizes (no kmalloc-N pseudo-cache to count them in).
+	 */
+	uint64_t sums, sum_allocs, sum_unfiltered, sum_no_cache;
 	uint64_t first_ts;	/* of the first record fed (the trace's start) */
 	uint64_t last_ts;	/* of the last record counted: the end for ages */
 	bool seen_any;

@@ -396,6 +396,9 @@ void rpt_totals_sum(struct rpt *r);
 
 /* rpt_samples.c (RPT_SAMPLES) */
 int rpt_sample_alloc(struct rpt *r, const struct kmt_event *ev, uint32_t site, uint32_t cache);
+/* A checkpoint's SUM record, counted as its allocations would have been. 0, or -1 (memory). */
+int rpt_sample_sum(struct rpt *r, const struct kmt_sum *sum, uint32_t site, uint32_t stack,
+		   uint32_t cache);
 void rpt_sample_take_back(struct rpt *r, uint32_t sample, uint64_t bytes_req,
 			  const uint32_t *bytes_alloc);
 int rpt_sample_live(struct rpt *r, const struct obj *o, uint32_t stack);

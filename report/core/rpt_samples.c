@@ -77,6 +77,25 @@ int rpt_sample_alloc(struct rpt *r, const struct kmt_event *ev, uint32_t site, u
 	return 0;
 }
 
+int rpt_sample_sum(struct rpt *r, const struct kmt_sum *sum, uint32_t site, uint32_t stack,
+		   uint32_t cache)
+{
+	struct rpt_sample *s;
+	uint32_t i;
+
+	if (sample_get(r, site, stack, cache, sum->cpu, &i))
+		return -1;
+	s = &r->smp[i];
+	s->hits += sum->count;
+	if (sum->sum_kind == KMT_SUM_FAILED) {
+		s->failed += sum->count;
+	} else {
+		s->bytes_req += sum->bytes_req;
+		s->bytes_alloc += sum->bytes_alloc;
+	}
+	return 0;
+}
+
 /* A large kmalloc's first event, taken back (rpt_large.c): bytes_alloc NULL for a failed one. */
 void rpt_sample_take_back(struct rpt *r, uint32_t sample, uint64_t bytes_req,
 			  const uint32_t *bytes_alloc)

@@ -253,6 +253,13 @@ int kmt_follow_scan_dir(struct kmt_follow *f, const char *dir, struct kmt_error 
 	if (kmt_find_cpu_files(dir, &paths, &n, &e2))
 		return 0;	/* none yet: kmemtraced may not have started */
 	for (i = 0; i < n; i++) {
+		/*
+		 * A rotated trace (kmemtraced --max-size): its segments are
+		 * followed as they come; a checkpoint holds records of segments
+		 * dropped after they were read, which would count twice.
+		 */
+		if (strncmp(paths[i] + strlen(dir), "/ckpt.", 6) == 0)
+			continue;
 		for (j = 0; j < f->nsrc; j++)
 			if (strcmp(f->src[j].path, paths[i]) == 0)
 				break;

@@ -40,7 +40,11 @@ int kmt_follow_add_file(struct kmt_follow *f, const char *path, struct kmt_error
  */
 int kmt_follow_add_relay(struct kmt_follow *f, const char *path, unsigned int cpu,
 			 struct kmt_error *err);
-/* Adds DIR's cpuN.out files not followed yet (CPUs come online); none yet is no error. */
+/*
+ * Adds DIR's cpuN.out files not followed yet (CPUs come online); none yet
+ * is no error. In a rotated DIR (kmt_find_cpu_files()), its segments' as
+ * they appear, never a checkpoint's.
+ */
 int kmt_follow_scan_dir(struct kmt_follow *f, const char *dir, struct kmt_error *err);
 size_t kmt_follow_nsources(const struct kmt_follow *f);
 

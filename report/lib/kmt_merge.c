@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -150,7 +151,29 @@ static int cmp_cpu_path(const void *a, const void *b)
 	return (cx > cy) - (cx < cy);
 }
 
-int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_error *err)
+/* N of "PREFIXNNNNNN" (six decimal digits, N > 0), else 0. */
+static uint32_t seg_number(const char *name, const char *prefix)
+{
+	size_t pl = strlen(prefix), i;
+	uint32_t v = 0;
+
+	if (strncmp(name, prefix, pl) != 0 || strlen(name) != pl + 6)
+		return 0;
+	for (i = pl; i < pl + 6; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return 0;
+		v = v * 10 + (uint32_t)(name[i] - '0');
+	}
+	return v;
+}
+
+/*
+ * DIR/cpuN.out sorted by N; *rot_segs counts the seg.NNNNNN entries when
+ * there is no cpuN.out (a rotated trace), and then no error is set for
+ * the missing files, nor when allow_empty.
+ */
+static int list_cpu_files(const char *dir, char ***paths, size_t *n, size_t *rot_segs,
+			  int allow_empty, struct kmt_error *err)
 {
 	char **v = NULL, **nv;
 	size_t len = 0, cap = 0;
@@ -160,6 +183,8 @@ int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_err
 	memset(err, 0, sizeof(*err));
 	*paths = NULL;
 	*n = 0;
+	if (rot_segs)
+		*rot_segs = 0;
 	d = opendir(dir);
 	if (!d) {
 		kmt_err_set(err, KMT_ERR_IO, dir, UINT64_MAX, "cannot open directory: %s",
@@ -180,8 +205,11 @@ int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_err
 			}
 			break;
 		}
-		if (kmt_cpu_of_name(de->d_name) < 0)
+		if (kmt_cpu_of_name(de->d_name) < 0) {
+			if (rot_segs && seg_number(de->d_name, "seg.") > 0)
+				(*rot_segs)++;
 			continue;
+		}
 		if (len == cap) {
 			cap = cap ? 2 * cap : 16;
 			nv = realloc(v, cap * sizeof(*v));
@@ -199,6 +227,8 @@ int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_err
 	closedir(d);
 	if (!len) {
 		free(v);
+		if (allow_empty || (rot_segs && *rot_segs))
+			return 0;
 		kmt_err_set(err, KMT_ERR_DATA, dir, UINT64_MAX, "no cpu*.out files");
 		return -1;
 	}
@@ -213,6 +243,138 @@ err_free:
 	closedir(d);
 	kmt_free_paths(v, len);
 	return -1;
+}
+
+/* A rotated trace's window: which checkpoint and segments (kmt_find_cpu_files()). */
+struct window {
+	uint32_t ckpt, first, last;
+};
+
+/* Finds the window of a rotated DIR. 0, or -1 with *err. */
+static int find_window(const char *dir, struct window *w, struct kmt_error *err)
+{
+	uint32_t lo = UINT32_MAX, hi = 0, k;
+	struct dirent *de;
+	DIR *d;
+
+	memset(w, 0, sizeof(*w));
+	d = opendir(dir);
+	if (!d) {
+		kmt_err_set(err, KMT_ERR_IO, dir, UINT64_MAX, "cannot open directory: %s",
+			    strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char p[PATH_MAX];
+		struct stat st;
+
+		if ((k = seg_number(de->d_name, "seg."))) {
+			lo = k < lo ? k : lo;
+			hi = k > hi ? k : hi;
+			continue;
+		}
+		/* An interrupted drop may leave several: the newest whose segment is there. */
+		k = seg_number(de->d_name, "ckpt.");
+		if (k <= w->ckpt)
+			continue;
+		snprintf(p, sizeof(p), "%s/seg.%06" PRIu32, dir, k);
+		if (stat(p, &st) == 0)
+			w->ckpt = k;
+	}
+	closedir(d);
+	w->first = w->ckpt ? w->ckpt : lo;
+	w->last = hi;
+	if (!w->ckpt && lo != 1) {
+		kmt_err_set(err, KMT_ERR_DATA, dir, UINT64_MAX, "rotated trace without a "
+			    "checkpoint: its first segment is seg.%06" PRIu32 ", and no ckpt.%06"
+			    PRIu32 " holds what was dropped before it", lo, lo);
+		return -1;
+	}
+	for (k = w->first; k <= hi; k++) {
+		char p[PATH_MAX];
+		struct stat st;
+
+		snprintf(p, sizeof(p), "%s/seg.%06" PRIu32, dir, k);
+		if (stat(p, &st) != 0) {
+			kmt_err_set(err, KMT_ERR_DATA, dir, UINT64_MAX, "segment seg.%06" PRIu32
+				    " is missing: the trace's window runs from %s.%06" PRIu32
+				    " to seg.%06" PRIu32, k, w->ckpt ? "ckpt" : "seg", w->first, hi);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Appends the cpuN.out files of DIR/NAME.NNNNNN (by N) to *v, of *len. A
+ * segment kmemtraced just began may have none yet. 0, or -1 with *err.
+ */
+static int append_files(const char *dir, const char *name, uint32_t num, char ***v, size_t *len,
+			struct kmt_error *err)
+{
+	char p[PATH_MAX], **sub, **nv;
+	size_t nsub, i;
+
+	snprintf(p, sizeof(p), "%s/%s.%06" PRIu32, dir, name, num);
+	if (list_cpu_files(p, &sub, &nsub, NULL, 1, err) < 0)
+		return -1;
+	nv = realloc(*v, (*len + nsub + 1) * sizeof(**v));
+	if (!nv) {
+		kmt_free_paths(sub, nsub);
+		kmt_err_set(err, KMT_ERR_NOMEM, dir, UINT64_MAX, "out of memory");
+		return -1;
+	}
+	*v = nv;
+	for (i = 0; i < nsub; i++)
+		nv[(*len)++] = sub[i];
+	free(sub);
+	return 0;
+}
+
+/*
+ * The files of a rotated DIR's window, in reading order: the
+ * checkpoint's, then each segment's. 0, or -1 with *err.
+ */
+static int rotated_files(const char *dir, const struct window *w, char ***paths, size_t *n,
+			 struct kmt_error *err)
+{
+	char **v = NULL;
+	size_t len = 0;
+	uint32_t k;
+
+	*paths = NULL;
+	*n = 0;
+	if (w->ckpt && append_files(dir, "ckpt", w->ckpt, &v, &len, err) < 0)
+		goto err_free;
+	for (k = w->first; k <= w->last; k++)
+		if (append_files(dir, "seg", k, &v, &len, err) < 0)
+			goto err_free;
+	if (!len) {
+		kmt_err_set(err, KMT_ERR_DATA, dir, UINT64_MAX, "no cpu*.out files in its "
+			    "checkpoint and segments");
+		goto err_free;
+	}
+	*paths = v;
+	*n = len;
+	return 0;
+
+err_free:
+	kmt_free_paths(v, len);
+	return -1;
+}
+
+int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_error *err)
+{
+	struct window w;
+	size_t segs;
+
+	if (list_cpu_files(dir, paths, n, &segs, 0, err) < 0)
+		return -1;
+	if (*n)
+		return 0;
+	if (find_window(dir, &w, err) < 0)
+		return -1;
+	return rotated_files(dir, &w, paths, n, err);
 }
 
 void kmt_free_paths(char **paths, size_t n)
@@ -233,6 +395,66 @@ static int inputs_nomem(struct kmt_error *err)
 	return -1;
 }
 
+/*
+ * Orders references to a rotated window's files by CPU, each CPU's in
+ * reading order: the order of the references' targets in the listing.
+ */
+static int cmp_stream_ref(const void *a, const void *b)
+{
+	char **const *x = a, **const *y = b;
+	long cx = kmt_cpu_of_name(**x), cy = kmt_cpu_of_name(**y);
+
+	if (cx != cy)
+		return (cx > cy) - (cx < cy);
+	return (*x > *y) - (*x < *y);
+}
+
+/* A directory's files: its cpuN.out, or a rotated trace's window as streams. */
+static int inputs_dir(struct kmt_inputs *in, struct kmt_error *err)
+{
+	char ***ref = NULL, **sorted = NULL;
+	struct window w;
+	size_t segs, i, j;
+	int ret = -1;
+
+	if (list_cpu_files(in->dir, &in->paths, &in->n, &segs, 0, err) < 0)
+		return -1;
+	if (in->n)
+		return 0;
+	if (find_window(in->dir, &w, err) < 0 ||
+	    rotated_files(in->dir, &w, &in->paths, &in->n, err) < 0)
+		return -1;
+	in->ckpt_segment = w.ckpt;
+	in->first_segment = w.first;
+	in->last_segment = w.last;
+	/* qsort is not stable: references keep the reading order among a CPU's files. */
+	ref = malloc(in->n * sizeof(*ref));
+	sorted = malloc(in->n * sizeof(*sorted));
+	in->stream_len = calloc(in->n, sizeof(*in->stream_len));
+	if (!ref || !sorted || !in->stream_len) {
+		inputs_nomem(err);
+		goto out;
+	}
+	for (i = 0; i < in->n; i++)
+		ref[i] = &in->paths[i];
+	qsort(ref, in->n, sizeof(*ref), cmp_stream_ref);
+	for (i = 0; i < in->n; i++)
+		sorted[i] = *ref[i];
+	memcpy(in->paths, sorted, in->n * sizeof(*sorted));
+	for (i = 0; i < in->n; i = j) {
+		long cpu = kmt_cpu_of_name(in->paths[i]);
+
+		for (j = i; j < in->n && kmt_cpu_of_name(in->paths[j]) == cpu; j++)
+			;
+		in->stream_len[in->nstreams++] = j - i;
+	}
+	ret = 0;
+out:
+	free(ref);
+	free(sorted);
+	return ret;
+}
+
 int kmt_inputs_resolve(char *const *args, size_t n, struct kmt_inputs *in,
 		       struct kmt_error *err)
 {
@@ -249,7 +471,7 @@ int kmt_inputs_resolve(char *const *args, size_t n, struct kmt_inputs *in,
 			if (!in->dir)
 				return inputs_nomem(err);
 			in->name = in->dir;
-			return kmt_find_cpu_files(d, &in->paths, &in->n, err);
+			return inputs_dir(in, err);
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -283,6 +505,7 @@ int kmt_inputs_resolve(char *const *args, size_t n, struct kmt_inputs *in,
 void kmt_inputs_free(struct kmt_inputs *in)
 {
 	kmt_free_paths(in->paths, in->n);
+	free(in->stream_len);
 	free(in->dir);
 	memset(in, 0, sizeof(*in));
 }
@@ -364,18 +587,24 @@ static int check_same_trace(struct kmt_merge *m, size_t i, struct kmt_error *err
 	return 0;
 }
 
-struct kmt_merge *kmt_merge_open(char *const *paths, size_t n, unsigned int flags,
-				 struct kmt_error *err)
+/*
+ * n streams of files: stream_len[i] files of paths each, one after the
+ * other (NULL: one file a stream).
+ */
+static struct kmt_merge *merge_open(char *const *paths, const size_t *stream_len, size_t n,
+				    unsigned int flags, struct kmt_error *err)
 {
 	struct kmt_merge *m;
-	size_t i;
+	size_t i, first = 0, nfiles = 0;
 
 	memset(err, 0, sizeof(*err));
 	if (!n) {
 		kmt_err_set(err, KMT_ERR_USAGE, "kmemtrace", UINT64_MAX, "no trace files given");
 		return NULL;
 	}
-	if (check_majors(paths, n, err) < 0)
+	for (i = 0; i < n; i++)
+		nfiles += stream_len ? stream_len[i] : 1;
+	if (check_majors(paths, nfiles, err) < 0)
 		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
@@ -386,9 +615,14 @@ struct kmt_merge *kmt_merge_open(char *const *paths, size_t n, unsigned int flag
 		goto err_nomem;
 	m->n = n;
 	for (i = 0; i < n; i++) {
-		m->files[i] = kmt_file_open(paths[i], flags, err);
+		size_t len = stream_len ? stream_len[i] : 1;
+
+		m->files[i] = kmt_file_open(paths[first], flags, err);
 		if (!m->files[i])
 			goto err_close;
+		if (len > 1 && kmt_file_chain(m->files[i], paths + first + 1, len - 1) < 0)
+			goto err_nomem;
+		first += len;
 		if (check_same_trace(m, i, err) < 0)
 			goto err_close;
 	}
@@ -422,16 +656,33 @@ err_close:
 	return NULL;
 }
 
+struct kmt_merge *kmt_merge_open(char *const *paths, size_t n, unsigned int flags,
+				 struct kmt_error *err)
+{
+	return merge_open(paths, NULL, n, flags, err);
+}
+
+struct kmt_merge *kmt_merge_open_inputs(const struct kmt_inputs *in, unsigned int flags,
+					struct kmt_error *err)
+{
+	if (in->stream_len)
+		return merge_open(in->paths, in->stream_len, in->nstreams, flags, err);
+	return merge_open(in->paths, NULL, in->n, flags, err);
+}
+
 struct kmt_merge *kmt_merge_open_dir(const char *dir, unsigned int flags, struct kmt_error *err)
 {
-	struct kmt_merge *m;
-	char **paths;
-	size_t n;
+	struct kmt_inputs in = { 0 };
+	struct kmt_merge *m = NULL;
 
-	if (kmt_find_cpu_files(dir, &paths, &n, err) < 0)
-		return NULL;
-	m = kmt_merge_open(paths, n, flags, err);
-	kmt_free_paths(paths, n);
+	memset(err, 0, sizeof(*err));
+	/* A directory, whatever it is: not a file's name taken as the trace. */
+	in.dir = strdup(dir);
+	if (!in.dir)
+		inputs_nomem(err);
+	else if (inputs_dir(&in, err) == 0)
+		m = kmt_merge_open_inputs(&in, flags, err);
+	kmt_inputs_free(&in);
 	return m;
 }
 
@@ -621,6 +872,33 @@ int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index)
 			*file_index = m->last;
 	}
 	return ret;
+}
+
+int kmt_merge_checkpoint(const struct kmt_merge *m, uint64_t *cut_ns, uint64_t *dropped,
+			 struct kmt_error *err)
+{
+	const char *cut_path = NULL;
+	size_t i;
+
+	*cut_ns = 0;
+	*dropped = 0;
+	for (i = 0; i < m->n; i++) {
+		const struct kmt_file_header *h = kmt_file_checkpoint(m->files[i]);
+		const char *path = kmt_file_path(m->files[i]);
+
+		if (!h)
+			continue;
+		if (cut_path && h->cut_ns != *cut_ns) {
+			kmt_err_set(err, KMT_ERR_DATA, path, 40, "a checkpoint cut at %" PRIu64
+				    " ns, and %s at %" PRIu64 " ns: not one rotated trace",
+				    (uint64_t)h->cut_ns, cut_path, *cut_ns);
+			return -1;
+		}
+		cut_path = path;
+		*cut_ns = h->cut_ns;
+		*dropped += h->dropped_records;
+	}
+	return cut_path != NULL;
 }
 
 const struct kmt_error *kmt_merge_error(const struct kmt_merge *m)

@@ -81,6 +81,7 @@ static const char *const type_names[] = {
 	[KMT_REC_CACHE_DESC] = "cache_desc",
 	[KMT_REC_LOST] = "lost",
 	[KMT_REC_STACK] = "stack",
+	[KMT_REC_SUM] = "sum",
 };
 
 /*
@@ -204,6 +205,27 @@ static int check_header(const struct kmt_file_header *h, int big_endian, const c
 			    " is not a power of two", h->page_size);
 		return -1;
 	}
+	if (h->kind != KMT_FILE_RECORDS && h->kind != KMT_FILE_CHECKPOINT) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 17, "unknown file kind %u (this reader knows "
+			    "%u, records, and %u, checkpoint)", h->kind, KMT_FILE_RECORDS,
+			    KMT_FILE_CHECKPOINT);
+		return -1;
+	}
+	if (h->kind == KMT_FILE_CHECKPOINT && h->version_minor < KMT_CKPT_MINOR) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 6, "checkpoint of format %u.%u: checkpoints "
+			    "came with %u.%u", h->version_major, h->version_minor, KMT_ABI_MAJOR,
+			    KMT_CKPT_MINOR);
+		return -1;
+	}
+	if (h->kind == KMT_FILE_CHECKPOINT && !h->cut_ns) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 40, "checkpoint with a cut at 0 ns");
+		return -1;
+	}
+	if (h->kind == KMT_FILE_CHECKPOINT && !h->segment) {
+		kmt_err_set(err, KMT_ERR_DATA, path, 56, "checkpoint of segment 0 (segments "
+			    "count from 1)");
+		return -1;
+	}
 	name_cpu = (flags & KMT_OPEN_NO_NAME_CHECK) ? -1 : cpu_of_name(path);
 	if (name_cpu >= 0 && name_cpu != h->cpu) {
 		kmt_err_set(err, KMT_ERR_DATA, path, 12, "file name says CPU %ld, header says CPU %u",
@@ -306,6 +328,15 @@ struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_
 	f->vet = f->pos;
 	f->tr.unknown_since = UINT32_MAX;
 	f->tr.stk_orphans_ok = 1;
+	f->st.files = 1;
+	if (f->hdr.kind == KMT_FILE_CHECKPOINT) {
+		f->ckpt = 1;
+		f->has_ckpt = 1;
+		f->ckpt_hdr = f->hdr;
+		f->stk_whole = calloc(1, (UINT16_MAX + 1) / 8);
+		if (!f->stk_whole)
+			goto err_nomem;
+	}
 	return f;
 
 err_nomem:
@@ -389,6 +420,8 @@ static int check_stack(struct kmt_file *f, const struct kmt_stack *s)
 		if (!t->stk_orphan) {
 			f->st.stacks_incomplete--;
 			f->st.stacks++;
+			if (f->stk_whole)
+				f->stk_whole[id / 8] |= (uint8_t)(1u << (id % 8));
 		}
 		t->stk_next = 0;
 	} else {
@@ -421,11 +454,54 @@ static int stack_cut(struct kmt_file *f, const union kmt_rec *r)
 			t->stk_depth);
 }
 
+/* A SUM record of a checkpoint, on its own (check_ckpt() placed it). */
+static int check_sum(struct kmt_file *f, const struct kmt_sum *s)
+{
+	if (!f->ckpt)
+		return rec_fail(f, "sum record in a file that is not a checkpoint (kind %u)",
+				f->hdr.kind);
+	if (s->sum_kind != KMT_SUM_FREED && s->sum_kind != KMT_SUM_FAILED)
+		return rec_fail(f, "sum record of kind %u, expected %u (freed) or %u (failed)",
+				s->sum_kind, KMT_SUM_FREED, KMT_SUM_FAILED);
+	if (s->alloc_type != KMT_REC_KMALLOC && s->alloc_type != KMT_REC_CACHE_ALLOC)
+		return rec_fail(f, "sum record of allocation type %u, expected %u (kmalloc) or "
+				"%u (cache_alloc)", s->alloc_type, KMT_REC_KMALLOC,
+				KMT_REC_CACHE_ALLOC);
+	if (!s->count)
+		return rec_fail(f, "sum record of no allocations (count 0)");
+	if (s->seq)
+		return rec_fail(f, "sum record with seq %" PRIu32 ", expected 0", s->seq);
+	if (s->cross_cpu > s->count || s->cross_node > s->count)
+		return rec_fail(f, "sum record of %" PRIu32 " allocations with %" PRIu32
+				" freed on another CPU and %" PRIu32 " on another node: more than "
+				"it holds", s->count, s->cross_cpu, s->cross_node);
+	if (s->sum_kind == KMT_SUM_FAILED && s->cross_cpu)
+		return rec_fail(f, "sum record of failed allocations with %" PRIu32
+				" freed on another CPU", s->cross_cpu);
+	if (s->timestamp != f->hdr.cut_ns - 1)
+		return rec_fail(f, "sum record at %" PRIu64 " ns, expected the cut %" PRIu64
+				" ns - 1", (uint64_t)s->timestamp, (uint64_t)f->hdr.cut_ns);
+	if ((s->flags & KMT_F_NO_STACK) && s->stack_id)
+		return rec_fail(f, "sum record marked as having no stack names stack id %u",
+				s->stack_id);
+	if (s->stack_id && !(f->stk_whole[s->stack_id / 8] & (1u << (s->stack_id % 8))))
+		return rec_fail(f, "sum record names stack id %u, which no whole stack of the "
+				"checkpoint had", s->stack_id);
+	if (f->hdr.word_bits == 32 && ((s->call_site | s->cache_id) >> 32))
+		return rec_fail(f, "sum address above 32 bits in a 32-bit trace (call_site 0x%"
+				PRIx64 ", cache 0x%" PRIx64 ")", (uint64_t)s->call_site,
+				(uint64_t)s->cache_id);
+	f->in_sums = 1;
+	return 0;
+}
+
 /* The rarer checks and counts of cache descriptions and lost-records markers. */
 static int check_rare(struct kmt_file *f, const union kmt_rec *r)
 {
 	if (r->c.type == KMT_REC_STACK)
 		return check_stack(f, &r->stack);
+	if (r->c.type == KMT_REC_SUM)
+		return check_sum(f, &r->sum);
 	if (r->c.type == KMT_REC_LOST) {
 		uint32_t want = f->tr.expected + (uint32_t)r->lost.count;
 
@@ -495,6 +571,10 @@ static int report_fault(struct kmt_file *f, const union kmt_rec *r, enum rec_fau
 	if (fault == FAULT_CPU)
 		return rec_fail(f, "%s record of CPU %u in a file of CPU %u", name, r->c.cpu,
 				f->tr.cpu);
+	if (fault == FAULT_TS && f->prev_path)
+		return rec_fail(f, "timestamp %" PRIu64 " goes back before the last record of %s"
+				" (%" PRIu64 "), the file before it of CPU %u", (uint64_t)r->c.timestamp,
+				f->prev_path, f->tr.last_ts, f->tr.cpu);
 	if (fault == FAULT_TS)
 		return rec_fail(f, "timestamp %" PRIu64 " goes backwards (previous record: %"
 				PRIu64 ")", (uint64_t)r->c.timestamp, f->tr.last_ts);
@@ -509,13 +589,35 @@ static int report_fault(struct kmt_file *f, const union kmt_rec *r, enum rec_fau
 			(uint64_t)r->ev.call_site, (uint64_t)r->ev.ptr, (uint64_t)r->ev.cache_id);
 }
 
+/* A checkpoint's own rules: records before the cut, SUM records last. */
+static int check_ckpt(struct kmt_file *f, const union kmt_rec *r)
+{
+	if (f->in_sums && r->c.type != KMT_REC_SUM)
+		return rec_fail(f, "%s record after the checkpoint's sum records: they come last",
+				kmt_rec_type_name(r->c.type));
+	if (r->c.timestamp >= f->hdr.cut_ns)
+		return rec_fail(f, "%s record at %" PRIu64 " ns in a checkpoint cut at %" PRIu64
+				" ns: its records are before the cut", kmt_rec_type_name(r->c.type),
+				(uint64_t)r->c.timestamp, (uint64_t)f->hdr.cut_ns);
+	return 0;
+}
+
 /* Every check of a known record, then its counting. */
 static int check_rec(struct kmt_file *f, const union kmt_rec *r)
 {
-	enum rec_fault fault = rec_fault(&f->tr, r);
+	enum rec_fault fault;
 
+	/* Said as what it is, before its seq 0 looks like a gap. */
+	if (r->c.type == KMT_REC_SUM && !f->ckpt)
+		return check_sum(f, &r->sum);
+	/* A checkpoint's seq gaps are by design: any seq may come next. */
+	if (f->ckpt)
+		f->tr.unknown_since = UINT32_MAX;
+	fault = rec_fault(&f->tr, r);
 	if (fault != FAULT_NONE)
 		return report_fault(f, r, fault);
+	if (f->ckpt && check_ckpt(f, r) < 0)
+		return -1;
 	if (r->c.type != KMT_REC_STACK && (f->tr.stk_next | f->tr.stk_orphans_ok) &&
 	    stack_cut(f, r) < 0)
 		return -1;
@@ -527,7 +629,94 @@ static int check_rec(struct kmt_file *f, const union kmt_rec *r)
 		f->st.first_seq = r->c.seq;
 	}
 	rec_accept(&f->tr, f->st.by_type, r);
+	if (f->prev_path) {
+		free(f->prev_path);
+		f->prev_path = NULL;
+	}
 	return 0;
+}
+
+/*
+ * Opens the next file of the stream in place of the one that ended. Its
+ * header must be one of the same CPU's stream; a checkpoint only comes
+ * first. The sequence numbers go on from a segment to the next, not from
+ * a checkpoint, whose kept records end anywhere. 0, or -1 with f->err.
+ */
+static int chain_next(struct kmt_file *f)
+{
+	const char *path = f->chain[f->chain_i];
+	struct kmt_file_header h;
+	int be, was_ckpt = f->ckpt;
+
+	close(f->fd);
+	free(f->prev_path);
+	f->prev_path = f->path;
+	f->path = NULL;
+	f->chain_i++;
+	f->pos = f->len = f->vet = 0;
+	f->buf_off = 0;
+	f->at_eof = 0;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->path = strdup(path);
+	if (!f->path) {
+		kmt_err_set(&f->err, KMT_ERR_NOMEM, path, UINT64_MAX, "out of memory");
+		goto fail;
+	}
+	if (f->fd < 0) {
+		kmt_err_set(&f->err, KMT_ERR_IO, path, UINT64_MAX, "cannot open: %s",
+			    strerror(errno));
+		goto fail;
+	}
+	if (fill(f, KMT_RECORD_SIZE) < 0)
+		return -1;
+	if (f->len < KMT_RECORD_SIZE) {
+		kmt_err_set(&f->err, KMT_ERR_DATA, path, 0, "file too short for a kmemtrace "
+			    "header (%zu bytes, need %u)", f->len, KMT_RECORD_SIZE);
+		goto fail;
+	}
+	if (kmt_header_decode(f->buf, &h, &be) < 0) {
+		not_a_trace(f->buf, path, &f->err);
+		goto fail;
+	}
+	if (check_header(&h, be, path, f->flags, &f->err) < 0)
+		goto fail;
+	if (h.cpu != f->hdr.cpu || be != f->big_endian || h.word_bits != f->hdr.word_bits ||
+	    h.page_size != f->hdr.page_size || h.version_major != f->hdr.version_major) {
+		kmt_err_set(&f->err, KMT_ERR_DATA, path, 12, "not the next file of %s's stream "
+			    "(CPU %u/%u, %s/%s-endian, word bits %u/%u, page size %u/%u, format "
+			    "%u/%u)", f->prev_path, h.cpu, f->hdr.cpu, be ? "big" : "little",
+			    f->big_endian ? "big" : "little", h.word_bits, f->hdr.word_bits,
+			    h.page_size, f->hdr.page_size, h.version_major, f->hdr.version_major);
+		goto fail;
+	}
+	if (h.kind == KMT_FILE_CHECKPOINT) {
+		kmt_err_set(&f->err, KMT_ERR_DATA, path, 17, "a checkpoint after %s: a CPU's "
+			    "stream may only begin with one", f->prev_path);
+		goto fail;
+	}
+	f->hdr = h;
+	f->ckpt = 0;
+	f->in_sums = 0;
+	f->pos = f->vet = KMT_RECORD_SIZE;
+	f->st.files++;
+	if (was_ckpt) {
+		f->tr.unknown_since = UINT32_MAX;
+		f->tr.stk_next = 0;
+		f->tr.stk_orphans_ok = 1;
+	}
+	return 0;
+
+fail:
+	f->failed = 1;
+	return -1;
+}
+
+/* At the end of a file: 1 when the stream goes on in another (opened), 0, or -1. */
+static int stream_on(struct kmt_file *f)
+{
+	if (f->chain_i >= f->chain_n)
+		return 0;
+	return chain_next(f) < 0 ? -1 : 1;
 }
 
 /*
@@ -553,15 +742,28 @@ static int examine_slow(struct kmt_file *f, int may_fill)
 					return -1;
 			}
 			rest = f->len - f->pos;
-			if (rest == 0)
-				return 0;
+			/* Records handed out stay put: the next file waits for a fill. */
+			if (rest < KMT_RECORD_SIZE && f->chain_i < f->chain_n && !may_fill)
+				return KMT_NEED_FILL;
+			if (rest == 0) {
+				int on = stream_on(f);
+
+				if (on == 1)
+					continue;
+				return on;
+			}
 			if (rest < KMT_RECORD_SIZE) {
 				f->rec_off = f->buf_off + f->pos;
 				if (f->flags & KMT_OPEN_ALLOW_TRUNCATED) {
-					f->st.truncated_bytes = rest;
+					int on;
+
+					f->st.truncated_bytes += rest;
 					f->pos = f->len;
 					f->vet = f->pos;
-					return 0;
+					on = stream_on(f);
+					if (on == 1)
+						continue;
+					return on;
 				}
 				return rec_fail(f, "truncated record: %zu of %u bytes at the end of the file",
 						rest, KMT_RECORD_SIZE);
@@ -609,7 +811,8 @@ static void vet_events(struct kmt_file *f, size_t ahead)
 	uint64_t *by_type = f->st.by_type;
 
 	/* Inside a stack every record is checked for cutting it short. */
-	if (!f->have_first || f->swap || f->failed || t.stk_next || t.stk_orphans_ok)
+	if (!f->have_first || f->swap || f->failed || t.stk_next || t.stk_orphans_ok ||
+	    f->ckpt || f->prev_path)
 		return;
 	for (; r < stop; r++) {
 		if (r->c.type - 1u >= KMT_REC_PAGE_FREE || rec_fault(&t, r) != FAULT_NONE)
@@ -651,6 +854,27 @@ const struct kmt_file_header *kmt_file_header(const struct kmt_file *f)
 	return &f->hdr;
 }
 
+const struct kmt_file_header *kmt_file_checkpoint(const struct kmt_file *f)
+{
+	return f->has_ckpt ? &f->ckpt_hdr : NULL;
+}
+
+int kmt_file_chain(struct kmt_file *f, char *const *paths, size_t n)
+{
+	size_t i;
+
+	f->chain = calloc(n ? n : 1, sizeof(*f->chain));
+	if (!f->chain)
+		return -1;
+	for (i = 0; i < n; i++) {
+		f->chain[i] = strdup(paths[i]);
+		if (!f->chain[i])
+			return -1;
+		f->chain_n++;
+	}
+	return 0;
+}
+
 const struct kmt_file_stats *kmt_file_stats(const struct kmt_file *f)
 {
 	/* Derived here rather than counted per record; f itself is never const. */
@@ -664,11 +888,13 @@ const struct kmt_file_stats *kmt_file_stats(const struct kmt_file *f)
 	st->cache_descs = bt[KMT_REC_CACHE_DESC];
 	st->lost_markers = bt[KMT_REC_LOST];
 	st->stack_slots = bt[KMT_REC_STACK];
-	st->records_timed = st->events + st->cache_descs + st->lost_markers + st->stack_slots;
+	st->sums = bt[KMT_REC_SUM];
+	st->records_timed = st->events + st->cache_descs + st->lost_markers + st->stack_slots +
+			    st->sums;
 	st->records = st->records_timed + st->unknown;
 	st->last_ts = f->tr.last_ts;
 	st->last_seq = f->tr.last_seq;
-	st->file_bytes = KMT_RECORD_SIZE * (1 + st->records) + st->truncated_bytes;
+	st->file_bytes = KMT_RECORD_SIZE * (st->files + st->records) + st->truncated_bytes;
 	return st;
 }
 
@@ -694,10 +920,17 @@ int kmt_file_big_endian(const struct kmt_file *f)
 
 void kmt_file_close(struct kmt_file *f)
 {
+	size_t i;
+
 	if (!f)
 		return;
 	if (f->fd >= 0)
 		close(f->fd);
+	for (i = 0; i < f->chain_n; i++)
+		free(f->chain[i]);
+	free(f->chain);
+	free(f->prev_path);
+	free(f->stk_whole);
 	free(f->buf);
 	free(f->path);
 	free(f);

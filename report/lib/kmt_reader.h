@@ -19,12 +19,12 @@ union kmt_rec {
 	struct kmt_cache_desc cache;	/* KMT_REC_CACHE_DESC */
 	struct kmt_lost lost;		/* KMT_REC_LOST */
 	struct kmt_stack stack;		/* KMT_REC_STACK (1.2) */
-	struct kmt_sum sum;		/* KMT_REC_SUM (1.3, checkpoints only) */
+	struct kmt_sum sum;		/* KMT_REC_SUM (1.3), in checkpoints only */
 	uint8_t raw[KMT_RECORD_SIZE];
 };
 
 /* Highest record type this reader knows; index bound of kmt_file_stats.by_type. */
-#define KMT_REC_TYPE_MAX	KMT_REC_STACK
+#define KMT_REC_TYPE_MAX	KMT_REC_SUM
 
 /* What went wrong, which decides the exit code (kmt_error_exit()). */
 enum kmt_err_class {
@@ -85,6 +85,7 @@ struct kmt_file_stats {
 	uint64_t lost_records;		/* sum of their count fields */
 	uint64_t last_total_dropped;	/* total_dropped of the last LOST record */
 	uint64_t stack_slots;		/* KMT_REC_STACK records */
+	uint64_t sums;			/* KMT_REC_SUM records (checkpoints) */
 	uint64_t stacks;		/* whole stacks: their last slot was read */
 	/*
 	 * Stacks begun but not finished: cut by a LOST marker, by the end of
@@ -96,6 +97,8 @@ struct kmt_file_stats {
 	uint32_t first_seq, last_seq;	/* of known records; valid if records_timed */
 	uint64_t truncated_bytes;	/* partial slot at the end (KMT_OPEN_ALLOW_TRUNCATED) */
 	uint64_t file_bytes;		/* bytes consumed: header + slots (+ truncated tail) */
+	/* Files read one after another as this CPU's stream (kmt_merge_open_inputs()). */
+	uint64_t files;
 };
 
 struct kmt_file;
@@ -107,8 +110,18 @@ struct kmt_file;
  * (a newer minor is accepted), header_size and record_size of 64,
  * byte_order agreeing with the magic, word_bits 32 or 64, known clock,
  * page_size a power of two, and the header's CPU equal to N of a file
- * named cpuN.out. Reserved header bytes are not checked: a newer minor
- * may use them.
+ * named cpuN.out, kind KMT_FILE_RECORDS or KMT_FILE_CHECKPOINT (1.3; a
+ * checkpoint of minor KMT_CKPT_MINOR or later, with a cut_ns and a
+ * segment). Reserved header bytes are not checked: a newer minor may use
+ * them.
+ *
+ * A checkpoint (kmemtraced --max-size, trace-format.md section 10) is read
+ * with every check of a records file but the sequence numbers, whose gaps
+ * are by design: its records are before cut_ns, and its KMT_REC_SUM
+ * records come after all the others, each checked (sum_kind, alloc_type,
+ * count, seq 0, cross_cpu and cross_node within count, none cross-CPU
+ * when failed, a stack id of a whole stack earlier in the file,
+ * timestamp cut_ns - 1). A SUM record in any other file is an error.
  */
 struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_error *err);
 
@@ -134,6 +147,11 @@ int kmt_file_next(struct kmt_file *f, union kmt_rec *rec);
 
 /* The header in host byte order (magic reads as KMT_MAGIC). */
 const struct kmt_file_header *kmt_file_header(const struct kmt_file *f);
+/*
+ * The header of the checkpoint the file (or its stream) began with, in
+ * host byte order; NULL when it began with a records file.
+ */
+const struct kmt_file_header *kmt_file_checkpoint(const struct kmt_file *f);
 const struct kmt_file_stats *kmt_file_stats(const struct kmt_file *f);
 /* The error after kmt_file_next() returned -1 (cls KMT_ERR_NONE before). */
 const struct kmt_error *kmt_file_error(const struct kmt_file *f);
@@ -145,7 +163,7 @@ int kmt_file_big_endian(const struct kmt_file *f);
 void kmt_file_close(struct kmt_file *f);
 
 /* "kmalloc", "cache_alloc", "page_alloc", "kfree", "cache_free", "page_free",
- * "cache_desc", "lost", "stack"; "unknown" otherwise. */
+ * "cache_desc", "lost", "stack", "sum"; "unknown" otherwise. */
 const char *kmt_rec_type_name(unsigned int type);
 
 /*
@@ -153,6 +171,13 @@ const char *kmt_rec_type_name(unsigned int type);
  * malloc'ed array of malloc'ed "DIR/cpuN.out" strings. Returns 0, or -1
  * with *err: the directory cannot be read (KMT_ERR_IO) or holds no such
  * file ("DIR: no cpu*.out files", KMT_ERR_DATA). Free with kmt_free_paths().
+ *
+ * A rotated trace (kmemtraced --max-size: no cpuN.out in DIR, seg.NNNNNN
+ * directories) stands for the files of its window, in the order they are
+ * read: those of the checkpoint ckpt.C of the highest C for which seg.C
+ * exists, if any, then those of seg.C, seg.C+1, ... (each sorted by N);
+ * older segments are left over from a drop and ignored. A missing segment
+ * in the window is a KMT_ERR_DATA error naming it.
  */
 int kmt_find_cpu_files(const char *dir, char ***paths, size_t *n, struct kmt_error *err);
 void kmt_free_paths(char **paths, size_t n);
@@ -168,6 +193,15 @@ struct kmt_inputs {
 	size_t n;
 	char *dir;		/* where the metadata is */
 	const char *name;	/* the trace as named: the directory, or the first file */
+	/*
+	 * A rotated directory: paths holds each CPU's files one after another
+	 * in reading order (checkpoint first), stream_len[i] of them for the
+	 * i-th of nstreams CPUs. NULL and 0 otherwise: one file a stream.
+	 */
+	size_t *stream_len;
+	size_t nstreams;
+	uint32_t ckpt_segment;	/* rotated: C of the ckpt.C read, 0 for none */
+	uint32_t first_segment, last_segment;	/* rotated: the seg.K read */
 };
 
 /*
@@ -193,7 +227,18 @@ struct kmt_merge;
 
 struct kmt_merge *kmt_merge_open(char *const *paths, size_t n, unsigned int flags,
 				 struct kmt_error *err);
-/* kmt_find_cpu_files(dir) + kmt_merge_open(). */
+/*
+ * kmt_merge_open() of resolved inputs: a rotated trace's files of one CPU
+ * are read one after another as one stream (the merge's file index i is
+ * then the i-th stream, kmt_merge_file(i) its file being read), each
+ * opened when the one before ends: the stream's timestamps must not go
+ * back from one file to the next (an error naming both), its files agree
+ * on their header's CPU, byte order, word size and page size, and only
+ * the first may be a checkpoint.
+ */
+struct kmt_merge *kmt_merge_open_inputs(const struct kmt_inputs *in, unsigned int flags,
+					struct kmt_error *err);
+/* kmt_inputs_resolve(dir) + kmt_merge_open_inputs(). */
 struct kmt_merge *kmt_merge_open_dir(const char *dir, unsigned int flags, struct kmt_error *err);
 /*
  * Next record in merged order: 1 with *rec (host order) and *file_index
@@ -216,6 +261,15 @@ int kmt_merge_next(struct kmt_merge *m, union kmt_rec *rec, size_t *file_index);
  */
 int kmt_merge_next_batch(struct kmt_merge *m, const union kmt_rec **recs, size_t max);
 const struct kmt_error *kmt_merge_error(const struct kmt_merge *m);
+/*
+ * A rotated trace's checkpoint (1.3): 1 with the cut its files began with
+ * (one for all) and the sum of their dropped_records, 0 when no stream
+ * began with a checkpoint (*cut_ns and *dropped 0), -1 with *err when two
+ * checkpoints disagree on the cut (the path of the file read, when a
+ * stream has gone on to its segments).
+ */
+int kmt_merge_checkpoint(const struct kmt_merge *m, uint64_t *cut_ns, uint64_t *dropped,
+			 struct kmt_error *err);
 size_t kmt_merge_nfiles(const struct kmt_merge *m);
 /* The i-th file (its header, stats, path) while the merge is open. */
 struct kmt_file *kmt_merge_file(const struct kmt_merge *m, size_t i);

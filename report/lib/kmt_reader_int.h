@@ -57,12 +57,32 @@ struct kmt_file {
 	struct kmt_file_header hdr;
 	struct kmt_error err;
 	char *path;
+	/*
+	 * (1.3) The file being read is a checkpoint: its records take the
+	 * slow path (examine_slow()), where its seq gaps are let through and
+	 * its own rules checked, so that the loop of plain events never asks.
+	 */
+	uint8_t ckpt;
+	uint8_t in_sums;	/* a SUM record was read: only SUM records may follow */
+	uint8_t *stk_whole;	/* checkpoint: bitmap of the stack ids a whole stack had */
+	int has_ckpt;		/* the stream began with a checkpoint, ckpt_hdr */
+	struct kmt_file_header ckpt_hdr;
+	/*
+	 * The files of the stream still to read (kmt_merge_open_inputs()),
+	 * each opened when the one before ends; prev_path names the one
+	 * before until the new file's first record passed its checks.
+	 */
+	char **chain;
+	size_t chain_n, chain_i;
+	char *prev_path;
 };
 
 /* Fills *err; offset UINT64_MAX for a message without one. */
 void kmt_err_set(struct kmt_error *err, enum kmt_err_class cls, const char *path,
 		 uint64_t offset, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 int kmt_header_decode(const void *raw, struct kmt_file_header *h, int *big_endian);
+/* Makes f read the n files of paths (copied) after its own, as one stream. 0, or -1 (memory). */
+int kmt_file_chain(struct kmt_file *f, char *const *paths, size_t n);
 long kmt_cpu_of_name(const char *path);
 
 /* kmt_file_vet() with may_fill 0 when the buffer ends before the file does. */

@@ -45,6 +45,7 @@ void kmt_header_swap(struct kmt_file_header *h)
 	sw64(&h->cut_ns);
 	sw64(&h->dropped_records);
 	sw32(&h->segment);
+	sw32(&h->reserved1);
 }
 
 void kmt_rec_swap(union kmt_rec *r)
@@ -81,14 +82,6 @@ void kmt_rec_swap(union kmt_rec *r)
 		sw64(&r->lost.first_lost_ns);
 		sw64(&r->lost.total_dropped);
 		break;
-	case KMT_REC_STACK: {
-		unsigned int i;
-
-		sw16(&r->stack.stack_id);
-		for (i = 0; i < KMT_STACK_SLOT_FRAMES; i++)
-			sw64(&r->stack.frames[i]);
-		break;
-	}
 	case KMT_REC_SUM:
 		sw64(&r->sum.call_site);
 		sw64(&r->sum.cache_id);
@@ -99,6 +92,14 @@ void kmt_rec_swap(union kmt_rec *r)
 		sw32(&r->sum.cross_node);
 		sw16(&r->sum.stack_id);
 		break;
+	case KMT_REC_STACK: {
+		unsigned int i;
+
+		sw16(&r->stack.stack_id);
+		for (i = 0; i < KMT_STACK_SLOT_FRAMES; i++)
+			sw64(&r->stack.frames[i]);
+		break;
+	}
 	default:
 		/* Unknown layout: only the common prefix is known to be integers. */
 		break;

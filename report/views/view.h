@@ -57,6 +57,15 @@ struct out_opts {
 	uint64_t unknown_records;	/* slots of unknown type the reader skipped */
 	uint64_t lost_unmarked;		/* drops the metadata knows of beyond LOST records */
 	uint64_t truncated_bytes;	/* partial records ignored (--allow-truncated) */
+	/*
+	 * A rotated trace (kmemtraced --max-size, 1.3): what came before
+	 * cut_ns (absolute ns) was folded into its checkpoint, of
+	 * folded_records records of the dropped segments (their headers'
+	 * dropped_records); segments first_segment..last_segment were read.
+	 */
+	bool rotated;
+	uint64_t cut_ns, folded_records;
+	uint32_t first_segment, last_segment;
 	const char *filters;		/* human description of the filters, or NULL */
 	const struct rpt_meta *meta;
 	/* The traced kernel's GFP flag names (tracepoint_formats); NULL or none: hex. */

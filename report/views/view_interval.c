@@ -24,6 +24,12 @@ struct ivl {
 	bool started, dirty;
 	uint64_t origin, open_end, index;
 	uint64_t records0, lost0, late, unstacked0;
+	/*
+	 * A rotated trace's cut (ivl_set_cut()): the records before it, its
+	 * checkpoint's, are fed to the analysis and counted in no interval.
+	 */
+	uint64_t cut_ns;
+	bool before_cut;	/* records before the cut were fed: the snapshot is due */
 	struct snap *prev;	/* per cache, site or stack index */
 	size_t nprev;
 	struct ivl_row *rows;
@@ -186,6 +192,52 @@ static int row_cmp(const void *pa, const void *pb)
 	return c;
 }
 
+/* prev (per entry) grown to n entries; 0, or -1 (memory). */
+static int grow_prev(struct ivl *v, size_t n)
+{
+	struct snap *p;
+
+	if (n <= v->nprev)
+		return 0;
+	p = realloc(v->prev, n * sizeof(*p));
+	if (!p)
+		return -1;
+	memset(p + v->nprev, 0, (n - v->nprev) * sizeof(*p));
+	v->prev = p;
+	v->nprev = n;
+	return 0;
+}
+
+/*
+ * The snapshot the first interval counts from: what a rotated trace's
+ * checkpoint holds (its sums, its live allocations) is no interval's.
+ */
+static int baseline(struct ivl *v)
+{
+	const struct rpt_totals *t = rpt_totals(v->r);
+	size_t n = nentries(v), i;
+
+	if (grow_prev(v, n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		const char *name;
+		uint64_t addr;
+
+		current(v, i, &v->prev[i], &name, &addr);
+	}
+	v->records0 = t->records;
+	v->lost0 = t->lost;
+	v->unstacked0 = t->allocs - t->stack_allocs;
+	v->before_cut = false;
+	rpt_shown(v->r);
+	return 0;
+}
+
+void ivl_set_cut(struct ivl *v, uint64_t cut_ns)
+{
+	v->cut_ns = cut_ns;
+}
+
 /* Closes the open interval: its table, the callback, the new snapshot. */
 static int close_one(struct ivl *v, ivl_emit_fn fn, void *arg)
 {
@@ -200,15 +252,8 @@ static int close_one(struct ivl *v, ivl_emit_fn fn, void *arg)
 	 */
 	if (v->o.by == IVL_BY_STACK && t->allocs && !rpt_has_stacks(v->r))
 		return IVL_NO_STACKS;
-	if (n > v->nprev) {
-		struct snap *p = realloc(v->prev, n * sizeof(*p));
-
-		if (!p)
-			return -1;
-		memset(p + v->nprev, 0, (n - v->nprev) * sizeof(*p));
-		v->prev = p;
-		v->nprev = n;
-	}
+	if (grow_prev(v, n))
+		return -1;
 	if (n > v->rows_cap) {
 		struct ivl_row *p = realloc(v->rows, n * sizeof(*p));
 
@@ -310,6 +355,20 @@ int ivl_feed(struct ivl *v, const union kmt_rec *const *recs, size_t n, ivl_emit
 
 	if (!n)
 		return 0;
+	/* Records come in time order: a checkpoint's, before the cut, first. */
+	if (!v->started && recs[0]->c.timestamp < v->cut_ns) {
+		for (j = 0; j < n && recs[j]->c.timestamp < v->cut_ns; j++)
+			;
+		if (rpt_feed_refs(v->r, recs, j))
+			return -1;
+		v->before_cut = true;
+		recs += j;
+		n -= j;
+		if (!n)
+			return 0;
+	}
+	if (v->before_cut && baseline(v))
+		return -1;
 	if (!v->started)
 		start(v, recs[0]->c.timestamp);
 	if (v->o.manual) {

@@ -97,6 +97,14 @@ const struct ivl_opts *ivl_opts(const struct ivl *v);
 typedef int (*ivl_emit_fn)(const struct ivl_table *t, void *arg);
 
 /*
+ * A rotated trace (kmemtraced --max-size): records before cut_ns (its
+ * checkpoint's: kept records and sums of what was folded) are fed to the
+ * analysis and counted in no interval; the first interval starts at the
+ * first record at or after the cut.
+ */
+void ivl_set_cut(struct ivl *v, uint64_t cut_ns);
+
+/*
  * Feeds records in time order into the report, closing every interval a
  * record's timestamp passes first. A record older than the open interval
  * (live sources deliver some late) is counted in it (table.late).

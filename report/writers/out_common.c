@@ -42,6 +42,19 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+void json_string_array(FILE *fp, const char *const *v, size_t n)
+{
+	size_t k;
+
+	fputc('[', fp);
+	for (k = 0; k < n; k++) {
+		if (k)
+			fputc(',', fp);
+		json_string(fp, v[k] ? v[k] : "");
+	}
+	fputc(']', fp);
+}
+
 void json_string(FILE *fp, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

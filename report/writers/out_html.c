@@ -296,6 +296,13 @@ static void metadata(FILE *fp, const struct rpt *r, const struct out_opts *o)
 		esc(fp, o->filters);
 		fputs("</p>\n", fp);
 	}
+	/* Said as the text header says it (report_out.c). */
+	if (o->rotated)
+		fprintf(fp, "<p class=\"warn\">Rotated: the records before %" PRIu64 " ns (the cut) "
+			"were folded into a checkpoint: %" PRIu64 " records of dropped segments, "
+			"folded, not lost. The totals and tables count them; the lifetimes and "
+			"timelines are of the records kept after the cut only.</p>\n", o->cut_ns,
+			o->folded_records);
 	fputs("</section>\n", fp);
 }
 

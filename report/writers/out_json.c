@@ -29,13 +29,7 @@ static void json_value(FILE *fp, const struct out_col *col, const struct out_cel
 		fprintf(fp, "\"0x%" PRIx64 "\"", c->u);
 		break;
 	case COL_STRV:
-		fputc('[', fp);
-		for (k = 0; k < c->n; k++) {
-			if (k)
-				fputc(',', fp);
-			json_string(fp, c->sv[k] ? c->sv[k] : "");
-		}
-		fputc(']', fp);
+		json_string_array(fp, c->sv, c->n);
 		break;
 	case COL_U64V:
 		fputc('[', fp);

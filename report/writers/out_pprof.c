@@ -425,6 +425,11 @@ static int build_comments(struct pp *p)
 		return -1;
 	if (o->filters && comment(p, "filters: %s", o->filters))
 		return -1;
+	if (o->rotated &&
+	    comment(p, "rotated: records before %" PRIu64 " ns (the cut) were folded into a "
+		    "checkpoint: %" PRIu64 " records of dropped segments, folded, not lost; "
+		    "counted here as their events", o->cut_ns, o->folded_records))
+		return -1;
 	if (t->lost + o->lost_unmarked &&
 	    comment(p, "%" PRIu64 " records were lost: every number is a lower bound",
 		    t->lost + o->lost_unmarked))

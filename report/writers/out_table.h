@@ -44,6 +44,8 @@ void out_json_row(FILE *fp, const struct out_table *t, size_t row);
 
 /* Writes s as a JSON string (quoted, escaped, valid UTF-8). */
 void json_string(FILE *fp, const char *s);
+/* n strings as a JSON array of strings; a NULL one as "". */
+void json_string_array(FILE *fp, const char *const *v, size_t n);
 /* A CSV field (RFC 4180) in valid UTF-8; NULL writes nothing. */
 void out_csv_field(FILE *fp, const char *s);
 /* text wrapped at spaces to 78 columns, continuation lines indented by two. */

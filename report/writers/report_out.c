@@ -222,6 +222,24 @@ static int print_json(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	json_u64(fp, "unknown_records", o->unknown_records, &f2);
 	json_u64(fp, "truncated_bytes", o->truncated_bytes, &f2);
 	json_str(fp, "filters", o->filters, &f2);
+	json_key(fp, "rotated", &f2);
+	fputs(o->rotated ? "true" : "false", fp);
+	if (o->rotated) {
+		json_u64(fp, "cut_ns", o->cut_ns, &f2);
+		json_u64(fp, "folded_records", o->folded_records, &f2);
+		json_u64(fp, "first_segment", o->first_segment, &f2);
+		json_u64(fp, "last_segment", o->last_segment, &f2);
+		json_u64(fp, "folded_no_cache", t->sum_no_cache, &f2);
+		json_key(fp, "window_only", &f2);
+		json_string_array(fp, report_window_only, REPORT_WINDOW_ONLY_N);
+	} else {
+		json_str(fp, "cut_ns", NULL, &f2);
+		json_str(fp, "folded_records", NULL, &f2);
+		json_str(fp, "first_segment", NULL, &f2);
+		json_str(fp, "last_segment", NULL, &f2);
+		json_str(fp, "folded_no_cache", NULL, &f2);
+		json_str(fp, "window_only", NULL, &f2);
+	}
 	{
 		struct src_filter sf;
 
@@ -582,6 +600,36 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 			o->unknown_records);
 }
 
+/* ---- a rotated trace's window ------------------------------------------------ */
+
+/*
+ * What a checkpoint's sums cannot give (they count allocations and frees
+ * by key, not each event): these views see only the records kept.
+ */
+const char *const report_window_only[REPORT_WINDOW_ONLY_N] = {
+	"lifetimes", "timelines", "alloc", "errors", "intervals",
+};
+
+/* The header's lines of a rotated trace (text). */
+static void text_window(FILE *fp, const struct rpt_totals *t, const struct out_opts *o)
+{
+	char cut[32];
+
+	if (!o->rotated)
+		return;
+	out_fmt_secs(cut, sizeof(cut), o->cut_ns > t->first_ts ? o->cut_ns - t->first_ts : 0);
+	fprintf(fp, "Rotated: records before +%s (cut) were folded into a checkpoint:\n"
+		"  %" PRIu64 " records of dropped segments, folded, not lost (segments %" PRIu32
+		"-%" PRIu32 " kept).\n"
+		"  Call sites, caches, totals, stacks count them; lifetimes, timelines, the\n"
+		"  per-address view (--alloc), errors and intervals are of the kept window\n"
+		"  only.\n", cut,
+		o->folded_records, o->first_segment, o->last_segment);
+	if (t->sum_no_cache)
+		fprintf(fp, "  %" PRIu64 " folded kmallocs of several sizes in one sum are in no "
+			"kmalloc-N cache.\n", t->sum_no_cache);
+}
+
 static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 		      const struct symtab *st, const struct rpt_slab *slab)
 {
@@ -636,6 +684,7 @@ static int print_text(FILE *fp, const struct rpt *r, const struct out_opts *o,
 	if (o->truncated_bytes)
 		fprintf(fp, "Ignored a partial record at the end: %" PRIu64 " bytes\n",
 			o->truncated_bytes);
+	text_window(fp, t, o);
 	if (text_coverage(fp, slab))
 		return -1;
 	if (!t->seen_any)
@@ -764,6 +813,21 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 			" flags=0x%x", (uint64_t)rec->lost.count, (uint64_t)rec->lost.first_lost_ns,
 			(uint64_t)rec->lost.total_dropped, rec->lost.flags);
 		break;
+	case KMT_REC_SUM: {
+		const struct kmt_sum *s = &rec->sum;
+
+		fprintf(fp, " kind=%s alloc_type=%s call_site=0x%" PRIx64 " cache_id=0x%" PRIx64
+			" count=%u bytes_req=%" PRIu64 " bytes_alloc=%" PRIu64 " cross_cpu=%u"
+			" cross_node=%u flags=0x%x", s->sum_kind == KMT_SUM_FAILED ? "failed" : "freed",
+			kmt_rec_type_name(s->alloc_type), (uint64_t)s->call_site,
+			(uint64_t)s->cache_id, s->count, (uint64_t)s->bytes_req,
+			(uint64_t)s->bytes_alloc, s->cross_cpu, s->cross_node, s->flags);
+		if (s->stack_id)
+			fprintf(fp, " stack_id=%u", s->stack_id);
+		if (ks)
+			fprintf(fp, " %s", ksyms_format_ret(ks, s->call_site, sym, sizeof(sym)));
+		break;
+	}
 	default:
 		fprintf(fp, " type=%u flags=0x%x", rec->c.type, rec->c.flags);
 		break;

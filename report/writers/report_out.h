@@ -19,6 +19,16 @@
 #include "sym/sym_kallsyms.h"
 #include "sym/sym_srcline.h"
 
+/*
+ * The views and tables of a rotated trace that see only the records its
+ * window kept, not its checkpoint's sums ("window_only" in JSON):
+ * lifetimes (--lifetimes, --short-lived, --long-lived, --html), the
+ * timelines (--html), the per-address view (--alloc), the errors, the
+ * intervals (--interval, kmemtrace-top --replay: from the cut on).
+ */
+#define REPORT_WINDOW_ONLY_N	5
+extern const char *const report_window_only[REPORT_WINDOW_ONLY_N];
+
 /* Writes the whole report. 0, -1 out of memory (errno ENOMEM). */
 int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o);
 

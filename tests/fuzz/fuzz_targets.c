@@ -292,7 +292,7 @@ static void read_all(const char *path, const uint8_t *data, size_t size, unsigne
 		if (sum != res->returned || res->st.records != res->returned + res->st.unknown ||
 		    res->st.records_timed != res->returned ||
 		    res->st.events + res->st.cache_descs + res->st.lost_markers +
-		    res->st.stack_slots != res->returned ||
+		    res->st.stack_slots + res->st.sums != res->returned ||
 		    res->st.stack_slots != res->st.by_type[KMT_REC_STACK])
 			fail("%s: stats do not add up to the %" PRIu64 " records returned", path,
 			     res->returned);
@@ -356,10 +356,12 @@ static int model_stack(const uint8_t *r, int be, int bits, unsigned int minor, u
 static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow_trunc,
 			 uint64_t *bad_off, uint64_t *known)
 {
-	uint64_t off, last_ts = 0, ps;
+	uint64_t off, last_ts = 0, ps, cut;
 	uint32_t expected = 0, unknown_since = 0;
-	int be, have_seq = 0, bits, any = 0, orphans_ok = 1;
+	int be, have_seq = 0, bits, any = 0, orphans_ok = 1, ckpt, in_sums = 0, whole_run = 0;
 	unsigned int cpu, minor, stk_next = 0, stk_depth = 0, stk_id = 0;
+	/* A checkpoint's SUM records name only stacks it held whole (begun at frame 0). */
+	static uint8_t whole[(UINT16_MAX + 1) / 8];
 
 	*known = 0;
 	if (size < KMT_RECORD_SIZE)
@@ -379,6 +381,13 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 	    d[16] != KMT_CLOCK_MONOTONIC || !ps || (ps & (ps - 1)) ||
 	    (name_cpu >= 0 && (unsigned long)name_cpu != cpu))
 		return 0;
+	/* (1.3) kind at 17: records, or a checkpoint with a cut (40) and a segment (56). */
+	ckpt = d[17] == KMT_FILE_CHECKPOINT;
+	cut = rd(d + 40, 8, be);
+	if (d[17] > KMT_FILE_CHECKPOINT ||
+	    (ckpt && (minor < KMT_CKPT_MINOR || !cut || !rd(d + 56, 4, be))))
+		return 0;
+	memset(whole, 0, sizeof(whole));
 	for (off = KMT_RECORD_SIZE; off < size; off += KMT_RECORD_SIZE) {
 		const uint8_t *r = d + off;
 		unsigned int type;
@@ -391,7 +400,7 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 		type = r[0];
 		if (type == 0)
 			return -1;
-		if (type > KMT_REC_STACK) {
+		if (type > KMT_REC_SUM) {
 			unknown_since++;
 			continue;
 		}
@@ -399,7 +408,25 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 		ts = rd(r + 8, 8, be);
 		if (rd(r + 2, 2, be) != cpu || (any && ts < last_ts))
 			return -1;
-		if (type == KMT_REC_LOST) {
+		/* A checkpoint: any seq, records before the cut, SUM records last. */
+		if (ckpt && ((in_sums && type != KMT_REC_SUM) || ts >= cut))
+			return -1;
+		if (type == KMT_REC_SUM) {
+			uint32_t count = (uint32_t)rd(r + 48, 4, be);
+			unsigned int sid = (unsigned int)rd(r + 60, 2, be), kind = r[63];
+
+			if (!ckpt || (kind != KMT_SUM_FREED && kind != KMT_SUM_FAILED) ||
+			    (r[62] != KMT_REC_KMALLOC && r[62] != KMT_REC_CACHE_ALLOC) || !count ||
+			    seq || rd(r + 52, 4, be) > count || rd(r + 56, 4, be) > count ||
+			    (kind == KMT_SUM_FAILED && rd(r + 52, 4, be)) || ts != cut - 1 ||
+			    ((r[1] & KMT_F_NO_STACK) && sid) ||
+			    (sid && !(whole[sid / 8] & (1u << (sid % 8)))) ||
+			    (bits == 32 && (rd(r + 16, 8, be) | rd(r + 24, 8, be)) >> 32))
+				return -1;
+			in_sums = 1;
+		} else if (ckpt) {
+			/* No seq to check. */
+		} else if (type == KMT_REC_LOST) {
 			uint32_t want = expected + (uint32_t)rd(r + 16, 8, be);
 
 			if (have_seq && (uint32_t)(seq - want) > unknown_since)
@@ -412,12 +439,20 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 		}
 		/* Only a LOST marker may cut a stack short. */
 		if (type == KMT_REC_STACK) {
+			int began = !stk_next && !r[19];
+
 			if (model_stack(r, be, bits, minor, &stk_next, &stk_depth, &stk_id,
 					&orphans_ok))
 				return -1;
+			whole_run = began ? 1 : whole_run;
+			if (!stk_next && whole_run)
+				whole[stk_id / 8] |= (uint8_t)(1u << (stk_id % 8));
+			if (!stk_next)
+				whole_run = 0;
 		} else if (type == KMT_REC_LOST) {
 			stk_next = 0;
 			orphans_ok = 1;
+			whole_run = 0;
 		} else if (stk_next) {
 			return -1;
 		} else {
@@ -426,7 +461,7 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 		if (type == KMT_REC_CACHE_DESC) {
 			if (!memchr(r + 32, 0, 32) || (bits == 32 && rd(r + 16, 8, be) >> 32))
 				return -1;
-		} else if (type != KMT_REC_LOST && type != KMT_REC_STACK && bits == 32 &&
+		} else if (type <= KMT_REC_PAGE_FREE && bits == 32 &&
 			   (rd(r + 16, 8, be) | rd(r + 24, 8, be) | rd(r + 32, 8, be)) >> 32) {
 			return -1;
 		}

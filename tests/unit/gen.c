@@ -119,6 +119,14 @@ struct gen *gen_open(const char *dir, unsigned int ncpus, const struct gen_opts 
 		c->seq = g->opts.first_seq;
 		kmt_header_init(&h, i, g->opts.word_bits, g->opts.page_size,
 				g->opts.start_mono_ns, g->opts.start_real_ns);
+		if (g->opts.cut_ns) {
+			h.kind = KMT_FILE_CHECKPOINT;
+			h.cut_ns = g->opts.cut_ns;
+			h.segment = g->opts.segment;
+			h.dropped_records = g->opts.dropped_records;
+			if (h.version_minor < KMT_CKPT_MINOR)
+				h.version_minor = KMT_CKPT_MINOR;
+		}
 		if (g->opts.set_minor)
 			h.version_minor = g->opts.abi_minor;
 		kmt_header_encode(raw, &h, g->opts.big_endian);

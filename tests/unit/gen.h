@@ -21,6 +21,14 @@ struct gen_opts {
 	uint32_t first_seq;		/* seq of every CPU's first record, default 0 */
 	int set_minor;			/* write abi_minor as the header's version_minor */
 	uint16_t abi_minor;		/* (default: KMT_ABI_MINOR) */
+	/*
+	 * (1.3) A checkpoint's header (kind KMT_FILE_CHECKPOINT, at least
+	 * minor KMT_CKPT_MINOR unless set_minor): its cut, its segment and
+	 * every CPU's dropped_records. Zero: a records file.
+	 */
+	uint64_t cut_ns;
+	uint32_t segment;
+	uint64_t dropped_records;
 };
 
 /*

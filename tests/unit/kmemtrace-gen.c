@@ -48,7 +48,16 @@ static const char doc[] =
 	"  page_alloc CPU PFN ORDER MIGRATETYPE GFP_FLAGS\n"
 	"  page_free CPU PFN ORDER\n"
 	"  stack CPU ID FRAME[,FRAME...]   (innermost, the call site, first)\n"
+	"  sum CPU KIND TYPE CALL_SITE CACHE_ID COUNT BYTES_REQ BYTES_ALLOC CROSS_CPU\n"
+	"      CROSS_NODE [probed] [stack=ID] [nostack]\n"
+	"                                  a checkpoint's SUM record (1.3; KIND 1 freed,\n"
+	"                                  2 failed; TYPE 1 kmalloc, 2 cache_alloc), seq 0\n"
 	"  wait NS                         the next record NS + 1000 ns later\n"
+	"  at NS                           the next record at NS exactly\n"
+	"  seq CPU SEQ                     the next data record of CPU takes SEQ\n"
+	"With --checkpoint CUT,SEGMENT[,DROPPED] the files are a checkpoint's (kind 1,\n"
+	"format 1.3 at least): records before CUT ns kept from the segments before\n"
+	"seg.SEGMENT, DROPPED records each; 'at' and 'seq' write them as they were.\n"
 	"\n"
 	"With --stack-depth, each slab allocation takes one of --stacks kernel stacks\n"
 	"(1..D frames, the first its call site), written into its CPU's stream before\n"
@@ -78,7 +87,7 @@ static const char doc[] =
 enum {
 	OPT_CPUS = 256, OPT_EVENTS, OPT_CALLSITES, OPT_SEED, OPT_BE, OPT_WORD_BITS,
 	OPT_LOST_EVERY, OPT_PAGES, OPT_NODES, OPT_FIRST_SEQ, OPT_LIVE, OPT_PAGE_SIZE,
-	OPT_FRESH, OPT_ABI_MINOR, OPT_PROBED_EVERY, OPT_SCRIPT, OPT_STACK_DEPTH, OPT_STACKS,
+	OPT_FRESH, OPT_ABI_MINOR, OPT_PROBED_EVERY, OPT_SCRIPT, OPT_CHECKPOINT, OPT_STACK_DEPTH, OPT_STACKS,
 	OPT_STACK_TABLE, OPT_STACK_FREES, OPT_LARGE_EVERY, OPT_TWICE, OPT_PER_SITE,
 };
 
@@ -115,6 +124,8 @@ static const struct argp_option options[] = {
 	  "Trace each large kmalloc twice, first from inside the allocator, as 6.12 and 7.3 do", 0 },
 	{ "per-site", OPT_PER_SITE, NULL, 0, "Add a summary line per allocation call site", 0 },
 	{ "script", OPT_SCRIPT, "FILE", 0, "Write the records FILE lists ('-': standard input), nothing else", 0 },
+	{ "checkpoint", OPT_CHECKPOINT, "CUT,SEG[,DROPPED]", 0,
+	  "Write checkpoint files (kind 1) cut at CUT ns, of segment SEG (1.3)", 0 },
 	{ 0 }
 };
 
@@ -125,6 +136,7 @@ struct args {
 	uint64_t large_every;
 	int big_endian, pages, fresh, set_minor, stack_frees, twice, per_site;
 	const char *script;
+	uint64_t cut_ns, segment, dropped;
 };
 
 static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -210,6 +222,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SCRIPT:
 		a->script = arg;
 		return 0;
+	case OPT_CHECKPOINT: {
+		char extra;
+		int n = sscanf(arg, "%" SCNu64 ",%" SCNu64 ",%" SCNu64 "%c", &a->cut_ns,
+			       &a->segment, &a->dropped, &extra);
+
+		if (n < 2 || n > 3 || !a->cut_ns || !a->segment || a->segment > UINT32_MAX)
+			argp_error(state, "--checkpoint: '%s' is not CUT,SEGMENT[,DROPPED] with "
+				   "CUT and SEGMENT above 0", arg);
+		return 0;
+	}
 	case OPT_BE:
 		a->big_endian = 1;
 		return 0;
@@ -411,6 +433,7 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 		{ "kmalloc", "c8844" }, { "kfree", "c88" }, { "cache_alloc", "c88844" },
 		{ "cache_free", "c888" }, { "cache_desc", "c844" }, { "lost", "c8" },
 		{ "page_alloc", "c8444" }, { "page_free", "c84" }, { "stack", "c4" },
+		{ "sum", "c448848844" },
 	};
 	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	unsigned int lineno = 0;
@@ -423,15 +446,15 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 		return KMT_EXIT_IO;
 	}
 	while (ret == KMT_EXIT_OK && getline(&line, &cap, in) > 0) {
-		char *w[12], *p, *save = NULL;
-		uint64_t v[8], stack_id = 0;
+		char *w[16], *p, *save = NULL;
+		uint64_t v[10], stack_id = 0;
 		size_t nw = 0, nnum, k, i;
 		unsigned int cpu, flags = 0;
 		int r = 0;
 
 		lineno++;
 		line[strcspn(line, "#\n")] = '\0';
-		for (p = strtok_r(line, " \t\r", &save); p && nw < 12; p = strtok_r(NULL, " \t\r", &save))
+		for (p = strtok_r(line, " \t\r", &save); p && nw < 16; p = strtok_r(NULL, " \t\r", &save))
 			w[nw++] = p;
 		if (!nw)
 			continue;
@@ -447,6 +470,30 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 			t += v[0];
 			continue;
 		}
+		/* at NS: a checkpoint's or segment's records keep the times they had. */
+		if (strcmp(w[0], "at") == 0) {
+			if (nw != 2 || script_num(w[1], UINT64_MAX, &v[0], lineno) < 0 ||
+			    v[0] < t) {
+				fprintf(stderr, "kmemtrace-gen: script line %u: at takes one time, "
+					"after the record before\n", lineno);
+				ret = KMT_EXIT_USAGE;
+				break;
+			}
+			t = v[0] - 1000;
+			continue;
+		}
+		/* seq CPU SEQ: and their sequence numbers, gaps included. */
+		if (strcmp(w[0], "seq") == 0) {
+			if (nw != 3 || script_num(w[1], ncpus - 1, &v[0], lineno) < 0 ||
+			    script_num(w[2], UINT32_MAX, &v[1], lineno) < 0) {
+				fprintf(stderr, "kmemtrace-gen: script line %u: seq takes a CPU and "
+					"a seq\n", lineno);
+				ret = KMT_EXIT_USAGE;
+				break;
+			}
+			gen_set_seq(g, (unsigned int)v[0], (uint32_t)v[1]);
+			continue;
+		}
 		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 			if (strcmp(w[0], kinds[k].kind) == 0)
 				break;
@@ -458,10 +505,10 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 		}
 		/*
 		 * The numbers, then a name (cache_desc) or frames (stack), or
-		 * maybe "probed", "stack=ID", "nostack" (events, k < 4).
+		 * maybe "probed", "stack=ID", "nostack" (events, k < 4, and sums).
 		 */
 		nnum = strlen(kinds[k].nums);
-		while (k < 4 && nw > 1 + nnum) {
+		while ((k < 4 || k == 9) && nw > 1 + nnum) {
 			if (strcmp(w[nw - 1], "probed") == 0)
 				flags |= KMT_F_PROBED;
 			else if (strcmp(w[nw - 1], "nostack") == 0)
@@ -557,6 +604,19 @@ static int run_script(struct gen *g, const char *path, unsigned int ncpus, uint6
 			}
 			if (ret == KMT_EXIT_OK)
 				r = gen_stack(g, cpu, t, (uint16_t)v[1], fr, d);
+			break;
+		}
+		case 9: {
+			/* Not numbered: a SUM record's seq is 0 whatever the CPU's. */
+			union kmt_rec rec = { .sum = {
+				.type = KMT_REC_SUM, .flags = (uint8_t)flags, .cpu = (uint16_t)cpu,
+				.timestamp = t, .sum_kind = (uint8_t)v[1], .alloc_type = (uint8_t)v[2],
+				.call_site = v[3], .cache_id = v[4], .count = (uint32_t)v[5],
+				.bytes_req = v[6], .bytes_alloc = v[7], .cross_cpu = (uint32_t)v[8],
+				.cross_node = (uint32_t)v[9], .stack_id = (uint16_t)stack_id,
+			} };
+
+			r = gen_raw(g, cpu, &rec);
 			break;
 		}
 		default: {
@@ -701,6 +761,9 @@ int main(int argc, char **argv)
 	opts.start_real_ns = 1700000000ULL * 1000000000ULL;
 	opts.set_minor = a.set_minor;
 	opts.abi_minor = (uint16_t)a.abi_minor;
+	opts.cut_ns = a.cut_ns;
+	opts.segment = (uint32_t)a.segment;
+	opts.dropped_records = a.dropped;
 	g = gen_open(a.dir, (unsigned int)a.cpus, &opts);
 	if (!g) {
 		ret = KMT_EXIT_IO;

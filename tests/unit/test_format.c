@@ -285,7 +285,7 @@ static void test_unknown_types(void)
 		return;
 	gen_kmalloc(g, 0, 100, 0x1000, 0x2000, 8, 8, -1, 1);		/* seq 10 */
 	memset(&r, 0, sizeof(r));
-	r.c.type = 10;
+	r.c.type = 11;
 	r.c.seq = 11;
 	r.c.timestamp = 1;	/* never checked: the layout is not known */
 	gen_raw(g, 0, &r);
@@ -293,7 +293,7 @@ static void test_unknown_types(void)
 	gen_raw(g, 0, &r);
 	gen_set_seq(g, 0, 12);	/* the two unknown slots took one seq between them */
 	gen_kfree(g, 0, 101, 0x1004, 0x2000, 1);			/* seq 12 */
-	r.c.type = 10;
+	r.c.type = 11;
 	gen_raw(g, 0, &r);
 	gen_set_seq(g, 0, 15);	/* one unknown slot cannot explain two seqs */
 	bad_off = gen_offset(g, 0);
@@ -311,7 +311,7 @@ static void test_unknown_types(void)
 	ok(rc < 0, "unknown: a gap of two after one unknown slot is an error");
 	is_u64(kmt_file_error(f)->offset, bad_off, "unknown: error at the record's offset");
 	kmt_file_close(f);
-	is_str(kmt_rec_type_name(10), "unknown", "unknown: type name of 10");
+	is_str(kmt_rec_type_name(11), "unknown", "unknown: type name of 11");
 	is_str(kmt_rec_type_name(KMT_REC_CACHE_FREE), "cache_free", "type name of 5");
 }
 
