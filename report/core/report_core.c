@@ -477,7 +477,8 @@ static int sum_cache(struct rpt *r, const struct kmt_sum *s, struct rpt_cache **
 static int sum_feed(struct rpt *r, const struct kmt_sum *sum)
 {
 	/* stk_of() reads an event's CPU, flags and stack id: the SUM's key has them. */
-	struct kmt_event ev = { .cpu = sum->cpu, .flags = sum->flags,
+	struct kmt_event ev = { .cpu = sum->cpu,
+				.flags = (uint8_t)(sum->flags & ~KMT_SUM_F_FREE_PROBED),
 				.stack_id = sum->stack_id };
 	bool failed = sum->sum_kind == KMT_SUM_FAILED;
 	uint32_t site_idx, cache_idx, stk_idx = KMT_STACK_NONE;
@@ -538,6 +539,8 @@ static int sum_feed(struct rpt *r, const struct kmt_sum *sum)
 	s->frees += n;
 	s->bytes_freed += sum->bytes_alloc;
 	s->cross_cpu_frees += sum->cross_cpu;
+	if (sum->flags & KMT_SUM_F_FREE_PROBED)
+		r->t.probed_frees += n;
 	if (c) {
 		c->bytes_req += sum->bytes_req;
 		c->bytes_alloc += sum->bytes_alloc;
@@ -595,6 +598,9 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 	}
 	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
 		return 0;
+	/* A sum's time (the cut) is no event's: it is not where the trace ends. */
+	if (__builtin_expect(type == KMT_REC_SUM, 0))
+		return sum_feed(r, &rec->sum);
 	if (ts > r->t.last_ts)
 		r->t.last_ts = ts;
 
@@ -612,8 +618,6 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 		return rpt_page_free(r, &rec->ev);
 	case KMT_REC_LOST:
 		return lost(r, &rec->lost);
-	case KMT_REC_SUM:
-		return sum_feed(r, &rec->sum);
 	default:
 		return 0;
 	}

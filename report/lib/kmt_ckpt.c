@@ -33,7 +33,7 @@
 
 #define ST_EMPTY	0
 #define ST_LIVE		1	/* r is the allocation, waiting for its free */
-#define ST_ODD		2	/* every record of the address is kept */
+#define ST_ODD		2	/* every record of the address is kept; serial: 1 while live */
 #define ST_FREED	3	/* freed by the pair in ring slot serial, not yet summed */
 
 /*
@@ -62,6 +62,7 @@ struct kept {
 
 struct sum_key {
 	uint64_t call_site, cache_id;
+	uint32_t size;		/* a kmalloc's bytes_alloc: its kmalloc-N, which a report needs */
 	uint16_t cpu, stack_id;
 	uint8_t alloc_type, flags, sum_kind, pad;
 };
@@ -229,7 +230,8 @@ static int keep(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial)
 
 static uint64_t key_hash(const struct sum_key *x)
 {
-	return mix64(x->call_site ^ mix64(x->cache_id ^ ((uint64_t)x->cpu << 48) ^
+	return mix64(x->call_site ^ mix64(x->cache_id ^ ((uint64_t)x->size << 20) ^
+					  ((uint64_t)x->cpu << 48) ^
 					  ((uint64_t)x->stack_id << 32) ^
 					  ((uint64_t)x->alloc_type << 16) ^
 					  ((uint64_t)x->flags << 8) ^ x->sum_kind));
@@ -291,6 +293,7 @@ static int sum_change(struct kmt_ckpt *k, const struct kmt_event *a, const struc
 	memset(&x, 0, sizeof(x));
 	x.call_site = a->call_site;
 	x.cache_id = a->cache_id;
+	x.size = a->type == KMT_REC_KMALLOC ? a->bytes_alloc : 0;
 	x.cpu = a->cpu;
 	x.stack_id = a->stack_id;
 	x.alloc_type = a->type;
@@ -359,12 +362,22 @@ static bool clean_pair(const struct kmt_event *a, const struct kmt_event *f)
 	return f->type == KMT_REC_CACHE_FREE && f->cache_id == a->cache_id;
 }
 
-/* Both records of a pair the report finds odd, and all later ones of the address. */
+/*
+ * From here every record of the address at slot i is kept. Whether the
+ * report sees it live is followed, for its numbering of frees.
+ */
+static void set_odd(struct kmt_ckpt *k, size_t i, bool live)
+{
+	k->state[i] = ST_ODD;
+	k->live[i].serial = live;
+}
+
+/* Both records of a pair the report finds odd (r the later), and all later ones of the address. */
 static int make_odd(struct kmt_ckpt *k, size_t i, const union kmt_rec *r, uint64_t serial)
 {
 	if (keep(k, &k->live[i].r, k->live[i].serial) < 0 || keep(k, r, serial) < 0)
 		return -1;
-	k->state[i] = ST_ODD;
+	set_odd(k, i, r->c.type == KMT_REC_KMALLOC || r->c.type == KMT_REC_CACHE_ALLOC);
 	k->nlive--;
 	return 0;
 }
@@ -379,8 +392,10 @@ static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t seria
 	if ((k->live_used + 1) * 2 > k->live_cap && live_grow(k) < 0)
 		return -1;
 	i = slot_of(k, e->ptr);
-	if (k->state[i] == ST_ODD)
+	if (k->state[i] == ST_ODD) {
+		set_odd(k, i, true);
 		return keep(k, r, serial);
+	}
 	if (k->state[i] == ST_FREED) {
 		/* Allocated again: no longer a freed object; its pair waits in the ring. */
 		k->state[i] = ST_EMPTY;
@@ -406,7 +421,7 @@ static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t seria
 	k->live_used++;
 	if (e->bytes_alloc < e->bytes_req) {
 		/* The report's short_allocation error: the address is odd from here. */
-		k->state[i] = ST_ODD;
+		set_odd(k, i, true);
 		return keep(k, r, serial);
 	}
 	k->state[i] = ST_LIVE;
@@ -428,7 +443,14 @@ static int feed_free(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial
 		if (keep(k, &p->a, p->sa) < 0 || keep(k, &p->f, p->sf) < 0)
 			return -1;
 		p->used = false;
-		k->state[i] = ST_ODD;
+		set_odd(k, i, false);
+		return keep(k, r, serial);
+	}
+	if (k->state[i] == ST_ODD && k->live[i].serial) {
+		/* An odd address's object freed: the report numbers that free too. */
+		if (next_free(k) < 0)
+			return -1;
+		set_odd(k, slot_of(k, r->ev.ptr), false);
 		return keep(k, r, serial);
 	}
 	if (k->state[i] != ST_LIVE)
@@ -464,6 +486,17 @@ int kmt_ckpt_feed(struct kmt_ckpt *k, const union kmt_rec *r)
 	uint64_t serial = k->serial++;
 
 	k->dropped[r->c.cpu]++;
+	if (!serial && (r->c.type == KMT_REC_KMALLOC || r->c.type == KMT_REC_CACHE_ALLOC)) {
+		/* The trace's first record stays: a report counts its times from it. */
+		if (r->ev.ptr) {
+			size_t i = slot_of(k, r->ev.ptr);
+
+			k->live[i].ptr = r->ev.ptr;
+			set_odd(k, i, true);
+			k->live_used++;
+		}
+		return keep(k, r, serial);
+	}
 	switch (r->c.type) {
 	case KMT_REC_KMALLOC:
 	case KMT_REC_CACHE_ALLOC:

@@ -333,9 +333,6 @@ struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_
 		f->ckpt = 1;
 		f->has_ckpt = 1;
 		f->ckpt_hdr = f->hdr;
-		f->stk_whole = calloc(1, (UINT16_MAX + 1) / 8);
-		if (!f->stk_whole)
-			goto err_nomem;
 	}
 	return f;
 
@@ -420,8 +417,6 @@ static int check_stack(struct kmt_file *f, const struct kmt_stack *s)
 		if (!t->stk_orphan) {
 			f->st.stacks_incomplete--;
 			f->st.stacks++;
-			if (f->stk_whole)
-				f->stk_whole[id / 8] |= (uint8_t)(1u << (id % 8));
 		}
 		t->stk_next = 0;
 	} else {
@@ -484,9 +479,6 @@ static int check_sum(struct kmt_file *f, const struct kmt_sum *s)
 	if ((s->flags & KMT_F_NO_STACK) && s->stack_id)
 		return rec_fail(f, "sum record marked as having no stack names stack id %u",
 				s->stack_id);
-	if (s->stack_id && !(f->stk_whole[s->stack_id / 8] & (1u << (s->stack_id % 8))))
-		return rec_fail(f, "sum record names stack id %u, which no whole stack of the "
-				"checkpoint had", s->stack_id);
 	if (f->hdr.word_bits == 32 && ((s->call_site | s->cache_id) >> 32))
 		return rec_fail(f, "sum address above 32 bits in a 32-bit trace (call_site 0x%"
 				PRIx64 ", cache 0x%" PRIx64 ")", (uint64_t)s->call_site,
@@ -930,7 +922,6 @@ void kmt_file_close(struct kmt_file *f)
 		free(f->chain[i]);
 	free(f->chain);
 	free(f->prev_path);
-	free(f->stk_whole);
 	free(f->buf);
 	free(f->path);
 	free(f);

@@ -64,7 +64,6 @@ struct kmt_file {
 	 */
 	uint8_t ckpt;
 	uint8_t in_sums;	/* a SUM record was read: only SUM records may follow */
-	uint8_t *stk_whole;	/* checkpoint: bitmap of the stack ids a whole stack had */
 	int has_ckpt;		/* the stream began with a checkpoint, ckpt_hdr */
 	struct kmt_file_header ckpt_hdr;
 	/*

@@ -57,7 +57,8 @@ rotate_and_compare() {
 		done
 		is "$bad" 0 "$name --fold $k: every checkpoint file passes kmemtrace_check --strict"
 		tap_checks python3 "$HERE/window_compare.py" "$REPORT" "$rot" "$full" "$name --fold $k" \
-			$((cut - start + 500)) $((c3 - start + 100)) $(((c3 - start) * 5 / 4))
+			$((cut - start + 500)) $((cut - start + 500 + (c3 - c1) / 16)) \
+			$((cut - start + 500 + (c3 - c1) / 8))
 	done
 }
 
