@@ -96,11 +96,6 @@ static void e_ts(union kmt_rec *r)
 	r->sum.timestamp = CUT - 2;
 }
 
-static void e_stack(union kmt_rec *r)
-{
-	r->sum.stack_id = 7;
-}
-
 static void e_nostack(union kmt_rec *r)
 {
 	r->sum.stack_id = 1;
@@ -123,8 +118,6 @@ static const struct sum_case sum_cases[] = {
 	{ "failed and cross-CPU", "sum record of failed allocations with 1 freed on another CPU",
 	  e_failed_cross },
 	{ "timestamp", "sum record at 4998 ns, expected the cut 5000 ns - 1", e_ts },
-	{ "unknown stack", "sum record names stack id 7, which no whole stack of the checkpoint "
-	  "had", e_stack },
 	{ "no stack and a stack", "sum record marked as having no stack names stack id 1",
 	  e_nostack },
 	{ "address above 32 bits", "sum address above 32 bits in a 32-bit trace (call_site "
