@@ -694,10 +694,39 @@ static void drop_old_segments(struct kmtd *d)
 	}
 }
 
-/* Starts a switch when the segment is full, finishes one the threads all took. */
-static int rotation_step(struct kmtd *d)
+/*
+ * A switch every thread took: the closed segment's size is known, and the
+ * oldest segments go to the fold thread if the disk needs it. false while
+ * a thread has not switched yet.
+ */
+static bool switch_done(struct kmtd *d)
 {
 	unsigned int want = atomic_load(&d->drain.seg_want);
+	uint64_t closed = 0;
+
+	if (want == d->seg_cur)
+		return true;
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
+		const struct kmtd_cpu *c = d->cpus[cpu];
+
+		if (c && atomic_load(&c->seg_done) != want)
+			return false;
+	}
+	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
+		if (d->cpus[cpu])
+			closed += d->cpus[cpu]->closed_bytes;
+	pthread_mutex_lock(&d->fold_lock);
+	d->seg_bytes[d->seg_cur] = closed;
+	d->seg_cur = want;
+	drop_old_segments(d);
+	pthread_mutex_unlock(&d->fold_lock);
+	return true;
+}
+
+/* Finishes a switch the threads all took; starts one when the segment is full. */
+static int rotation_step(struct kmtd *d)
+{
+	unsigned int want;
 	uint64_t bytes = 0, cut;
 	bool fold_failed;
 	int r;
@@ -707,26 +736,10 @@ static int rotation_step(struct kmtd *d)
 	pthread_mutex_unlock(&d->fold_lock);
 	if (fold_failed)
 		return -1;
-
-	if (want != d->seg_cur) {
-		uint64_t closed = 0;
-
-		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++) {
-			const struct kmtd_cpu *c = d->cpus[cpu];
-
-			if (c && atomic_load(&c->seg_done) != want)
-				return 0;
-		}
-		for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
-			if (d->cpus[cpu])
-				closed += d->cpus[cpu]->closed_bytes;
-		pthread_mutex_lock(&d->fold_lock);
-		d->seg_bytes[d->seg_cur] = closed;
-		d->seg_cur = want;
-		drop_old_segments(d);
-		pthread_mutex_unlock(&d->fold_lock);
-		/* The new segment may be full already: it filled during the switch. */
-	}
+	/* The new segment may be full already: it filled during the switch. */
+	if (!switch_done(d))
+		return 0;
+	want = d->seg_cur;
 	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
 		if (d->cpus[cpu])
 			bytes += atomic_load(&d->cpus[cpu]->seg_bytes);
@@ -1090,7 +1103,12 @@ static int run(struct kmtd *d)
 	if (d->run.cmd)
 		wait_command(d, &waitmask);
 	if (d->fold_started) {
-		/* What it holds now it drops; then the files say what is on disk. */
+		/*
+		 * The last drain took every thread into the newest segment: the
+		 * one it closed counts, and may send older ones to the fold
+		 * thread, which drops what it holds before it ends.
+		 */
+		switch_done(d);
 		pthread_mutex_lock(&d->fold_lock);
 		d->fold_stop = true;
 		pthread_cond_signal(&d->fold_cond);
@@ -1104,8 +1122,6 @@ static int run(struct kmtd *d)
 		}
 	}
 	if (d->drain.rotating) {
-		/* The last drain took every thread into the newest segment. */
-		d->seg_cur = atomic_load(&d->drain.seg_want);
 		d->run.segments = d->seg_cur;
 		d->run.seg_first = d->seg_oldest;
 	}

@@ -387,8 +387,16 @@ static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t seria
 	const struct kmt_event *e = &r->ev;
 	size_t i;
 
-	if (!e->ptr)
+	if (!e->ptr) {
+		/*
+		 * A failed large kmalloc (above two pages) may be the first of the
+		 * two events 6.12 and 7.3 trace for it, which the report takes
+		 * back when the CPU's next allocation is the second: both stay.
+		 */
+		if (e->type == KMT_REC_KMALLOC && e->bytes_req > 2ull * k->hdr.page_size)
+			return keep(k, r, serial);
 		return sum_add(k, e, NULL, KMT_SUM_FAILED);
+	}
 	if ((k->live_used + 1) * 2 > k->live_cap && live_grow(k) < 0)
 		return -1;
 	i = slot_of(k, e->ptr);
