@@ -604,10 +604,11 @@ static void text_summary(FILE *fp, const struct rpt *r, const struct out_opts *o
 
 /*
  * What a checkpoint's sums cannot give (they count allocations and frees
- * by key, not each event): these views see only the records kept.
+ * by key, not each event): these views see only the records kept. The
+ * errors count the folded records too: an odd address's records stay whole.
  */
 const char *const report_window_only[REPORT_WINDOW_ONLY_N] = {
-	"lifetimes", "timelines", "alloc", "errors", "intervals",
+	"lifetimes", "timelines", "alloc", "intervals",
 };
 
 /* The header's lines of a rotated trace (text). */
@@ -621,9 +622,10 @@ static void text_window(FILE *fp, const struct rpt_totals *t, const struct out_o
 	fprintf(fp, "Rotated: records before +%s (cut) were folded into a checkpoint:\n"
 		"  %" PRIu64 " records of dropped segments, folded, not lost (segments %" PRIu32
 		"-%" PRIu32 " kept).\n"
-		"  Call sites, caches, totals, stacks count them; lifetimes, timelines, the\n"
-		"  per-address view (--alloc), errors and intervals are of the kept window\n"
-		"  only.\n", cut,
+		"  Call sites, caches, totals, stacks and errors count them (a second free\n"
+		"  after the cut of an object freed before it shows as untracked); lifetimes,\n"
+		"  timelines, the per-address view (--alloc) and intervals are of the kept\n"
+		"  window only.\n", cut,
 		o->folded_records, o->first_segment, o->last_segment);
 	if (t->sum_no_cache)
 		fprintf(fp, "  %" PRIu64 " folded kmallocs of several sizes in one sum are in no "

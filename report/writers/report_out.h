@@ -26,7 +26,7 @@
  * timelines (--html), the per-address view (--alloc), the errors, the
  * intervals (--interval, kmemtrace-top --replay: from the cut on).
  */
-#define REPORT_WINDOW_ONLY_N	5
+#define REPORT_WINDOW_ONLY_N	4
 extern const char *const report_window_only[REPORT_WINDOW_ONLY_N];
 
 /* Writes the whole report. 0, -1 out of memory (errno ENOMEM). */

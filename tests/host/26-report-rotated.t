@@ -157,7 +157,8 @@ ok $? "leftovers seg.000001 and ckpt.000001 written"
 body() {
 	grep -v -e '^Trace: ' -e ' files\?, ' -e '^Records read' -e '^Rotated: ' \
 		-e '^  [0-9]* records of dropped segments' -e '^  Call sites, caches, totals' \
-		-e '^  per-address view' -e '^  only\.$' "$1"
+		-e '^  after the cut of an object' -e '^  timelines, the per-address' \
+		-e '^  window only\.$' "$1"
 }
 
 # The same report, unsplit and rotated, for each of these options.
@@ -190,7 +191,7 @@ like "$out" "Rotated: records before +0.000019s (cut) were folded into a checkpo
 	"... its header says where the cut is"
 like "$out" "22 records of dropped segments, folded, not lost (segments 2-3 kept)" \
 	"... and how many records were folded, not lost"
-like "$out" "per-address view (--alloc), errors and intervals are of the kept window" \
+like "$out" "timelines, the per-address view (--alloc) and intervals are of the kept" \
 	"... and which views cover only the kept window"
 like "$out" "Records lost           : 5" "... its lost records are the LOST records, kept"
 
@@ -198,7 +199,7 @@ like "$out" "Records lost           : 5" "... its lost records are the LOST reco
 ok $? "--json of both"
 is "$(jget 'd["trace"]["rotated"], d["trace"]["cut_ns"], d["trace"]["folded_records"], d["trace"]["first_segment"], d["trace"]["last_segment"]' "$T/rot.json")" \
 	"True 1020000 22 2 3" "JSON: rotated, cut_ns, folded_records, first and last segment"
-is "$(jget 'd["trace"]["window_only"]' "$T/rot.json")" "['lifetimes', 'timelines', 'alloc', 'errors', 'intervals']" \
+is "$(jget 'd["trace"]["window_only"]' "$T/rot.json")" "['lifetimes', 'timelines', 'alloc', 'intervals']" \
 	"JSON: window_only"
 is "$(jget 'd["trace"]["rotated"], d["trace"]["cut_ns"], d["trace"]["window_only"]' "$T/full.json")" \
 	"False None None" "JSON of a plain trace: not rotated, nulls"
