@@ -151,20 +151,23 @@ static int cmp_cpu_path(const void *a, const void *b)
 	return (cx > cy) - (cx < cy);
 }
 
-/* N of "PREFIXNNNNNN" (six decimal digits, N > 0), else 0. */
+/*
+ * N of "PREFIXNNNNNN" (six decimal digits or more: kmemtraced writes %06u,
+ * so a run of a million segments goes on with seven; 0 < N < 2^32), else 0.
+ */
 static uint32_t seg_number(const char *name, const char *prefix)
 {
-	size_t pl = strlen(prefix), i;
-	uint32_t v = 0;
+	size_t pl = strlen(prefix), len = strlen(name), i;
+	uint64_t v = 0;
 
-	if (strncmp(name, prefix, pl) != 0 || strlen(name) != pl + 6)
+	if (strncmp(name, prefix, pl) != 0 || len < pl + 6 || len > pl + 10)
 		return 0;
-	for (i = pl; i < pl + 6; i++) {
+	for (i = pl; i < len; i++) {
 		if (name[i] < '0' || name[i] > '9')
 			return 0;
-		v = v * 10 + (uint32_t)(name[i] - '0');
+		v = v * 10 + (uint64_t)(name[i] - '0');
 	}
-	return v;
+	return v <= UINT32_MAX ? (uint32_t)v : 0;
 }
 
 /*
