@@ -733,7 +733,8 @@ int kmt_ckpt_write(struct kmt_ckpt *k, const char *dir, uint32_t segment, uint64
 		kmt_err_set(err, KMT_ERR_USAGE, dir, UINT64_MAX, "nothing was folded");
 		goto out;
 	}
-	memcpy(rec, k->kept, k->nkept * sizeof(*rec));
+	if (k->nkept)
+		memcpy(rec, k->kept, k->nkept * sizeof(*rec));
 	nrec = k->nkept;
 	for (i = 0; i < k->live_cap; i++) {
 		if (k->state[i] != ST_LIVE)
