@@ -297,7 +297,10 @@ static int sum_change(struct kmt_ckpt *k, const struct kmt_event *a, const struc
 	x.cpu = a->cpu;
 	x.stack_id = a->stack_id;
 	x.alloc_type = a->type;
-	x.flags = a->flags | (f && (f->flags & KMT_F_PROBED) ? KMT_SUM_F_FREE_PROBED : 0);
+	/* The flags of this format's events: a newer minor's bits would not be summed right. */
+	x.flags = (a->flags & (KMT_F_HARDIRQ | KMT_F_SOFTIRQ | KMT_F_CLAMPED | KMT_F_NAME_TRUNC |
+			       KMT_F_PROBED | KMT_F_NO_STACK)) |
+		  (f && (f->flags & KMT_F_PROBED) ? KMT_SUM_F_FREE_PROBED : 0);
 	x.sum_kind = kind;
 	s = sum_get(k, &x);
 	if (!s)
