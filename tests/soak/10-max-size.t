@@ -62,6 +62,8 @@ chmod +x "$guest"
 RESULTS=${KMT_SOAK_RESULTS:-$KMT_TOP/build/bench-soak}
 rm -rf "$RESULTS" && mkdir -p "$RESULTS/soak"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# The commit the tools are built from, before the half hour in which the tree may move on.
+commit=$(git -C "$KMT_TOP" rev-parse --short HEAD 2>/dev/null || echo '?')
 start=$(date +%s)
 vm_ok soak -c 2 -T $((SECONDS_WANTED + 600)) --disk 1024 --no-daemon -m kmemtrace_oracle \
 	-m kmemtrace_bench -a "$KMT_TOP/tests/guest/guest-lib.sh" -a "$guest" -- soak.sh
@@ -74,7 +76,7 @@ wall=$(($(date +%s) - start))
 diag "soak: $wall s of wall time for $SECONDS_WANTED s of guest time"
 {
 	echo "parts soak"
-	echo "commit $(git -C "$KMT_TOP" rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "commit $commit"
 	echo "date $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "load_before $load_before"
 	echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)"
