@@ -429,15 +429,18 @@ static int check_stack(struct kmt_file *f, const struct kmt_stack *s)
 
 /*
  * A record that is not a stack slot: it may not cut a stack short, but a
- * LOST marker (the stack's remaining slots were dropped) does.
+ * LOST marker (the stack's remaining slots were dropped) does, and so do a
+ * checkpoint's SUM records, which follow its last kept record: a stack cut
+ * short at the end of the dropped segments (its LOST marker came after
+ * the cut) ends there.
  */
 static int stack_cut(struct kmt_file *f, const union kmt_rec *r)
 {
 	struct kmt_track *t = &f->tr;
 
-	if (r->c.type == KMT_REC_LOST) {
+	if (r->c.type == KMT_REC_LOST || (r->c.type == KMT_REC_SUM && f->ckpt)) {
 		t->stk_next = 0;
-		t->stk_orphans_ok = 1;
+		t->stk_orphans_ok = r->c.type == KMT_REC_LOST;
 		return 0;
 	}
 	if (!t->stk_next) {
