@@ -256,6 +256,7 @@ static void read_all(const char *path, const uint8_t *data, size_t size, unsigne
 		     rec.c.type == KMT_REC_STACK ?
 		     (rec.stack.frames[0] | rec.stack.frames[1] | rec.stack.frames[2] |
 		      rec.stack.frames[3] | rec.stack.frames[4]) >> 32 :
+		     rec.c.type == KMT_REC_SUM ? (rec.sum.call_site | rec.sum.cache_id) >> 32 :
 		     rec.c.type != KMT_REC_LOST &&
 		     (rec.ev.call_site | rec.ev.ptr | rec.ev.cache_id) >> 32))
 			fail("%s: 64-bit address in a 32-bit trace at %" PRIu64, path, off);
