@@ -359,10 +359,8 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 {
 	uint64_t off, last_ts = 0, ps, cut;
 	uint32_t expected = 0, unknown_since = 0;
-	int be, have_seq = 0, bits, any = 0, orphans_ok = 1, ckpt, in_sums = 0, whole_run = 0;
+	int be, have_seq = 0, bits, any = 0, orphans_ok = 1, ckpt, in_sums = 0;
 	unsigned int cpu, minor, stk_next = 0, stk_depth = 0, stk_id = 0;
-	/* A checkpoint's SUM records name only stacks it held whole (begun at frame 0). */
-	static uint8_t whole[(UINT16_MAX + 1) / 8];
 
 	*known = 0;
 	if (size < KMT_RECORD_SIZE)
@@ -388,7 +386,6 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 	if (d[17] > KMT_FILE_CHECKPOINT ||
 	    (ckpt && (minor < KMT_CKPT_MINOR || !cut || !rd(d + 56, 4, be))))
 		return 0;
-	memset(whole, 0, sizeof(whole));
 	for (off = KMT_RECORD_SIZE; off < size; off += KMT_RECORD_SIZE) {
 		const uint8_t *r = d + off;
 		unsigned int type;
@@ -421,7 +418,6 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 			    seq || rd(r + 52, 4, be) > count || rd(r + 56, 4, be) > count ||
 			    (kind == KMT_SUM_FAILED && rd(r + 52, 4, be)) || ts != cut - 1 ||
 			    ((r[1] & KMT_F_NO_STACK) && sid) ||
-			    (sid && !(whole[sid / 8] & (1u << (sid % 8)))) ||
 			    (bits == 32 && (rd(r + 16, 8, be) | rd(r + 24, 8, be)) >> 32))
 				return -1;
 			in_sums = 1;
@@ -438,22 +434,14 @@ static int model_verdict(const uint8_t *d, size_t size, long name_cpu, int allow
 				return -1;
 			expected = seq + 1;
 		}
-		/* Only a LOST marker may cut a stack short. */
+		/* Only a LOST marker, or a checkpoint's SUM records, may cut a stack short. */
 		if (type == KMT_REC_STACK) {
-			int began = !stk_next && !r[19];
-
 			if (model_stack(r, be, bits, minor, &stk_next, &stk_depth, &stk_id,
 					&orphans_ok))
 				return -1;
-			whole_run = began ? 1 : whole_run;
-			if (!stk_next && whole_run)
-				whole[stk_id / 8] |= (uint8_t)(1u << (stk_id % 8));
-			if (!stk_next)
-				whole_run = 0;
-		} else if (type == KMT_REC_LOST) {
+		} else if (type == KMT_REC_LOST || type == KMT_REC_SUM) {
 			stk_next = 0;
-			orphans_ok = 1;
-			whole_run = 0;
+			orphans_ok = type == KMT_REC_LOST;
 		} else if (stk_next) {
 			return -1;
 		} else {
