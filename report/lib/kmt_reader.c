@@ -613,7 +613,9 @@ static int check_rec(struct kmt_file *f, const union kmt_rec *r)
 		return report_fault(f, r, fault);
 	if (f->ckpt && check_ckpt(f, r) < 0)
 		return -1;
-	if (r->c.type != KMT_REC_STACK && (f->tr.stk_next | f->tr.stk_orphans_ok) &&
+	/* A LOST marker always goes there: the slots after it may continue a stack. */
+	if (r->c.type != KMT_REC_STACK &&
+	    ((f->tr.stk_next | f->tr.stk_orphans_ok) || r->c.type == KMT_REC_LOST) &&
 	    stack_cut(f, r) < 0)
 		return -1;
 	if (r->c.type > KMT_REC_PAGE_FREE && check_rare(f, r) < 0)
