@@ -18,8 +18,9 @@ GEN=$BIN/kmemtrace-gen
 require_tools kmemtrace-top kmemtrace-gen kmemtrace-report
 scratch_dir top
 S=kmt-top-$$
+S2=kmt-top-stack-$$
 # shellcheck disable=SC2016 # expanded when the test exits
-at_exit 'tmux kill-session -t "$S" 2>/dev/null'
+at_exit 'tmux kill-session -t "$S" 2>/dev/null; tmux kill-session -t "$S2" 2>/dev/null'
 
 "$GEN" -o "$T/full" --cpus 2 --events 20000 >"$T/full.sum"
 ok $? "kmemtrace-gen wrote the trace"
@@ -165,13 +166,15 @@ like "$(tr -s ' ' <<<"$screen")" "ALLOCS BYTES FREES NET FRAG%" "resized: the co
 tmux send-keys -t "$S" q
 wait_for 600 test -s "$T/rc"
 is "$(cat "$T/rc" 2>/dev/null)" 0 "q quits, exit 0"
-tmux kill-session -t "$S" 2>/dev/null
 
 # By stack on the screen: a line a stack, its whole stack left to the printed tables (the trace
-# has no kallsyms: a stack is named by its two innermost frames' addresses).
-tmux new-session -d -s "$S" -x 100 -y 30 "$TOP --replay -d $T/sfull -cstack -r 5 1; sleep 30"
+# has no kallsyms: a stack is named by its two innermost frames' addresses). A session of its
+# own, made before the first one goes: killing a server's last session stops the server, and a
+# new session asked for meanwhile found none ("no server running", seen once under load).
+tmux new-session -d -s "$S2" -x 100 -y 30 "$TOP --replay -d $T/sfull -cstack -r 5 1; sleep 30"
+tmux kill-session -t "$S" 2>/dev/null
 stack_screen() {
-	screen=$(tmux capture-pane -p -t "$S")
+	screen=$(tmux capture-pane -p -t "$S2")
 	grep -q '^0x[0-9a-f]* <- 0x' <<<"$screen"
 }
 wait_for 600 stack_screen
@@ -181,7 +184,7 @@ is "$(grep -c '^    ' <<<"$screen")" 0 "-cstack screen: no frame lines under the
 rows=$(awk '/^STACK / { on = 1; next } on && NF >= 6' <<<"$screen" | wc -l)
 [ "$rows" -ge 1 ] && [ "$rows" -le 5 ]
 ok $? "-cstack screen: -r 5 rows, one line each (got $rows)"
-tmux kill-session -t "$S" 2>/dev/null
+tmux kill-session -t "$S2" 2>/dev/null
 
 # ---- bad input: one line and its exit code --------------------------------------------------
 "$TOP" -D "$T" 1 1 >/dev/null 2>"$T/err"
