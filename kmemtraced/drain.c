@@ -144,12 +144,10 @@ static int put_records(struct kmtd_cpu *c, int fd, const void *p, size_t n)
 		fail(c, errno, false);
 		return -1;
 	}
-	if (fd == c->out_fd) {
+	if (fd == c->out_fd)
 		c->bytes += n;
-		atomic_fetch_add(&c->seg_bytes, n);
-	} else {
+	else
 		c->next_bytes += n;
-	}
 	if (c->dr->rotating && (fd != c->out_fd || c->seg == atomic_load(&c->dr->seg_want))) {
 		uint64_t t = atomic_fetch_add(&c->dr->seg_total, n) + n;
 
@@ -185,8 +183,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int finish_file(struct kmtd_cpu *c, bool failed);
-
 /*
  * A switch to segment seg_want is under way (--max-size): opens this CPU's
  * file of it, where records from the cut on go from now on.
@@ -216,7 +212,7 @@ static int start_switch(struct kmtd_cpu *c)
  */
 static int finish_switch(struct kmtd_cpu *c)
 {
-	if (finish_file(c, false) < 0) {
+	if (kmtd_cpu_finish(c, false) < 0) {
 		close(c->next_fd);
 		c->next_fd = -1;
 		fail(c, EIO, false);
@@ -230,7 +226,6 @@ static int finish_switch(struct kmtd_cpu *c)
 	out_path_of(c, c->seg);
 	/* What was written to the new file before the switch is its segment's. */
 	c->bytes += c->next_bytes;
-	atomic_store(&c->seg_bytes, c->next_bytes);
 	c->next_bytes = 0;
 	atomic_store(&c->seg_done, c->seg);
 	/* The main thread finishes the rotation once every CPU switched. */
@@ -400,7 +395,7 @@ void kmtd_cpu_join(struct kmtd_cpu *c)
  * After the thread ended: cut any partial record off the end (a write cut
  * short by a full disk), fsync and close. Returns 0, or -1 with a message.
  */
-static int finish_file(struct kmtd_cpu *c, bool failed)
+int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed)
 {
 	struct stat st;
 	off_t whole;
@@ -437,11 +432,6 @@ out:
 		return -1;
 	}
 	return 0;
-}
-
-int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed)
-{
-	return finish_file(c, failed);
 }
 
 void kmtd_cpu_free(struct kmtd_cpu *c)

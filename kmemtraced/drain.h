@@ -34,7 +34,7 @@ struct kmtd_drain {
 	_Atomic uint64_t seg_cut_ns;
 	/*
 	 * Bytes written to segment seg_want, all CPUs: the thread that takes
-	 * it past seg_size wakes the main thread (wake_efd) to switch.
+	 * it past seg_size wakes the main thread (wake_efd), which switches.
 	 */
 	_Atomic uint64_t seg_total;
 	uint64_t seg_size;
@@ -59,7 +59,6 @@ struct kmtd_cpu {
 	int next_fd;			/* a switch under way: the next segment's file */
 	unsigned int next_seg;
 	uint64_t cut_ns;		/* its cut */
-	_Atomic uint64_t seg_bytes;	/* record bytes in the segment being written */
 	uint64_t closed_bytes;		/* those of the segment closed last */
 	struct kmt_file_header hdr;	/* every file's header, host order */
 	const char *outdir;
@@ -78,7 +77,6 @@ struct kmtd_cpu {
  */
 int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned int cpu,
 		   unsigned int seg, struct kmtd_cpu **cp);
-
 int kmtd_cpu_discard(struct kmtd_cpu *c);
 int kmtd_cpu_start(struct kmtd_cpu *c);
 void kmtd_cpu_join(struct kmtd_cpu *c);

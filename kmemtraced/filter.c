@@ -16,7 +16,6 @@
 #include "filter.h"
 #include "kmtd_util.h"
 
-
 static int parse_u64(const char *s, uint64_t *v)
 {
 	unsigned long long n;

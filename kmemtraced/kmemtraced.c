@@ -632,7 +632,7 @@ static void *fold_main(void *arg)
 	pthread_mutex_lock(&d->fold_lock);
 	for (;;) {
 		unsigned int s = d->seg_oldest;
-		uint64_t cut, bytes;
+		uint64_t cut, bytes, ckpt_bytes;
 		int r;
 
 		if (s >= d->fold_until) {
@@ -645,14 +645,14 @@ static void *fold_main(void *arg)
 		bytes = d->seg_bytes[s];
 		pthread_mutex_unlock(&d->fold_lock);
 		r = kmtd_drop_segment(d->ckpt, d->run.outdir, s, cut, d->keep_dropped,
-				      &d->fold_ckpt_bytes);
+				      &ckpt_bytes);
 		pthread_mutex_lock(&d->fold_lock);
 		if (r < 0) {
 			d->fold_failed = true;
 			(void)!write(d->drain.wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
 			break;
 		}
-		d->ckpt_bytes = d->fold_ckpt_bytes;
+		d->ckpt_bytes = ckpt_bytes;
 		d->run.seg_dropped++;
 		d->run.dropped_bytes += bytes;
 		d->run.dropped_cut_ns = cut;
@@ -668,6 +668,22 @@ static void *fold_main(void *arg)
 	}
 	pthread_mutex_unlock(&d->fold_lock);
 	return NULL;
+}
+
+/*
+ * Ends the fold thread: after it dropped the segments it was handed
+ * (finish), or at once (after a failure to start tracing).
+ */
+static void stop_fold_thread(struct kmtd *d, bool finish)
+{
+	pthread_mutex_lock(&d->fold_lock);
+	d->fold_stop = true;
+	if (!finish)
+		d->fold_until = 0;
+	pthread_cond_signal(&d->fold_cond);
+	pthread_mutex_unlock(&d->fold_lock);
+	pthread_join(d->fold_thread, NULL);
+	d->fold_started = false;
 }
 
 /*
@@ -727,7 +743,7 @@ static bool switch_done(struct kmtd *d)
 static int rotation_step(struct kmtd *d)
 {
 	unsigned int want;
-	uint64_t bytes = 0, cut;
+	uint64_t cut;
 	bool fold_failed;
 	int r;
 
@@ -740,10 +756,7 @@ static int rotation_step(struct kmtd *d)
 	if (!switch_done(d))
 		return 0;
 	want = d->seg_cur;
-	for (unsigned int cpu = 0; cpu < d->ncpus; cpu++)
-		if (d->cpus[cpu])
-			bytes += atomic_load(&d->cpus[cpu]->seg_bytes);
-	if (bytes < d->run.seg_size)
+	if (atomic_load(&d->drain.seg_total) < d->run.seg_size)
 		return 0;
 	pthread_mutex_lock(&d->fold_lock);
 	r = seg_room(d, want + 2);
@@ -1109,12 +1122,7 @@ static int run(struct kmtd *d)
 		 * thread, which drops what it holds before it ends.
 		 */
 		switch_done(d);
-		pthread_mutex_lock(&d->fold_lock);
-		d->fold_stop = true;
-		pthread_cond_signal(&d->fold_cond);
-		pthread_mutex_unlock(&d->fold_lock);
-		pthread_join(d->fold_thread, NULL);
-		d->fold_started = false;
+		stop_fold_thread(d, true);
 		if (d->fold_failed && !failed) {
 			snprintf(d->run.error, sizeof(d->run.error),
 				 "the oldest segment could not be dropped");
@@ -1208,14 +1216,8 @@ out:
 		close(d->lock_fd);
 	free(d->stats_start);
 	free(d->stats_end);
-	if (d->fold_started) {
-		pthread_mutex_lock(&d->fold_lock);
-		d->fold_stop = true;
-		d->fold_until = 0;
-		pthread_cond_signal(&d->fold_cond);
-		pthread_mutex_unlock(&d->fold_lock);
-		pthread_join(d->fold_thread, NULL);
-	}
+	if (d->fold_started)
+		stop_fold_thread(d, false);
 	free(d->seg_cut);
 	free(d->seg_bytes);
 	kmt_ckpt_free(d->ckpt);

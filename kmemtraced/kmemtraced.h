@@ -67,7 +67,6 @@ struct kmtd {
 	pthread_cond_t fold_cond;
 	unsigned int fold_until;
 	bool fold_started, fold_stop, fold_failed;
-	uint64_t fold_ckpt_bytes;	/* the fold thread's own */
 
 	struct kmtd_drain drain;	/* shared with the drain threads */
 	struct kmtd_cpu *cpus[KMTD_MAX_CPUS];
