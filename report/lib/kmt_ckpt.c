@@ -101,13 +101,10 @@ struct kmt_ckpt {
 	int have_hdr, big_endian;
 };
 
-static uint64_t mix64(uint64_t x)
+/* The home slot of key in a table of cap (a power of two, at least 2) slots. */
+static size_t home_of(uint64_t key, size_t cap)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
+	return kmt_hash_slot(key, (unsigned int)__builtin_ctzll(cap));
 }
 
 struct kmt_ckpt *kmt_ckpt_new(void)
@@ -150,7 +147,7 @@ static size_t slot_of(const struct kmt_ckpt *k, uint64_t ptr)
 {
 	size_t mask = k->live_cap - 1, i;
 
-	for (i = mix64(ptr) & mask; k->state[i] != ST_EMPTY; i = (i + 1) & mask)
+	for (i = home_of(ptr, k->live_cap); k->state[i] != ST_EMPTY; i = (i + 1) & mask)
 		if (k->live[i].ptr == ptr)
 			return i;
 	return i;
@@ -197,7 +194,7 @@ static void live_delete(struct kmt_ckpt *k, size_t i)
 		j = (j + 1) & mask;
 		if (k->state[j] == ST_EMPTY)
 			break;
-		home = mix64(k->live[j].ptr) & mask;
+		home = home_of(k->live[j].ptr, k->live_cap);
 		/* j may move to i if its home is not in (i, j] cyclically. */
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
 			k->live[i] = k->live[j];
@@ -228,20 +225,21 @@ static int keep(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial)
 	return 0;
 }
 
-static uint64_t key_hash(const struct sum_key *x)
+/* The key's fields in one word, for home_of(). */
+static uint64_t key_word(const struct sum_key *x)
 {
-	return mix64(x->call_site ^ mix64(x->cache_id ^ ((uint64_t)x->size << 20) ^
-					  ((uint64_t)x->cpu << 48) ^
-					  ((uint64_t)x->stack_id << 32) ^
-					  ((uint64_t)x->alloc_type << 16) ^
-					  ((uint64_t)x->flags << 8) ^ x->sum_kind));
+	uint64_t small = (uint64_t)x->size << 32 | (uint64_t)x->cpu << 16 | x->stack_id;
+
+	return (x->call_site * 31 + x->cache_id) * 31 +
+	       (small ^ (uint64_t)x->alloc_type << 56 ^ (uint64_t)x->flags << 48 ^
+		(uint64_t)x->sum_kind << 62);
 }
 
 static size_t sum_slot(const struct kmt_ckpt *k, const struct sum_key *x)
 {
 	size_t mask = k->sums_cap - 1, i;
 
-	for (i = key_hash(x) & mask; k->sums[i].used; i = (i + 1) & mask)
+	for (i = home_of(key_word(x), k->sums_cap); k->sums[i].used; i = (i + 1) & mask)
 		if (!memcmp(&k->sums[i].k, x, sizeof(*x)))
 			return i;
 	return i;

@@ -10,6 +10,12 @@
 
 #define kmt_likely(x)	__builtin_expect(!!(x), 1)
 
+/* Multiplicative hashing into 2^bits slots: the top bits of the product are well spread. */
+static inline size_t kmt_hash_slot(uint64_t h, unsigned int bits)
+{
+	return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
 /* What the checks of a file's next known record depend on, besides the header. */
 struct kmt_track {
 	uint64_t last_ts;	/* of the last known record; 0 before the first */

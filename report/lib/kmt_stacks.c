@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmt_reader_int.h"
 #include "kmt_stacks.h"
 
 /* The stack being joined on one CPU. */
@@ -46,12 +47,6 @@ struct kmt_stacks {
 
 	uint64_t joined;
 };
-
-/* Multiplicative hashing: the top bits of the product are well spread. */
-static inline size_t slot_of(uint64_t h, unsigned int bits)
-{
-	return (size_t)((h * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
-}
 
 static uint64_t frames_hash(const uint64_t *f, unsigned int depth)
 {
@@ -94,7 +89,7 @@ static int hash_grow(struct kmt_stacks *s)
 	if (!nt)
 		return -1;
 	for (i = 0; i < s->n; i++) {
-		for (j = slot_of(s->stk[i].hash, nb); nt[j]; j = (j + 1) & mask)
+		for (j = kmt_hash_slot(s->stk[i].hash, nb); nt[j]; j = (j + 1) & mask)
 			;
 		nt[j] = (uint32_t)i + 1;
 	}
@@ -116,7 +111,7 @@ static int intern(struct kmt_stacks *s, const uint64_t *f, unsigned int depth, u
 			return -1;
 	}
 	mask = ((size_t)1 << s->hbits) - 1;
-	for (i = slot_of(h, s->hbits); s->byhash[i]; i = (i + 1) & mask) {
+	for (i = kmt_hash_slot(h, s->hbits); s->byhash[i]; i = (i + 1) & mask) {
 		k = &s->stk[s->byhash[i] - 1];
 		if (k->hash == h && k->depth == depth &&
 		    memcmp(&s->frames[k->off], f, depth * sizeof(*f)) == 0) {
@@ -165,7 +160,7 @@ static struct idslot *id_slot(const struct kmt_stacks *s, uint32_t key)
 	if (!s->ibits)
 		return NULL;
 	mask = ((size_t)1 << s->ibits) - 1;
-	for (i = slot_of(key, s->ibits); s->ids[i].key; i = (i + 1) & mask)
+	for (i = kmt_hash_slot(key, s->ibits); s->ids[i].key; i = (i + 1) & mask)
 		if (s->ids[i].key == key)
 			return &s->ids[i];
 	return &s->ids[i];
@@ -187,7 +182,7 @@ static int id_set(struct kmt_stacks *s, uint32_t key, uint32_t val)
 		for (i = 0; i < old; i++) {
 			if (!s->ids[i].key)
 				continue;
-			for (j = slot_of(s->ids[i].key, nb); nt[j].key; j = (j + 1) & mask)
+			for (j = kmt_hash_slot(s->ids[i].key, nb); nt[j].key; j = (j + 1) & mask)
 				;
 			nt[j] = s->ids[i];
 		}
