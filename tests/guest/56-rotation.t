@@ -65,14 +65,13 @@ done
 is "$bad" 0 "every segment and checkpoint file passes kmemtrace_check --strict"
 
 cat >"$KMT_TEST_DIR/judge-rotation.py" <<'EOF'
-import glob, json, os, shutil, struct, subprocess, sys
+import glob, os, shutil, struct, subprocess, sys
 
 report, rot, full, tmp, top = sys.argv[1:6]
 MAX, SEG = 1 << 20, 256 << 10
-
-
-def check(name, got, want):
-    print("CHECK\t%s\t%s\t%s" % (name, got, want))
+sys.path.insert(0, top + "/tests/host")
+import window_compare
+check = window_compare.check
 
 
 def run(d, *args):
@@ -135,8 +134,6 @@ for f in sorted(glob.glob(os.path.join(ck, "cpu*.out"))):
 
 # The window's report against the whole run's, also --stacks, --at and --diff at times in the
 # window (ns from the trace's start).
-sys.path.insert(0, top + "/tests/host")
-import window_compare
 F = window_compare.report(report, full)
 start, end = F["trace"]["first_ns"], F["trace"]["last_ns"]
 times = [cut - start + 1000, (cut + end) // 2 - start, end - start - 1000]
