@@ -355,133 +355,147 @@ static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
 
 #ifdef KMT_COMPAT_SLAB_PROBES
 /*
- * Version-independent handlers, defined in kmt_probes.c. A NULL cache
- * means the running kernel's tracepoint does not say which cache.
+ * The handlers (kmt_internal.h): kmt_on_*() (kmt_probes.c) record an
+ * event, and with a filter in force kmt_filtered_*() (kmt_filter.c)
+ * decide first. They
+ * take 6.1's probe arguments, @data first and unused: from 6.1 a probe
+ * below is then one jump to the one or the other, with no register to
+ * move and no frame of its own, and an event the filter leaves out
+ * costs no more than that before the filter's own checks. The older
+ * tracepoints' probes adapt, and their kmem_cache_alloc, which gives
+ * the sizes (and before 6.0 no cache), goes through
+ * kmt_on_cache_alloc_sized(), which asks the filter itself.
  */
-static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
-			   size_t bytes_req, size_t bytes_alloc, gfp_t gfp,
-			   int node);
-static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
-			       const struct kmem_cache *s, size_t bytes_req,
-			       size_t bytes_alloc, gfp_t gfp, int node);
-static void kmt_on_kfree(unsigned long call_site, const void *ptr);
-static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
-			      const struct kmem_cache *s);
+#define KMT_SLAB_EVENT(name, ...)					\
+	do {								\
+		if (static_branch_unlikely(&kmt_filter_on))		\
+			kmt_filtered_##name(__VA_ARGS__);		\
+		else							\
+			kmt_on_##name(__VA_ARGS__);			\
+	} while (0)
 
 /* Tracepoint probes: adapt each kernel's signature to the handlers. */
 #if KMT_KERNEL_AT_LEAST(6, 1)
 
-static void kmt_tp_kmalloc(void *data, unsigned long call_site,
+static notrace void kmt_tp_kmalloc(void *data, unsigned long call_site,
 			   const void *ptr, size_t bytes_req,
 			   size_t bytes_alloc, gfp_t gfp, int node)
 {
-	kmt_on_kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp, node);
+	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
+		       gfp, node);
 }
 
-static void kmt_tp_cache_alloc(void *data, unsigned long call_site,
+static notrace void kmt_tp_cache_alloc(void *data, unsigned long call_site,
 			       const void *ptr, struct kmem_cache *s,
 			       gfp_t gfp, int node)
 {
-	const char *name;
-	size_t object_size, size;
-
-	kmt_cache_info(s, &name, &object_size, &size);
-	kmt_on_cache_alloc(call_site, ptr, s, object_size, size, gfp, node);
+	KMT_SLAB_EVENT(cache_alloc, data, call_site, ptr, s, gfp, node);
 }
 
-#elif KMT_KERNEL_AT_LEAST(6, 0)
+#else /* < 6.1 */
 
-static void kmt_tp_kmalloc(void *data, unsigned long call_site,
+static void kmt_on_cache_alloc_sized(unsigned long call_site,
+				     const void *ptr,
+				     const struct kmem_cache *s,
+				     size_t bytes_req, size_t bytes_alloc,
+				     gfp_t gfp, int node);
+
+#if KMT_KERNEL_AT_LEAST(6, 0)
+
+static notrace void kmt_tp_kmalloc(void *data, unsigned long call_site,
 			   const void *ptr, struct kmem_cache *s,
 			   size_t bytes_req, size_t bytes_alloc, gfp_t gfp)
 {
-	kmt_on_kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp,
-		       NUMA_NO_NODE);
+	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
+		       gfp, NUMA_NO_NODE);
 }
 
-static void kmt_tp_kmalloc_node(void *data, unsigned long call_site,
+static notrace void kmt_tp_kmalloc_node(void *data, unsigned long call_site,
 				const void *ptr, struct kmem_cache *s,
 				size_t bytes_req, size_t bytes_alloc,
 				gfp_t gfp, int node)
 {
-	kmt_on_kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp, node);
+	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
+		       gfp, node);
 }
 
-static void kmt_tp_cache_alloc(void *data, unsigned long call_site,
+static notrace void kmt_tp_cache_alloc(void *data, unsigned long call_site,
 			       const void *ptr, struct kmem_cache *s,
 			       size_t bytes_req, size_t bytes_alloc,
 			       gfp_t gfp)
 {
-	kmt_on_cache_alloc(call_site, ptr, s, bytes_req, bytes_alloc, gfp,
-			   NUMA_NO_NODE);
+	kmt_on_cache_alloc_sized(call_site, ptr, s, bytes_req, bytes_alloc,
+				 gfp, NUMA_NO_NODE);
 }
 
-static void kmt_tp_cache_alloc_node(void *data, unsigned long call_site,
+static notrace void kmt_tp_cache_alloc_node(void *data, unsigned long call_site,
 				    const void *ptr, struct kmem_cache *s,
 				    size_t bytes_req, size_t bytes_alloc,
 				    gfp_t gfp, int node)
 {
-	kmt_on_cache_alloc(call_site, ptr, s, bytes_req, bytes_alloc, gfp,
-			   node);
+	kmt_on_cache_alloc_sized(call_site, ptr, s, bytes_req, bytes_alloc,
+				 gfp, node);
 }
 
 #else /* < 6.0 */
 
-static void kmt_tp_kmalloc(void *data, unsigned long call_site,
+static notrace void kmt_tp_kmalloc(void *data, unsigned long call_site,
 			   const void *ptr, size_t bytes_req,
 			   size_t bytes_alloc, gfp_t gfp)
 {
-	kmt_on_kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp,
-		       NUMA_NO_NODE);
+	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
+		       gfp, NUMA_NO_NODE);
 }
 
-static void kmt_tp_kmalloc_node(void *data, unsigned long call_site,
+static notrace void kmt_tp_kmalloc_node(void *data, unsigned long call_site,
 				const void *ptr, size_t bytes_req,
 				size_t bytes_alloc, gfp_t gfp, int node)
 {
-	kmt_on_kmalloc(call_site, ptr, bytes_req, bytes_alloc, gfp, node);
+	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
+		       gfp, node);
 }
 
-static void kmt_tp_cache_alloc(void *data, unsigned long call_site,
+static notrace void kmt_tp_cache_alloc(void *data, unsigned long call_site,
 			       const void *ptr, size_t bytes_req,
 			       size_t bytes_alloc, gfp_t gfp)
 {
-	kmt_on_cache_alloc(call_site, ptr, NULL, bytes_req, bytes_alloc, gfp,
-			   NUMA_NO_NODE);
+	kmt_on_cache_alloc_sized(call_site, ptr, NULL, bytes_req, bytes_alloc,
+				 gfp, NUMA_NO_NODE);
 }
 
-static void kmt_tp_cache_alloc_node(void *data, unsigned long call_site,
+static notrace void kmt_tp_cache_alloc_node(void *data, unsigned long call_site,
 				    const void *ptr, size_t bytes_req,
 				    size_t bytes_alloc, gfp_t gfp, int node)
 {
-	kmt_on_cache_alloc(call_site, ptr, NULL, bytes_req, bytes_alloc, gfp,
-			   node);
+	kmt_on_cache_alloc_sized(call_site, ptr, NULL, bytes_req, bytes_alloc,
+				 gfp, node);
 }
 
 #endif
+#endif
 
-static void kmt_tp_kfree(void *data, unsigned long call_site, const void *ptr)
+static notrace void kmt_tp_kfree(void *data, unsigned long call_site, const void *ptr)
 {
-	kmt_on_kfree(call_site, ptr);
+	KMT_SLAB_EVENT(kfree, data, call_site, ptr);
 }
 
 #if KMT_KERNEL_AT_LEAST(6, 1)
-static void kmt_tp_cache_free(void *data, unsigned long call_site,
+static notrace void kmt_tp_cache_free(void *data, unsigned long call_site,
 			      const void *ptr, const struct kmem_cache *s)
 {
-	kmt_on_cache_free(call_site, ptr, s);
+	KMT_SLAB_EVENT(cache_free, data, call_site, ptr, s);
 }
 #elif KMT_KERNEL_AT_LEAST(5, 12)
-static void kmt_tp_cache_free(void *data, unsigned long call_site,
+static notrace void kmt_tp_cache_free(void *data, unsigned long call_site,
 			      const void *ptr, const char *name)
 {
-	kmt_on_cache_free(call_site, ptr, NULL);
+	KMT_SLAB_EVENT(cache_free, data, call_site, ptr, NULL);
 }
 #else
-static void kmt_tp_cache_free(void *data, unsigned long call_site,
+static notrace void kmt_tp_cache_free(void *data, unsigned long call_site,
 			      const void *ptr)
 {
-	kmt_on_cache_free(call_site, ptr, NULL);
+	KMT_SLAB_EVENT(cache_free, data, call_site, ptr, NULL);
 }
 #endif
 

@@ -6,9 +6,10 @@
  * its object's allocation was.
  *
  * The filter in force is an immutable struct kmt_filter published
- * through an RCU pointer: a probe asks kmt_filter_alloc() or
- * kmt_filter_free(), which turn preemption off (an RCU read side) and
- * see the old filter or the new one, never half of one. A new filter is
+ * through an RCU pointer: a slab probe jumps to kmt_filtered_*(), a
+ * kprobed path or a page probe asks kmt_filter_alloc() or
+ * kmt_filter_free(); each decision is made with preemption off (an RCU
+ * read side) and sees the old filter or the new one, never half of one. A new filter is
  * set by the module parameter filter at load and by writes to
  * <debugfs>/kmemtrace/filter at any time, tracing or not; the static
  * key kmt_filter_on is on while there is one, so with none the probes
@@ -20,7 +21,7 @@
  * track_slots addresses (a module parameter), allocated at load, in
  * buckets of KMT_TRACK_WAYS slots (a cache line of 64-bit addresses),
  * each with a word of 4-bit tags; an address may sit in either of two
- * buckets chosen by two hashes. Inserting claims an empty slot with
+ * buckets, both chosen by one hash. Inserting claims an empty slot with
  * cmpxchg(), removing frees it with cmpxchg(), and the tags follow with
  * cmpxchg() too: no lock, no allocation, safe in any context, NMI
  * included.
@@ -113,7 +114,7 @@ static struct kmt_filter __rcu *kmt_filter;
 static unsigned long *kmt_track;
 static u32 *kmt_track_tags;		/* a word of tags a bucket */
 static u32 kmt_track_bits;		/* log2 of the buckets */
-static u32 kmt_track_shift;		/* 64 - kmt_track_bits */
+static u32 kmt_track_mask;		/* the buckets - 1 */
 
 static void kmt_filter_put(struct kmt_filter *f)
 {
@@ -141,16 +142,29 @@ struct kmt_track_ref {
 	u32 *tags;
 };
 
-static __always_inline struct kmt_track_ref
-kmt_track_bucket(unsigned long key, unsigned int which, u32 *tag)
+/*
+ * One multiplication hashes a key for both of its buckets and its tag,
+ * from disjoint bits of the product: the first bucket from bits 43 up,
+ * the second from bits 20 up (at most 21 bits of bucket each), the tag
+ * from bits 16..19 (never 0: that is an empty slot's). Shifts by
+ * constants: a shift by a variable is checked by UBSAN on kernels that
+ * have it (Debian's do), whose out-of-line report gives the probe a
+ * frame.
+ */
+static __always_inline u64 kmt_track_hash(unsigned long key, u32 *tag)
 {
-	u64 m = ((u64)key + which * 0x5851f42d4c957f2dULL) * GOLDEN_RATIO_64;
-	u32 b = m >> kmt_track_shift;
+	u64 m = (u64)key * GOLDEN_RATIO_64;
 
-	if (!which) {
-		*tag = (m >> 24) & 0xf;
-		*tag += !*tag;
-	}
+	*tag = (m >> 16) & 0xf;
+	*tag += !*tag;
+	return m;
+}
+
+static __always_inline struct kmt_track_ref
+kmt_track_bucket(u64 m, unsigned int which)
+{
+	u32 b = (u32)(m >> (which ? 20 : 43)) & kmt_track_mask;
+
 	return (struct kmt_track_ref) {
 		.slots = &kmt_track[(size_t)b * KMT_TRACK_WAYS],
 		.tags = &kmt_track_tags[b],
@@ -181,10 +195,11 @@ static __always_inline void kmt_tag_set(u32 *tags, unsigned int i, u32 tag)
 static __always_inline bool kmt_track_insert(unsigned long key)
 {
 	unsigned int w, i;
-	u32 tag = 0;
+	u32 tag;
+	u64 m = kmt_track_hash(key, &tag);
 
 	for (w = 0; w < 2; w++) {
-		struct kmt_track_ref b = kmt_track_bucket(key, w, &tag);
+		struct kmt_track_ref b = kmt_track_bucket(m, w);
 
 		for (i = 0; i < KMT_TRACK_WAYS; i++) {
 			unsigned long v = READ_ONCE(b.slots[i]);
@@ -204,12 +219,11 @@ static __always_inline bool kmt_track_insert(unsigned long key)
 /* Takes @key out of the bucket of @which whose tags may hold it. */
 static bool kmt_track_take(unsigned long key, unsigned int which)
 {
-	u32 tag = 0;
-	struct kmt_track_ref b = kmt_track_bucket(key, 0, &tag);
+	u32 tag;
+	struct kmt_track_ref b = kmt_track_bucket(kmt_track_hash(key, &tag),
+						  which);
 	unsigned int i;
 
-	if (which)
-		b = kmt_track_bucket(key, 1, &tag);
 	if (!kmt_tag_maybe(READ_ONCE(*b.tags), tag))
 		return false;
 	for (i = 0; i < KMT_TRACK_WAYS; i++) {
@@ -228,20 +242,23 @@ static noinline bool kmt_track_remove_slow(unsigned long key)
 }
 
 /*
- * Out of the table, if there. Most frees are of objects never tracked:
- * for them the tags of the two buckets say so, two loads in a function
- * that keeps nothing across a call; the slots are read out of line.
+ * Whether @key may be in the table. Most frees are of objects never
+ * tracked: for them the tags of the two buckets say no, two loads, and
+ * the slots are not read.
  */
+static __always_inline bool kmt_track_maybe(unsigned long key)
+{
+	u32 tag;
+	u64 m = kmt_track_hash(key, &tag);
+
+	return kmt_tag_maybe(READ_ONCE(*kmt_track_bucket(m, 0).tags), tag) ||
+	       kmt_tag_maybe(READ_ONCE(*kmt_track_bucket(m, 1).tags), tag);
+}
+
+/* Out of the table, if there. */
 static __always_inline bool kmt_track_remove(unsigned long key)
 {
-	u32 tag = 0;
-	struct kmt_track_ref b0 = kmt_track_bucket(key, 0, &tag);
-	struct kmt_track_ref b1 = kmt_track_bucket(key, 1, &tag);
-
-	if (!kmt_tag_maybe(READ_ONCE(*b0.tags), tag) &&
-	    !kmt_tag_maybe(READ_ONCE(*b1.tags), tag))
-		return false;
-	return kmt_track_remove_slow(key);
+	return kmt_track_maybe(key) && kmt_track_remove_slow(key);
 }
 
 /* With no probe using it: no filter, or no probe attached. */
@@ -350,20 +367,22 @@ static noinline bool kmt_filter_rest(const struct kmt_filter *f,
 }
 
 /*
- * With a filter in force (kmt_filter_on), kmt_filter_skips() asks these
- * whether an event is recorded, with the fields they need in registers
- * (the event's address never escapes the probe). An allocation is if it
- * matches, and its object (@key, 0 for a failed allocation) is then
- * tracked; a free is if its object was tracked. What is not recorded,
- * and allocations recorded whose object the table could not take, are
- * counted on this CPU. Preemption is turned off here: probes run with it
- * off up to 6.12, but from 7.3 a tracepoint's probes run under SRCU
- * only and may be preempted; with it off, RCU protects the filter and
- * the counters are this CPU's.
+ * Whether an allocation is recorded: if it matches, and its object
+ * (@key, 0 for a failed allocation) is then tracked. A free is recorded
+ * if its object was tracked. What is not recorded, and allocations
+ * recorded whose object the table could not take, are counted on this
+ * CPU. Preemption is turned off here: probes run with it off up to
+ * 6.12, but from 7.3 a tracepoint's probes run under SRCU only and may
+ * be preempted; with it off, RCU protects the filter and the counters
+ * are this CPU's. Always inlined: a left-out event then runs in a leaf
+ * function, with no frame of its own.
  */
-bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
-		      size_t bytes_req, size_t bytes_alloc,
-		      const struct kmem_cache *s, bool kmalloc)
+static __always_inline bool kmt_filter_alloc_passes(unsigned long call_site,
+						    unsigned long key,
+						    size_t bytes_req,
+						    size_t bytes_alloc,
+						    const struct kmem_cache *s,
+						    bool kmalloc)
 {
 	const struct kmt_filter *f;
 	bool pass = true;
@@ -384,7 +403,8 @@ bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
 	return pass;
 }
 
-bool kmt_filter_free(unsigned long key)
+/* Whether a free is recorded: if its object is taken out of the table. */
+static __always_inline bool kmt_filter_free_passes(unsigned long key)
 {
 	bool pass = true;
 
@@ -396,6 +416,146 @@ bool kmt_filter_free(unsigned long key)
 	}
 	preempt_enable_notrace();
 	return pass;
+}
+
+/*
+ * The common cases of a filter, told with no call (the functions below
+ * keep no frame for them): true when @bytes_req, or the task, is left
+ * out by the filter's inline checks, or @key's tags say it was never
+ * tracked; then counted. False leaves the decision whole, under the
+ * filter then in force, to kmt_filter_alloc_passes() or
+ * kmt_filter_free_passes().
+ */
+static __always_inline bool kmt_alloc_left_out(size_t bytes_req)
+{
+	const struct kmt_filter *f;
+
+	preempt_disable_notrace();
+	f = rcu_dereference_sched(kmt_filter);
+	if (likely(f) && !kmt_filter_quick(f, bytes_req)) {
+		local64_inc(&this_cpu_ptr(kmt_cpus)->filtered_allocs);
+		preempt_enable_notrace();
+		return true;
+	}
+	preempt_enable_notrace();
+	return false;
+}
+
+static __always_inline bool kmt_free_left_out(unsigned long key)
+{
+	preempt_disable_notrace();
+	if (likely(rcu_dereference_sched(kmt_filter)) &&
+	    !kmt_track_maybe(key)) {
+		local64_inc(&this_cpu_ptr(kmt_cpus)->filtered_frees);
+		preempt_enable_notrace();
+		return true;
+	}
+	preempt_enable_notrace();
+	return false;
+}
+
+/* For kmt_write.h's kmt_filter_skips(): the kprobed paths and pages. */
+bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
+		      size_t bytes_req, size_t bytes_alloc,
+		      const struct kmem_cache *s, bool kmalloc)
+{
+	return kmt_filter_alloc_passes(call_site, key, bytes_req, bytes_alloc,
+				       s, kmalloc);
+}
+
+bool kmt_filter_free(unsigned long key)
+{
+	return kmt_filter_free_passes(key);
+}
+
+/*
+ * The slab tracepoints' probes (kmt_compat.h) jump to these instead of
+ * kmt_probes.c's handlers while a filter is in force, with their own
+ * arguments (@data unused), and an event the filter does not leave out
+ * at once goes on by another jump to a *_rest() function, which decides
+ * the rest and jumps to the handler. So an event left out costs the
+ * probe no frame (its saved registers and their restore, which every
+ * event paid when the probe asked the filter itself), and these keep
+ * none either. Not traced, as the handlers are not.
+ */
+static noinline notrace void kmt_filtered_kmalloc_rest(void *data,
+						       unsigned long call_site,
+						       const void *ptr,
+						       size_t bytes_req,
+						       size_t bytes_alloc,
+						       gfp_t gfp, int node)
+{
+	if (kmt_filter_alloc_passes(call_site, (unsigned long)ptr, bytes_req,
+				    bytes_alloc, NULL, true))
+		kmt_on_kmalloc(data, call_site, ptr, bytes_req, bytes_alloc,
+			       gfp, node);
+}
+
+notrace void kmt_filtered_kmalloc(void *data, unsigned long call_site,
+				  const void *ptr, size_t bytes_req,
+				  size_t bytes_alloc, gfp_t gfp, int node)
+{
+	if (!kmt_alloc_left_out(bytes_req))
+		kmt_filtered_kmalloc_rest(data, call_site, ptr, bytes_req,
+					  bytes_alloc, gfp, node);
+}
+
+#if KMT_KERNEL_AT_LEAST(6, 1)
+static noinline notrace void
+kmt_filtered_cache_alloc_rest(void *data, unsigned long call_site,
+			      const void *ptr, struct kmem_cache *s, gfp_t gfp,
+			      int node)
+{
+	size_t object_size, size;
+	const char *name;
+
+	kmt_cache_info(s, &name, &object_size, &size);
+	if (kmt_filter_alloc_passes(call_site, (unsigned long)ptr, object_size,
+				    size, s, false))
+		kmt_on_cache_alloc(data, call_site, ptr, s, gfp, node);
+}
+
+notrace void kmt_filtered_cache_alloc(void *data, unsigned long call_site,
+				      const void *ptr, struct kmem_cache *s,
+				      gfp_t gfp, int node)
+{
+	size_t object_size, size;
+	const char *name;
+
+	kmt_cache_info(s, &name, &object_size, &size);
+	if (!kmt_alloc_left_out(object_size))
+		kmt_filtered_cache_alloc_rest(data, call_site, ptr, s, gfp,
+					      node);
+}
+#endif
+
+static noinline notrace void kmt_filtered_free_rest(void *data,
+						    unsigned long call_site,
+						    const void *ptr,
+						    const struct kmem_cache *s)
+{
+	if (!kmt_filter_free_passes((unsigned long)ptr))
+		return;
+	if (s)
+		kmt_on_cache_free(data, call_site, ptr, s);
+	else
+		kmt_on_kfree(data, call_site, ptr);
+}
+
+notrace void kmt_filtered_kfree(void *data, unsigned long call_site,
+				const void *ptr)
+{
+	/* The tracepoint fires before kfree()'s own NULL check. */
+	if (!ZERO_OR_NULL_PTR(ptr) && !kmt_free_left_out((unsigned long)ptr))
+		kmt_filtered_free_rest(data, call_site, ptr, NULL);
+}
+
+notrace void kmt_filtered_cache_free(void *data, unsigned long call_site,
+				     const void *ptr,
+				     const struct kmem_cache *s)
+{
+	if (!kmt_free_left_out((unsigned long)ptr))
+		kmt_filtered_free_rest(data, call_site, ptr, s);
 }
 
 /* --- Setting a filter --------------------------------------------------- */
@@ -703,7 +863,7 @@ int kmt_filter_init(void)
 	}
 	kmt_track_slots = roundup_pow_of_two(kmt_track_slots);
 	kmt_track_bits = ilog2(kmt_track_slots / KMT_TRACK_WAYS);
-	kmt_track_shift = 64 - kmt_track_bits;
+	kmt_track_mask = BIT(kmt_track_bits) - 1;
 	kmt_track = vzalloc(array_size(kmt_track_slots, sizeof(*kmt_track)));
 	kmt_track_tags = vzalloc(array_size(kmt_track_slots / KMT_TRACK_WAYS,
 					    sizeof(*kmt_track_tags)));

@@ -292,6 +292,26 @@ struct kmt_ev {
 
 static_assert(sizeof(struct kmt_ev) <= 56);
 
+/* A slab tracepoint's event; a free's sizes are 0, its node any. */
+static __always_inline struct kmt_ev
+kmt_slab_ev(u8 type, unsigned long call_site, const void *ptr,
+	    const struct kmem_cache *s, size_t bytes_req, size_t bytes_alloc,
+	    gfp_t gfp, int node)
+{
+	return (struct kmt_ev) {
+		.type = type,
+		.flags = 0,
+		.page_mt = 0,
+		.gfp = gfp,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.cache = s,
+		.bytes_req = bytes_req,
+		.bytes_alloc = bytes_alloc,
+		.node = node,
+	};
+}
+
 /* The stack taken for an event; id is set when the walk cache knew it. */
 struct kmt_taken {
 	const unsigned long *frames;
@@ -389,8 +409,10 @@ int kmt_check_relay_fops(void);
  * kmt_filter.c: the filter in force, if any (kmt_filter_on), and the
  * table of the objects it let through. kmt_filter_alloc() and
  * kmt_filter_free() say whether an event is recorded (kmt_write.h's
- * kmt_filter_skips()); only called with kmt_filter_on. A page's key in
- * the table is (pfn << 1) | 1, never a slab object's address.
+ * kmt_filter_skips(), for the kprobed paths and pages); the slab
+ * tracepoints' probes jump to kmt_filtered_*() instead (kmt_compat.h),
+ * which decide and record. Only called with kmt_filter_on. A page's key
+ * in the table is (pfn << 1) | 1, never a slab object's address.
  */
 #define KMT_FILTER_SITES	4
 DECLARE_STATIC_KEY_FALSE(kmt_filter_on);
@@ -399,6 +421,30 @@ bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
 		      size_t bytes_req, size_t bytes_alloc,
 		      const struct kmem_cache *s, bool kmalloc);
 bool kmt_filter_free(unsigned long key);
+void kmt_filtered_kmalloc(void *data, unsigned long call_site,
+			  const void *ptr, size_t bytes_req,
+			  size_t bytes_alloc, gfp_t gfp, int node);
+void kmt_filtered_cache_alloc(void *data, unsigned long call_site,
+			      const void *ptr, struct kmem_cache *s,
+			      gfp_t gfp, int node);
+void kmt_filtered_kfree(void *data, unsigned long call_site,
+			const void *ptr);
+void kmt_filtered_cache_free(void *data, unsigned long call_site,
+			     const void *ptr, const struct kmem_cache *s);
+
+/*
+ * kmt_probes.c: the slab tracepoints' handlers, which record an event
+ * (a filter's kmt_filtered_*() above decided already, if one is in
+ * force). With 6.1's probe arguments, @data unused (see kmt_compat.h);
+ * kmt_on_cache_alloc() only from 6.1.
+ */
+void kmt_on_kmalloc(void *data, unsigned long call_site, const void *ptr,
+		    size_t bytes_req, size_t bytes_alloc, gfp_t gfp, int node);
+void kmt_on_cache_alloc(void *data, unsigned long call_site, const void *ptr,
+			struct kmem_cache *s, gfp_t gfp, int node);
+void kmt_on_kfree(void *data, unsigned long call_site, const void *ptr);
+void kmt_on_cache_free(void *data, unsigned long call_site, const void *ptr,
+		       const struct kmem_cache *s);
 void kmt_track_clear(void);
 int kmt_filter_init(void);
 void kmt_filter_exit(void);

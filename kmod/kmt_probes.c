@@ -20,8 +20,8 @@
  * into those probes.
  */
 #define KMT_COMPAT_SLAB_PROBES
-#include "kmt_compat.h"
 #include "kmt_internal.h"
+#include "kmt_compat.h"
 #include "kmt_write.h"
 
 /* Serializes attaching, detaching and flushing; protects kmt_enabled. */
@@ -32,84 +32,83 @@ static struct tracepoint *kmt_page_alloc_tp;
 static struct tracepoint *kmt_page_free_tp;
 unsigned long kmt_page_iter[2][2];
 
-static void kmt_on_kmalloc(unsigned long call_site, const void *ptr,
-			   size_t bytes_req, size_t bytes_alloc, gfp_t gfp,
-			   int node)
+/*
+ * The slab handlers, reached from the probes (kmt_compat.h) by a jump
+ * when no filter is in force. Never inlined into them, so that the
+ * probes keep no frame; notrace, as nothing of the write path is traced
+ * (and it saves each event the call to ftrace's entry, a no-op).
+ */
+static __always_inline void kmt_record_slab(u8 type, unsigned long call_site,
+					    const void *ptr,
+					    const struct kmem_cache *s,
+					    size_t bytes_req,
+					    size_t bytes_alloc, gfp_t gfp,
+					    int node)
 {
-	struct kmt_ev ev = {
-		.type = KMT_REC_KMALLOC,
-		.flags = 0,
-		.page_mt = 0,
-		.gfp = gfp,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.cache = NULL,
-		.bytes_req = bytes_req,
-		.bytes_alloc = bytes_alloc,
-		.node = node,
-	};
+	/* Initialized where declared: no zeroing of the whole first. */
+	struct kmt_ev ev = kmt_slab_ev(type, call_site, ptr, s, bytes_req,
+				       bytes_alloc, gfp, node);
 
 	kmt_record_inline(&ev);
 }
 
-static void kmt_on_cache_alloc(unsigned long call_site, const void *ptr,
-			       const struct kmem_cache *s, size_t bytes_req,
-			       size_t bytes_alloc, gfp_t gfp, int node)
+noinline notrace void kmt_on_kmalloc(void *data,
+					    unsigned long call_site,
+					    const void *ptr, size_t bytes_req,
+					    size_t bytes_alloc, gfp_t gfp,
+					    int node)
 {
-	struct kmt_ev ev = {
-		.type = KMT_REC_CACHE_ALLOC,
-		.flags = 0,
-		.page_mt = 0,
-		.gfp = gfp,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.cache = s,
-		.bytes_req = bytes_req,
-		.bytes_alloc = bytes_alloc,
-		.node = node,
-	};
-
-	kmt_record_inline(&ev);
+	kmt_record_slab(KMT_REC_KMALLOC, call_site, ptr, NULL, bytes_req,
+			bytes_alloc, gfp, node);
 }
 
-static void kmt_on_kfree(unsigned long call_site, const void *ptr)
+#if KMT_KERNEL_AT_LEAST(6, 1)
+noinline notrace void kmt_on_cache_alloc(void *data,
+						unsigned long call_site,
+						const void *ptr,
+						struct kmem_cache *s,
+						gfp_t gfp, int node)
 {
-	struct kmt_ev ev = {
-		.type = KMT_REC_KFREE,
-		.flags = 0,
-		.page_mt = 0,
-		.gfp = 0,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.cache = NULL,
-		.bytes_req = 0,
-		.bytes_alloc = 0,
-		.node = KMT_NODE_ANY,
-	};
+	size_t object_size, size;
+	const char *name;
 
+	kmt_cache_info(s, &name, &object_size, &size);
+	kmt_record_slab(KMT_REC_CACHE_ALLOC, call_site, ptr, s, object_size,
+			size, gfp, node);
+}
+#else
+static void kmt_on_cache_alloc_sized(unsigned long call_site,
+				     const void *ptr,
+				     const struct kmem_cache *s,
+				     size_t bytes_req, size_t bytes_alloc,
+				     gfp_t gfp, int node)
+{
+	struct kmt_ev ev = kmt_slab_ev(KMT_REC_CACHE_ALLOC, call_site, ptr, s,
+				       bytes_req, bytes_alloc, gfp, node);
+
+	if (!kmt_filter_skips(&ev))
+		kmt_record_inline(&ev);
+}
+#endif
+
+noinline notrace void kmt_on_kfree(void *data,
+					  unsigned long call_site,
+					  const void *ptr)
+{
 	/* The tracepoint fires before kfree()'s own NULL check. */
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	kmt_record_inline(&ev);
+	kmt_record_slab(KMT_REC_KFREE, call_site, ptr, NULL, 0, 0, 0,
+			KMT_NODE_ANY);
 }
 
-static void kmt_on_cache_free(unsigned long call_site, const void *ptr,
-			      const struct kmem_cache *s)
+noinline notrace void kmt_on_cache_free(void *data,
+					       unsigned long call_site,
+					       const void *ptr,
+					       const struct kmem_cache *s)
 {
-	struct kmt_ev ev = {
-		.type = KMT_REC_CACHE_FREE,
-		.flags = 0,
-		.page_mt = 0,
-		.gfp = 0,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.cache = s,
-		.bytes_req = 0,
-		.bytes_alloc = 0,
-		.node = KMT_NODE_ANY,
-	};
-
-	kmt_record_inline(&ev);
+	kmt_record_slab(KMT_REC_CACHE_FREE, call_site, ptr, s, 0, 0, 0,
+			KMT_NODE_ANY);
 }
 
 /* The page tracepoints have kept these signatures through 5.10..6.12. */
@@ -129,7 +128,8 @@ static void kmt_tp_page_alloc(void *data, struct page *page,
 		.node = KMT_NODE_ANY,
 	};
 
-	kmt_record_inline(&ev);
+	if (!kmt_filter_skips(&ev))
+		kmt_record_inline(&ev);
 }
 
 static void kmt_tp_page_free(void *data, struct page *page,
@@ -148,7 +148,8 @@ static void kmt_tp_page_free(void *data, struct page *page,
 		.node = KMT_NODE_ANY,
 	};
 
-	kmt_record_inline(&ev);
+	if (!kmt_filter_skips(&ev))
+		kmt_record_inline(&ev);
 }
 
 /* The page tracepoints are not exported: look them up by name. */

@@ -327,15 +327,14 @@ static __always_inline bool kmt_filter_skips(const struct kmt_ev *ev)
 }
 
 /*
- * kmt_record(), inlined: for the tracepoint probes. The event goes to
- * kmt_record_stack() by value, so that its address never escapes: the
- * probe's struct kmt_ev then lives in registers, as the fields it was
- * filled from, and the probe needs no stack protector canary.
+ * kmt_record(), inlined and after the filter: for the tracepoint
+ * probes. The event goes to kmt_record_stack() by value, so that its
+ * address never escapes: the probe's struct kmt_ev then lives in
+ * registers, as the fields it was filled from, and the probe needs no
+ * stack protector canary.
  */
 static __always_inline void kmt_record_inline(const struct kmt_ev *ev)
 {
-	if (kmt_filter_skips(ev))
-		return;
 	if (unlikely(kmt_wants_stack(ev->type)))
 		kmt_record_stack(*ev, 0);
 	else
