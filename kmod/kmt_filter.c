@@ -236,7 +236,8 @@ static bool kmt_track_take(unsigned long key, unsigned int which)
 	return false;
 }
 
-static noinline bool kmt_track_remove_slow(unsigned long key)
+/* Out of the table, if there. */
+static __always_inline bool kmt_track_remove(unsigned long key)
 {
 	return kmt_track_take(key, 0) || kmt_track_take(key, 1);
 }
@@ -253,12 +254,6 @@ static __always_inline bool kmt_track_maybe(unsigned long key)
 
 	return kmt_tag_maybe(READ_ONCE(*kmt_track_bucket(m, 0).tags), tag) ||
 	       kmt_tag_maybe(READ_ONCE(*kmt_track_bucket(m, 1).tags), tag);
-}
-
-/* Out of the table, if there. */
-static __always_inline bool kmt_track_remove(unsigned long key)
-{
-	return kmt_track_maybe(key) && kmt_track_remove_slow(key);
 }
 
 /* With no probe using it: no filter, or no probe attached. */
@@ -345,12 +340,8 @@ static bool kmt_filter_slow(const struct kmt_filter *f,
 	return true;
 }
 
-/*
- * An allocation that passed the inline checks: the others, then the
- * table; out of line, so that an allocation the inline checks leave out
- * (a process filter's common case) runs in a leaf function.
- */
-static noinline bool kmt_filter_rest(const struct kmt_filter *f,
+/* An allocation that passed the inline checks: the others, then the table. */
+static __always_inline bool kmt_filter_rest(const struct kmt_filter *f,
 				     unsigned long call_site,
 				     unsigned long key, size_t bytes_alloc,
 				     const struct kmem_cache *s, bool kmalloc)
@@ -374,8 +365,10 @@ static noinline bool kmt_filter_rest(const struct kmt_filter *f,
  * CPU. Preemption is turned off here: probes run with it off up to
  * 6.12, but from 7.3 a tracepoint's probes run under SRCU only and may
  * be preempted; with it off, RCU protects the filter and the counters
- * are this CPU's. Always inlined: a left-out event then runs in a leaf
- * function, with no frame of its own.
+ * are this CPU's. Inlined into the *_rest() functions below, which
+ * kmt_alloc_left_out() and kmt_free_left_out() leave the events they
+ * do not decide to: a free's object is then looked for in its two
+ * buckets straight away (its tags said it may be there).
  */
 static __always_inline bool kmt_filter_alloc_passes(unsigned long call_site,
 						    unsigned long key,
@@ -452,20 +445,6 @@ static __always_inline bool kmt_free_left_out(unsigned long key)
 	}
 	preempt_enable_notrace();
 	return false;
-}
-
-/* For kmt_write.h's kmt_filter_skips(): the kprobed paths and pages. */
-bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
-		      size_t bytes_req, size_t bytes_alloc,
-		      const struct kmem_cache *s, bool kmalloc)
-{
-	return kmt_filter_alloc_passes(call_site, key, bytes_req, bytes_alloc,
-				       s, kmalloc);
-}
-
-bool kmt_filter_free(unsigned long key)
-{
-	return kmt_filter_free_passes(key);
 }
 
 /*
@@ -556,6 +535,53 @@ notrace void kmt_filtered_cache_free(void *data, unsigned long call_site,
 {
 	if (!kmt_free_left_out((unsigned long)ptr))
 		kmt_filtered_free_rest(data, call_site, ptr, s);
+}
+
+/* An event's key in the table: a page's is (pfn << 1) | 1. */
+static __always_inline unsigned long kmt_ev_key(const struct kmt_ev *ev)
+{
+	unsigned long key = (unsigned long)ev->ptr;
+
+	if (ev->type == KMT_REC_PAGE_ALLOC || ev->type == KMT_REC_PAGE_FREE)
+		key = key ? (key << 1) | 1 : 0;
+	return key;
+}
+
+static __always_inline bool kmt_ev_is_alloc(const struct kmt_ev *ev)
+{
+	return ev->type == KMT_REC_KMALLOC || ev->type == KMT_REC_CACHE_ALLOC ||
+	       ev->type == KMT_REC_PAGE_ALLOC;
+}
+
+static noinline notrace void kmt_filtered_event_rest(const struct kmt_ev *ev,
+						     unsigned long entry_pc)
+{
+	unsigned long key = kmt_ev_key(ev);
+	bool pass;
+
+	if (kmt_ev_is_alloc(ev))
+		pass = kmt_filter_alloc_passes(ev->call_site, key,
+					       ev->bytes_req, ev->bytes_alloc,
+					       ev->cache,
+					       ev->type == KMT_REC_KMALLOC);
+	else
+		pass = kmt_filter_free_passes(key);
+	if (pass)
+		kmt_record_unfiltered(ev, entry_pc);
+}
+
+/*
+ * The same for the kprobed paths (through kmt_record() and
+ * kmt_record_entry()) and the page probes: the decision for @ev, then
+ * the write path, each reached by a jump.
+ */
+notrace void kmt_filtered_event(const struct kmt_ev *ev,
+				unsigned long entry_pc)
+{
+	if (kmt_ev_is_alloc(ev) ? kmt_alloc_left_out(ev->bytes_req) :
+	    kmt_free_left_out(kmt_ev_key(ev)))
+		return;
+	kmt_filtered_event_rest(ev, entry_pc);
 }
 
 /* --- Setting a filter --------------------------------------------------- */

@@ -363,6 +363,7 @@ static inline unsigned long kmt_walk_off(unsigned int split, unsigned int i,
 /* kmt_record.c: the write path, and the counters it keeps. */
 void kmt_record(const struct kmt_ev *ev);
 void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc);
+void kmt_record_unfiltered(const struct kmt_ev *ev, unsigned long entry_pc);
 void kmt_finish_buffers(void);
 void kmt_snapshot(unsigned int cpu, u64 *emitted, u64 *written, u64 *dropped);
 u64 kmt_total_dropped(void);
@@ -407,20 +408,17 @@ int kmt_check_relay_fops(void);
 
 /*
  * kmt_filter.c: the filter in force, if any (kmt_filter_on), and the
- * table of the objects it let through. kmt_filter_alloc() and
- * kmt_filter_free() say whether an event is recorded (kmt_write.h's
- * kmt_filter_skips(), for the kprobed paths and pages); the slab
- * tracepoints' probes jump to kmt_filtered_*() instead (kmt_compat.h),
- * which decide and record. Only called with kmt_filter_on. A page's key
- * in the table is (pfn << 1) | 1, never a slab object's address.
+ * table of the objects it let through. With a filter, the slab
+ * tracepoints' probes jump to kmt_filtered_*() (kmt_compat.h), the
+ * kprobed paths and the page probes to kmt_filtered_event(): each
+ * decides, and goes on to the write path for an event recorded. Only
+ * called with kmt_filter_on. A page's key in the table is
+ * (pfn << 1) | 1, never a slab object's address.
  */
 #define KMT_FILTER_SITES	4
 DECLARE_STATIC_KEY_FALSE(kmt_filter_on);
 extern const struct file_operations kmt_filter_fops;
-bool kmt_filter_alloc(unsigned long call_site, unsigned long key,
-		      size_t bytes_req, size_t bytes_alloc,
-		      const struct kmem_cache *s, bool kmalloc);
-bool kmt_filter_free(unsigned long key);
+void kmt_filtered_event(const struct kmt_ev *ev, unsigned long entry_pc);
 void kmt_filtered_kmalloc(void *data, unsigned long call_site,
 			  const void *ptr, size_t bytes_req,
 			  size_t bytes_alloc, gfp_t gfp, int node);

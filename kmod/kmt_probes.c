@@ -86,7 +86,9 @@ static void kmt_on_cache_alloc_sized(unsigned long call_site,
 	struct kmt_ev ev = kmt_slab_ev(KMT_REC_CACHE_ALLOC, call_site, ptr, s,
 				       bytes_req, bytes_alloc, gfp, node);
 
-	if (!kmt_filter_skips(&ev))
+	if (static_branch_unlikely(&kmt_filter_on))
+		kmt_filtered_event(&ev, 0);
+	else
 		kmt_record_inline(&ev);
 }
 #endif
@@ -128,7 +130,9 @@ static void kmt_tp_page_alloc(void *data, struct page *page,
 		.node = KMT_NODE_ANY,
 	};
 
-	if (!kmt_filter_skips(&ev))
+	if (static_branch_unlikely(&kmt_filter_on))
+		kmt_filtered_event(&ev, 0);
+	else
 		kmt_record_inline(&ev);
 }
 
@@ -148,7 +152,9 @@ static void kmt_tp_page_free(void *data, struct page *page,
 		.node = KMT_NODE_ANY,
 	};
 
-	if (!kmt_filter_skips(&ev))
+	if (static_branch_unlikely(&kmt_filter_on))
+		kmt_filtered_event(&ev, 0);
+	else
 		kmt_record_inline(&ev);
 }
 

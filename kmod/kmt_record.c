@@ -285,9 +285,13 @@ static noinline void kmt_record_stack_at(const struct kmt_ev *ev,
 	__kmt_record(ev, &taken);
 }
 
-/* After the filter: the event is recorded. */
-static __always_inline void kmt_record_passed(const struct kmt_ev *ev,
-					      unsigned long entry_pc)
+/*
+ * An event the filter let through, or any with no filter: recorded.
+ * Reached by a jump from kmt_record(), kmt_record_entry() or
+ * kmt_filter.c's kmt_filtered_event().
+ */
+notrace void kmt_record_unfiltered(const struct kmt_ev *ev,
+				   unsigned long entry_pc)
 {
 	if (unlikely(kmt_wants_stack(ev->type)))
 		kmt_record_stack_at(ev, entry_pc);
@@ -295,25 +299,29 @@ static __always_inline void kmt_record_passed(const struct kmt_ev *ev,
 		__kmt_record(ev, NULL);
 }
 
-/* For the kprobed paths (kmt_paths.c). */
-void kmt_record(const struct kmt_ev *ev)
+/*
+ * For the kprobed paths (kmt_paths.c). Two jumps, to the filter
+ * (kmt_filter.c) or the write path: an event the filter leaves out
+ * then costs no frame of the write path's.
+ */
+notrace void kmt_record(const struct kmt_ev *ev)
 {
-	if (kmt_filter_skips(ev))
-		return;
-	kmt_record_passed(ev, 0);
+	if (static_branch_unlikely(&kmt_filter_on))
+		kmt_filtered_event(ev, 0);
+	else
+		kmt_record_unfiltered(ev, 0);
 }
 
 /*
  * An event of a kprobe at the entry of the function at @entry_pc, whose
  * stack kmt_take_stack() finds from there (the call site is not on it).
- * The filter decides once per event: a free takes its object out of the
- * tracking table.
  */
-void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc)
+notrace void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc)
 {
-	if (kmt_filter_skips(ev))
-		return;
-	kmt_record_passed(ev, entry_pc);
+	if (static_branch_unlikely(&kmt_filter_on))
+		kmt_filtered_event(ev, entry_pc);
+	else
+		kmt_record_unfiltered(ev, entry_pc);
 }
 
 /*

@@ -305,28 +305,6 @@ out:
 }
 
 /*
- * True when a filter is in force and @ev is not to be recorded; with no
- * filter, a no-op (the static key). The event's type is a constant in
- * each probe: one call, its arguments in registers.
- */
-static __always_inline bool kmt_filter_skips(const struct kmt_ev *ev)
-{
-	unsigned long key;
-
-	if (!static_branch_unlikely(&kmt_filter_on))
-		return false;
-	key = (unsigned long)ev->ptr;
-	if (ev->type == KMT_REC_PAGE_ALLOC || ev->type == KMT_REC_PAGE_FREE)
-		key = key ? (key << 1) | 1 : 0;
-	if (ev->type == KMT_REC_KMALLOC || ev->type == KMT_REC_CACHE_ALLOC ||
-	    ev->type == KMT_REC_PAGE_ALLOC)
-		return !kmt_filter_alloc(ev->call_site, key, ev->bytes_req,
-					 ev->bytes_alloc, ev->cache,
-					 ev->type == KMT_REC_KMALLOC);
-	return !kmt_filter_free(key);
-}
-
-/*
  * kmt_record(), inlined and after the filter: for the tracepoint
  * probes. The event goes to kmt_record_stack() by value, so that its
  * address never escapes: the probe's struct kmt_ev then lives in
