@@ -342,9 +342,11 @@ static bool kmt_filter_slow(const struct kmt_filter *f,
 
 /* An allocation that passed the inline checks: the others, then the table. */
 static __always_inline bool kmt_filter_rest(const struct kmt_filter *f,
-				     unsigned long call_site,
-				     unsigned long key, size_t bytes_alloc,
-				     const struct kmem_cache *s, bool kmalloc)
+					    unsigned long call_site,
+					    unsigned long key,
+					    size_t bytes_alloc,
+					    const struct kmem_cache *s,
+					    bool kmalloc)
 {
 	if ((f->has & KMT_FILTER_SLOW) &&
 	    !kmt_filter_slow(f, call_site, bytes_alloc, s, kmalloc)) {
