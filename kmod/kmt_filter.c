@@ -7,10 +7,10 @@
  *
  * The filter in force is an immutable struct kmt_filter published
  * through an RCU pointer: a slab probe jumps to kmt_filtered_*(), a
- * kprobed path or a page probe asks kmt_filter_alloc() or
- * kmt_filter_free(); each decision is made with preemption off (an RCU
- * read side) and sees the old filter or the new one, never half of one. A new filter is
- * set by the module parameter filter at load and by writes to
+ * kprobed path or a page probe to kmt_filtered_event(); each decision
+ * is made with preemption off (an RCU read side) and sees the old
+ * filter or the new one, never half of one. A new filter is set by the
+ * module parameter filter at load and by writes to
  * <debugfs>/kmemtrace/filter at any time, tracing or not; the static
  * key kmt_filter_on is on while there is one, so with none the probes
  * pay a no-op.
