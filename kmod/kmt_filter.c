@@ -513,11 +513,12 @@ notrace void kmt_filtered_cache_alloc(void *data, unsigned long call_site,
 static noinline notrace void kmt_filtered_free_rest(void *data,
 						    unsigned long call_site,
 						    const void *ptr,
-						    const struct kmem_cache *s)
+						    const struct kmem_cache *s,
+						    u8 type)
 {
 	if (!kmt_filter_free_passes((unsigned long)ptr))
 		return;
-	if (s)
+	if (type == KMT_REC_CACHE_FREE)
 		kmt_on_cache_free(data, call_site, ptr, s);
 	else
 		kmt_on_kfree(data, call_site, ptr);
@@ -528,15 +529,18 @@ notrace void kmt_filtered_kfree(void *data, unsigned long call_site,
 {
 	/* The tracepoint fires before kfree()'s own NULL check. */
 	if (!ZERO_OR_NULL_PTR(ptr) && !kmt_free_left_out((unsigned long)ptr))
-		kmt_filtered_free_rest(data, call_site, ptr, NULL);
+		kmt_filtered_free_rest(data, call_site, ptr, NULL,
+				       KMT_REC_KFREE);
 }
 
+/* Before 6.1 the tracepoint names no cache (@s NULL): still a cache free. */
 notrace void kmt_filtered_cache_free(void *data, unsigned long call_site,
 				     const void *ptr,
 				     const struct kmem_cache *s)
 {
 	if (!kmt_free_left_out((unsigned long)ptr))
-		kmt_filtered_free_rest(data, call_site, ptr, s);
+		kmt_filtered_free_rest(data, call_site, ptr, s,
+				       KMT_REC_CACHE_FREE);
 }
 
 /* An event's key in the table: a page's is (pfn << 1) | 1. */
