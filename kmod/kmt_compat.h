@@ -357,8 +357,7 @@ static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
 /*
  * The handlers (kmt_internal.h): kmt_on_*() (kmt_probes.c) record an
  * event, and with a filter in force kmt_filtered_*() (kmt_filter.c)
- * decide first. They
- * take 6.1's probe arguments, @data first and unused: from 6.1 a probe
+ * decide first. They take 6.1's probe arguments, @data first and unused: from 6.1 a probe
  * below is then one jump to the one or the other, with no register to
  * move and no frame of its own, and an event the filter leaves out
  * costs no more than that before the filter's own checks. The older
@@ -378,16 +377,16 @@ static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
 #if KMT_KERNEL_AT_LEAST(6, 1)
 
 static notrace void kmt_tp_kmalloc(void *data, unsigned long call_site,
-			   const void *ptr, size_t bytes_req,
-			   size_t bytes_alloc, gfp_t gfp, int node)
+				   const void *ptr, size_t bytes_req,
+				   size_t bytes_alloc, gfp_t gfp, int node)
 {
 	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
 		       gfp, node);
 }
 
 static notrace void kmt_tp_cache_alloc(void *data, unsigned long call_site,
-			       const void *ptr, struct kmem_cache *s,
-			       gfp_t gfp, int node)
+				       const void *ptr, struct kmem_cache *s,
+				       gfp_t gfp, int node)
 {
 	KMT_SLAB_EVENT(cache_alloc, data, call_site, ptr, s, gfp, node);
 }
@@ -403,35 +402,35 @@ static void kmt_on_cache_alloc_sized(unsigned long call_site,
 #if KMT_KERNEL_AT_LEAST(6, 0)
 
 static notrace void kmt_tp_kmalloc(void *data, unsigned long call_site,
-			   const void *ptr, struct kmem_cache *s,
-			   size_t bytes_req, size_t bytes_alloc, gfp_t gfp)
+				   const void *ptr, struct kmem_cache *s,
+				   size_t bytes_req, size_t bytes_alloc, gfp_t gfp)
 {
 	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
 		       gfp, NUMA_NO_NODE);
 }
 
 static notrace void kmt_tp_kmalloc_node(void *data, unsigned long call_site,
-				const void *ptr, struct kmem_cache *s,
-				size_t bytes_req, size_t bytes_alloc,
-				gfp_t gfp, int node)
+					const void *ptr, struct kmem_cache *s,
+					size_t bytes_req, size_t bytes_alloc,
+					gfp_t gfp, int node)
 {
 	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
 		       gfp, node);
 }
 
 static notrace void kmt_tp_cache_alloc(void *data, unsigned long call_site,
-			       const void *ptr, struct kmem_cache *s,
-			       size_t bytes_req, size_t bytes_alloc,
-			       gfp_t gfp)
+				       const void *ptr, struct kmem_cache *s,
+				       size_t bytes_req, size_t bytes_alloc,
+				       gfp_t gfp)
 {
 	kmt_on_cache_alloc_sized(call_site, ptr, s, bytes_req, bytes_alloc,
 				 gfp, NUMA_NO_NODE);
 }
 
 static notrace void kmt_tp_cache_alloc_node(void *data, unsigned long call_site,
-				    const void *ptr, struct kmem_cache *s,
-				    size_t bytes_req, size_t bytes_alloc,
-				    gfp_t gfp, int node)
+					    const void *ptr, struct kmem_cache *s,
+					    size_t bytes_req, size_t bytes_alloc,
+					    gfp_t gfp, int node)
 {
 	kmt_on_cache_alloc_sized(call_site, ptr, s, bytes_req, bytes_alloc,
 				 gfp, node);
@@ -440,32 +439,32 @@ static notrace void kmt_tp_cache_alloc_node(void *data, unsigned long call_site,
 #else /* < 6.0 */
 
 static notrace void kmt_tp_kmalloc(void *data, unsigned long call_site,
-			   const void *ptr, size_t bytes_req,
-			   size_t bytes_alloc, gfp_t gfp)
+				   const void *ptr, size_t bytes_req,
+				   size_t bytes_alloc, gfp_t gfp)
 {
 	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
 		       gfp, NUMA_NO_NODE);
 }
 
 static notrace void kmt_tp_kmalloc_node(void *data, unsigned long call_site,
-				const void *ptr, size_t bytes_req,
-				size_t bytes_alloc, gfp_t gfp, int node)
+					const void *ptr, size_t bytes_req,
+					size_t bytes_alloc, gfp_t gfp, int node)
 {
 	KMT_SLAB_EVENT(kmalloc, data, call_site, ptr, bytes_req, bytes_alloc,
 		       gfp, node);
 }
 
 static notrace void kmt_tp_cache_alloc(void *data, unsigned long call_site,
-			       const void *ptr, size_t bytes_req,
-			       size_t bytes_alloc, gfp_t gfp)
+				       const void *ptr, size_t bytes_req,
+				       size_t bytes_alloc, gfp_t gfp)
 {
 	kmt_on_cache_alloc_sized(call_site, ptr, NULL, bytes_req, bytes_alloc,
 				 gfp, NUMA_NO_NODE);
 }
 
 static notrace void kmt_tp_cache_alloc_node(void *data, unsigned long call_site,
-				    const void *ptr, size_t bytes_req,
-				    size_t bytes_alloc, gfp_t gfp, int node)
+					    const void *ptr, size_t bytes_req,
+					    size_t bytes_alloc, gfp_t gfp, int node)
 {
 	kmt_on_cache_alloc_sized(call_site, ptr, NULL, bytes_req, bytes_alloc,
 				 gfp, node);
@@ -481,19 +480,19 @@ static notrace void kmt_tp_kfree(void *data, unsigned long call_site, const void
 
 #if KMT_KERNEL_AT_LEAST(6, 1)
 static notrace void kmt_tp_cache_free(void *data, unsigned long call_site,
-			      const void *ptr, const struct kmem_cache *s)
+				      const void *ptr, const struct kmem_cache *s)
 {
 	KMT_SLAB_EVENT(cache_free, data, call_site, ptr, s);
 }
 #elif KMT_KERNEL_AT_LEAST(5, 12)
 static notrace void kmt_tp_cache_free(void *data, unsigned long call_site,
-			      const void *ptr, const char *name)
+				      const void *ptr, const char *name)
 {
 	KMT_SLAB_EVENT(cache_free, data, call_site, ptr, NULL);
 }
 #else
 static notrace void kmt_tp_cache_free(void *data, unsigned long call_site,
-			      const void *ptr)
+				      const void *ptr)
 {
 	KMT_SLAB_EVENT(cache_free, data, call_site, ptr, NULL);
 }

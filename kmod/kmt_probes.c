@@ -38,6 +38,19 @@ unsigned long kmt_page_iter[2][2];
  * probes keep no frame; notrace, as nothing of the write path is traced
  * (and it saves each event the call to ftrace's entry, a no-op).
  */
+/*
+ * An event that asks the filter through kmt_filtered_event() (the page
+ * probes, and kmem_cache_alloc before 6.1): there, or straight to the
+ * write path.
+ */
+static __always_inline void kmt_record_or_filter(const struct kmt_ev *ev)
+{
+	if (static_branch_unlikely(&kmt_filter_on))
+		kmt_filtered_event(ev, 0);
+	else
+		kmt_record_inline(ev);
+}
+
 static __always_inline void kmt_record_slab(u8 type, unsigned long call_site,
 					    const void *ptr,
 					    const struct kmem_cache *s,
@@ -52,22 +65,18 @@ static __always_inline void kmt_record_slab(u8 type, unsigned long call_site,
 	kmt_record_inline(&ev);
 }
 
-noinline notrace void kmt_on_kmalloc(void *data,
-					    unsigned long call_site,
-					    const void *ptr, size_t bytes_req,
-					    size_t bytes_alloc, gfp_t gfp,
-					    int node)
+noinline notrace void kmt_on_kmalloc(void *data, unsigned long call_site,
+				     const void *ptr, size_t bytes_req,
+				     size_t bytes_alloc, gfp_t gfp, int node)
 {
 	kmt_record_slab(KMT_REC_KMALLOC, call_site, ptr, NULL, bytes_req,
 			bytes_alloc, gfp, node);
 }
 
 #if KMT_KERNEL_AT_LEAST(6, 1)
-noinline notrace void kmt_on_cache_alloc(void *data,
-						unsigned long call_site,
-						const void *ptr,
-						struct kmem_cache *s,
-						gfp_t gfp, int node)
+noinline notrace void kmt_on_cache_alloc(void *data, unsigned long call_site,
+					 const void *ptr, struct kmem_cache *s,
+					 gfp_t gfp, int node)
 {
 	size_t object_size, size;
 	const char *name;
@@ -86,16 +95,12 @@ static void kmt_on_cache_alloc_sized(unsigned long call_site,
 	struct kmt_ev ev = kmt_slab_ev(KMT_REC_CACHE_ALLOC, call_site, ptr, s,
 				       bytes_req, bytes_alloc, gfp, node);
 
-	if (static_branch_unlikely(&kmt_filter_on))
-		kmt_filtered_event(&ev, 0);
-	else
-		kmt_record_inline(&ev);
+	kmt_record_or_filter(&ev);
 }
 #endif
 
-noinline notrace void kmt_on_kfree(void *data,
-					  unsigned long call_site,
-					  const void *ptr)
+noinline notrace void kmt_on_kfree(void *data, unsigned long call_site,
+				   const void *ptr)
 {
 	/* The tracepoint fires before kfree()'s own NULL check. */
 	if (ZERO_OR_NULL_PTR(ptr))
@@ -104,10 +109,9 @@ noinline notrace void kmt_on_kfree(void *data,
 			KMT_NODE_ANY);
 }
 
-noinline notrace void kmt_on_cache_free(void *data,
-					       unsigned long call_site,
-					       const void *ptr,
-					       const struct kmem_cache *s)
+noinline notrace void kmt_on_cache_free(void *data, unsigned long call_site,
+					const void *ptr,
+					const struct kmem_cache *s)
 {
 	kmt_record_slab(KMT_REC_CACHE_FREE, call_site, ptr, s, 0, 0, 0,
 			KMT_NODE_ANY);
@@ -130,10 +134,7 @@ static void kmt_tp_page_alloc(void *data, struct page *page,
 		.node = KMT_NODE_ANY,
 	};
 
-	if (static_branch_unlikely(&kmt_filter_on))
-		kmt_filtered_event(&ev, 0);
-	else
-		kmt_record_inline(&ev);
+	kmt_record_or_filter(&ev);
 }
 
 static void kmt_tp_page_free(void *data, struct page *page,
@@ -152,10 +153,7 @@ static void kmt_tp_page_free(void *data, struct page *page,
 		.node = KMT_NODE_ANY,
 	};
 
-	if (static_branch_unlikely(&kmt_filter_on))
-		kmt_filtered_event(&ev, 0);
-	else
-		kmt_record_inline(&ev);
+	kmt_record_or_filter(&ev);
 }
 
 /* The page tracepoints are not exported: look them up by name. */
