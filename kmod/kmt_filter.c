@@ -216,14 +216,12 @@ static __always_inline bool kmt_track_insert(unsigned long key)
 	return false;
 }
 
-/*
- * Takes @key (hashed to @m and @tag) out of the bucket of @which, if
- * its tags may hold it.
- */
-static bool kmt_track_take(unsigned long key, u64 m, u32 tag,
-			   unsigned int which)
+/* Takes @key out of the bucket of @which whose tags may hold it. */
+static bool kmt_track_take(unsigned long key, unsigned int which)
 {
-	struct kmt_track_ref b = kmt_track_bucket(m, which);
+	u32 tag;
+	struct kmt_track_ref b = kmt_track_bucket(kmt_track_hash(key, &tag),
+						  which);
 	unsigned int i;
 
 	if (!kmt_tag_maybe(READ_ONCE(*b.tags), tag))
@@ -241,10 +239,7 @@ static bool kmt_track_take(unsigned long key, u64 m, u32 tag,
 /* Out of the table, if there. */
 static __always_inline bool kmt_track_remove(unsigned long key)
 {
-	u32 tag;
-	u64 m = kmt_track_hash(key, &tag);
-
-	return kmt_track_take(key, m, tag, 0) || kmt_track_take(key, m, tag, 1);
+	return kmt_track_take(key, 0) || kmt_track_take(key, 1);
 }
 
 /*
