@@ -695,8 +695,13 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 				return 0;
 		}
 	}
-	/* Past a module's end: the gap after it, not its last function. */
-	if (!in_mod && s->mod && k->mods[s->mod - 1].size)
+	/*
+	 * Past a module's end: the gap after it, not its last function. Nor
+	 * the last of whatever symbols lie in a module's range, such as those
+	 * of a module the modules file does not list (loaded between the two
+	 * snapshots): below the range's end, they could not name its start.
+	 */
+	if (!in_mod && ((s->mod && k->mods[s->mod - 1].size) || mod_of_addr(k, s->addr)))
 		return 0;
 found:
 	*name = k->strs + s->name;

@@ -250,6 +250,39 @@ static void refusals(const char *kallsyms_name, const struct refused *r, size_t 
 }
 
 /*
+ * A module loaded between the kallsyms and modules snapshots: its symbols
+ * have a module name the modules file lacks. Placed in another module's
+ * range (as a fuzzer did; a reload can do it), they name nothing there nor
+ * past that range's end, so that each name found maps back to its start.
+ */
+static void test_unlisted_module(void)
+{
+	static const char ks_text[] =
+		"ffffffff81000000 T core_fn\n"
+		"ffffffffc0a01000 t oracle_alloc\t[kmemtrace_oracle]\n"
+		"ffffffffc0a01080 t new_fn\t[newmod]\n"
+		"ffffffffc0b00000 t late_fn\t[latemod]\n";
+	static const char mods_text[] =
+		"kmemtrace_oracle 0xffffffffc0a01000 0xffffffffc0a00000 16384\n";
+	struct ksyms *k;
+	char err[512];
+	int missing;
+
+	test_write_text(test_path("ks_unl"), ks_text);
+	test_write_text(test_path("mod_unl"), mods_text);
+	k = ksyms_load(test_path("ks_unl"), test_path("mod_unl"), err, sizeof(err), &missing);
+	if (!ok(k != NULL, "unlisted module: loaded (%s)", k ? "" : err))
+		return;
+	is_str(fmt(k, 0xffffffffc0a01090ULL), "oracle_alloc+0x90 [kmemtrace_oracle]",
+	       "unlisted module: in a listed range, only that module's symbols name it");
+	is_str(fmt(k, 0xffffffffc0a04000ULL), "0xffffffffc0a04000",
+	       "unlisted module: its symbol in another's range does not name the gap past it");
+	is_str(fmt(k, 0xffffffffc0b00010ULL), "late_fn+0x10 [latemod]",
+	       "unlisted module: outside every range, its symbols name what follows them");
+	ksyms_free(k);
+}
+
+/*
  * Linux 6.4+ /proc/modules: the size counts data allocated apart from the
  * text, so [base, base + size) runs into the text of the module after it.
  * Listed newest first, as /proc/modules lists them, with kmemtrace reloaded
@@ -514,6 +547,7 @@ int main(void)
 	test_kallsyms_bad();
 	test_many_modules();
 	test_module_overlap();
+	test_unlisted_module();
 	test_module_changes();
 	test_module_init_over_unloaded();
 	test_clean_path();
