@@ -635,46 +635,95 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec)
  * Each allocation and free looks up its address in the object table, a
  * random slot of a table far bigger than the caches; waiting for each
  * slot, one event after the other, was over half of the analysis' time.
- * So the slot of the record PREFETCH_AHEAD records on is asked for ahead.
- * Only its home slot: where probing goes on, or for records of other
- * types, a useless load, never a wrong result. (Also asking ahead for the
- * call sites' map slots and counters, in the L2 cache already, was tried:
- * it only added time.)
+ * So the slot of the record PREFETCH_FAR records on is asked for ahead
+ * (only its home slot: where probing goes on, or for records of other
+ * types, a useless load, never a wrong result), and with --alloc its
+ * per-address map slot. PREFETCH_NEAR records on, those slots are in: what
+ * they point to is asked for, with --alloc the address's tallies, with
+ * --lifetimes the histogram bucket a free will count in. (Asking ahead for
+ * the call sites' map slots and counters, in the L2 cache already, was
+ * tried: it only added time.)
  */
-#define PREFETCH_AHEAD	16
+#define PREFETCH_FAR	16
+#define PREFETCH_NEAR	8
 
-static inline void prefetch_obj(const struct rpt *r, const union kmt_rec *rec)
+static inline void prefetch_far(const struct rpt *r, const union kmt_rec *rec, bool near)
 {
 	__builtin_prefetch(&r->objs.e[hash64(rec->ev.ptr, r->objs.bits)]);
+	if (near && (r->flags & RPT_PTR_VIEW) && r->ptr_map.bits)
+		__builtin_prefetch(&r->ptr_map.e[hash64(rec->ev.ptr, r->ptr_map.bits)]);
 }
 
-/* Records come as an array or as pointers to them. */
-static inline int feed_batch(struct rpt *r, const union kmt_rec *recs,
-			     const union kmt_rec *const *refs, size_t n)
+static void prefetch_near(const struct rpt *r, const union kmt_rec *rec)
+{
+	unsigned int type = rec->c.type;
+	uint64_t ptr = rec->ev.ptr;
+
+	if (type - KMT_REC_KMALLOC > (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KMALLOC) || !ptr)
+		return;
+	if ((r->flags & RPT_PTR_VIEW) && r->ptr_map.bits) {
+		const struct u64slot *m = &r->ptr_map.e[hash64(ptr, r->ptr_map.bits)];
+
+		if (m->key == ptr && m->val < r->nptrs)
+			__builtin_prefetch(&r->ptrs[m->val]);
+	}
+	if ((r->flags & RPT_LIFETIMES) && r->lp && type >= KMT_REC_KFREE) {
+		const struct obj *o = &r->objs.e[hash64(ptr, r->objs.bits)];
+
+		if (o->ptr == ptr && o->state == OBJ_LIVE_SEL && rec->ev.timestamp > o->ts)
+			__builtin_prefetch(lp_freed_bucket(r->lp, o->site,
+							   rec->ev.timestamp - o->ts));
+	}
+}
+
+/* Records come as an array or as pointers to them; near: prefetch_near() too. */
+static inline __attribute__((always_inline)) int feed_loop(struct rpt *r,
+							   const union kmt_rec *recs,
+							   const union kmt_rec *const *refs,
+							   size_t n, bool near)
 {
 	size_t i;
 
-	if (!n)
-		return 0;
-	if (!r->t.seen_any)
-		feed_start(r, (refs ? refs[0] : &recs[0])->c.timestamp);
-	r->t.records += n;
 	if (refs) {
 		for (i = 0; i < n; i++) {
-			if (i + PREFETCH_AHEAD < n)
-				prefetch_obj(r, refs[i + PREFETCH_AHEAD]);
+			if (i + PREFETCH_FAR < n)
+				prefetch_far(r, refs[i + PREFETCH_FAR], near);
+			if (near && i + PREFETCH_NEAR < n)
+				prefetch_near(r, refs[i + PREFETCH_NEAR]);
 			if (feed_one(r, refs[i]))
 				return -1;
 		}
 	} else {
 		for (i = 0; i < n; i++) {
-			if (i + PREFETCH_AHEAD < n)
-				prefetch_obj(r, &recs[i + PREFETCH_AHEAD]);
+			if (i + PREFETCH_FAR < n)
+				prefetch_far(r, &recs[i + PREFETCH_FAR], near);
+			if (near && i + PREFETCH_NEAR < n)
+				prefetch_near(r, &recs[i + PREFETCH_NEAR]);
 			if (feed_one(r, &recs[i]))
 				return -1;
 		}
 	}
 	return 0;
+}
+
+/* The views that look up more per event get the loop that prefetches for them. */
+static __attribute__((noinline)) int feed_batch_near(struct rpt *r, const union kmt_rec *recs,
+						     const union kmt_rec *const *refs, size_t n)
+{
+	return feed_loop(r, recs, refs, n, true);
+}
+
+static inline int feed_batch(struct rpt *r, const union kmt_rec *recs,
+			     const union kmt_rec *const *refs, size_t n)
+{
+	if (!n)
+		return 0;
+	if (!r->t.seen_any)
+		feed_start(r, (refs ? refs[0] : &recs[0])->c.timestamp);
+	r->t.records += n;
+	if (r->flags & (RPT_PTR_VIEW | RPT_LIFETIMES))
+		return feed_batch_near(r, recs, refs, n);
+	return feed_loop(r, recs, refs, n, false);
 }
 
 int rpt_feed_many(struct rpt *r, const union kmt_rec *recs, size_t n)
