@@ -40,8 +40,13 @@
 # the tracer, a slab event's stack starts at its call site. Expected numbers come from the
 # oracle's stacks_expected file and the module's counters, never from the trace itself.
 KMT_TEST_TIMEOUT=300
-# The tracepoints stay held by tracefs (below): no text patching, so multi-threaded TCG is safe.
+# The tracepoints stay held by tracefs (KMT_HOLD_EVENTS): no text patching, so multi-threaded TCG
+# is safe.
 export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
+# The guest holds these tracepoints on before our modules load (scripts/guest-init): the page
+# events too, so kmemtrace's probe is called through the tracepoint's iterator, whose frame a
+# page event's stack must not keep.
+export KMT_HOLD_EVENTS="kmalloc kfree kmem_cache_alloc kmem_cache_free mm_page_alloc mm_page_free"
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -65,19 +70,7 @@ D=$KMT_DEBUGFS
 OR=/sys/kernel/debug/kmemtrace_oracle
 O=$KMT_OUT
 KO=$KMT_MODDIR/kmemtrace.ko
-TR=/sys/kernel/tracing
 . "$KMT_FILES/guest-lib.sh"
-
-hold_slab_tracepoints kmt48
-# The page events too, the same way (two probes each, so attaching kmemtrace's patches no text):
-# kmemtrace's probe is then called through the tracepoint's iterator, whose frame a page
-# event's stack must not keep.
-for t in $TR $TR/instances/kmt48; do
-	for e in mm_page_alloc mm_page_free; do
-		echo 1 > $t/events/kmem/$e/enable
-		cat $t/events/kmem/$e/enable >> $O/held
-	done
-done
 
 # 1. The chain, the recursion and the bulk paths, each stack asked for (kmemtrace-vm loaded
 # kmemtrace.ko so, before the oracle, as a user would).

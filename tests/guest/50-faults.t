@@ -16,6 +16,8 @@
 # host, the whole test 67 s; -T 320 is over 5x the guest run, 420 s over 5x the test and -T.
 KMT_TEST_TIMEOUT=420
 export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
+# The guest holds these tracepoints on before our modules load (scripts/guest-init).
+export KMT_HOLD_EVENTS="kmalloc kfree kmem_cache_alloc kmem_cache_free"
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -53,7 +55,6 @@ fresh_module() {	# PARAMS...: reload kmemtrace.ko, tracing off until kmemtraced 
 
 # Two probes stay on each slab tracepoint (see the top of the test): no text patching below.
 . "$KMT_FILES/guest-lib.sh"
-hold_slab_tracepoints kmt50
 
 # 1. Hotplug. CPU 2 is offline when the module loads (no buffer), comes online under load
 # (relay creates cpu2, kmemtraced must find it); CPU 1 goes offline and back online under load,

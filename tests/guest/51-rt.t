@@ -12,6 +12,8 @@ KMT_TEST_TIMEOUT=300
 # Like 50-faults.t, the guest keeps the slab tracepoints on with tracefs probes, so nothing is
 # patched while CPUs allocate and multi-threaded TCG is safe.
 export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
+# The guest holds these tracepoints on before our modules load (scripts/guest-init).
+export KMT_HOLD_EVENTS="kmalloc kfree kmem_cache_alloc kmem_cache_free"
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -43,7 +45,6 @@ KO=$KMT_MODDIR/kmemtrace.ko
 . "$KMT_FILES/guest-lib.sh"
 
 uname -v > $O/uname
-hold_slab_tracepoints kmt51
 
 # 1. The oracle's pattern and the load on every CPU, traced for exactly the command's life.
 cat $D/stats > $O/stats.before

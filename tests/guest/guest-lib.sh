@@ -4,10 +4,6 @@
 # it in with `-a "$KMT_TOP/tests/guest/guest-lib.sh"` and its guest script runs
 # `. "$KMT_FILES/guest-lib.sh"`.
 #
-#   hold_slab_tracepoints NAME  keep the four slab tracepoints switched on for the rest of the
-#                               boot with two tracefs event probes each (the top instance and a
-#                               new instance NAME, both with tracing_on 0); appends each event's
-#                               `enable` read-back to $KMT_OUT/held (the host expects 11111111)
 #   wait_enabled                up to 60 s for kmemtraced to switch tracing on
 #   dropped                     how many records the module has dropped so far, all CPUs (the
 #                               dropped column of its stats)
@@ -19,24 +15,7 @@
 #   toggle_enabled N ERRFILE    N pairs of writes 0 then 1 to kmemtrace's enabled file; a failed
 #                               write appends a line to ERRFILE
 #
-# Why hold them: QEMU before 8.1 can run a stale int3 on one vCPU thread while another patches
-# kernel text (multi-threaded TCG crashes guests with no kmemtrace code loaded). With probes
-# always attached, kmemtrace attaching and detaching its own never patches a call site, which
-# makes multi-threaded TCG safe and lets several CPUs run at a usable speed.
-
-hold_slab_tracepoints() {
-	local tr=/sys/kernel/tracing t e
-
-	mount -t tracefs tracefs $tr
-	mkdir "$tr/instances/$1"
-	for t in $tr "$tr/instances/$1"; do
-		echo 0 > "$t/tracing_on"
-		for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
-			echo 1 > "$t/events/kmem/$e/enable"
-			cat "$t/events/kmem/$e/enable" >> "$KMT_OUT/held"
-		done
-	done
-}
+# Holding tracepoints on before our modules load is kmemtrace-vm's --hold-events (guest-init).
 
 wait_enabled() {
 	local i=0

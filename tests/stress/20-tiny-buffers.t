@@ -11,6 +11,8 @@
 # patched under load, which makes four truly parallel (multi-threaded TCG) CPUs safe.
 KMT_TEST_TIMEOUT=${KMT_STRESS_TIMEOUT:-1800}
 export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
+# The guest holds these tracepoints on before our modules load (scripts/guest-init).
+export KMT_HOLD_EVENTS="kmalloc kfree kmem_cache_alloc kmem_cache_free"
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/../guest/lib.sh"
 
@@ -36,7 +38,6 @@ OR=/sys/kernel/debug/kmemtrace_oracle
 O=$KMT_OUT
 KO=$KMT_MODDIR/kmemtrace.ko
 . "$KMT_FILES/guest-lib.sh"
-hold_slab_tracepoints kmtstress
 for g in $GEOMETRIES; do
 	rmmod kmemtrace
 	insmod $KO subbufs=${g%x*} subbuf_size=${g#*x} start_disabled=1

@@ -12,6 +12,8 @@
 # patched under load, which makes multi-threaded TCG safe.
 KMT_TEST_TIMEOUT=${KMT_STRESS_TIMEOUT:-1800}
 export KMT_TCG_THREAD=${KMT_TCG_THREAD:-multi}
+# The guest holds these tracepoints on before our modules load (scripts/guest-init).
+export KMT_HOLD_EVENTS="kmalloc kfree kmem_cache_alloc kmem_cache_free"
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/../guest/lib.sh"
 
@@ -31,7 +33,6 @@ D=$KMT_DEBUGFS
 OR=/sys/kernel/debug/kmemtrace_oracle
 O=$KMT_OUT
 . "$KMT_FILES/guest-lib.sh"
-hold_slab_tracepoints kmtkill
 
 # verify RUN DIR: one line per cpu file, "RUN CPU STATUS FIRSTSEQ LASTSEQ RECORDS PARTIAL".
 verify() {
