@@ -277,4 +277,53 @@ else
 	skip "BENCHMARKS.md's summary does not start with the overhead lines"
 fi
 
+# Part 3, the report's speed, beside an earlier commit (bench-report --base) with a profile: the
+# events per second, speed-ups, verdicts and profile times are those of the numbers written here.
+R3=$T/res3
+mkdir -p "$R3"
+printf 'date 2026-01-01 00:00 UTC\ncommit 0123abc\nparts report\n' >"$R3/run.txt"
+printf 'base\t0084913\t0084913aaaabbbbccccddddeeeeffff00001111\n' >"$R3/report-base.txt"
+n3=100000000
+# tool CPU-seconds (this commit) and CPU-seconds (earlier), over three rounds around the middle.
+declare -A cpu_now=([cat]=0.50 [check]=1.25 [report]=2.50 [report-json]=3.20 [report-life]=4.00
+	[report-alloc]=4.50 [report-stacks]=4.80 [report-html]=6.00)
+declare -A cpu_old=([report]=5.00 [report-json]=5.50 [report-life]=8.00 [report-alloc]=9.00
+	[report-stacks]=6.40 [report-html]=9.00)
+{
+	printf 'events\tbytes\ttool\tcache\tround\telapsed_s\tuser_s\tsys_s\tmaxrss_kb\tstatus\n'
+	for r in 1 2 3; do
+		d=$(awk -v r="$r" 'BEGIN { printf "%.2f", (r - 2) * 0.01 }')
+		for t in "${!cpu_now[@]}"; do
+			printf '%s\t%s\t%s\twarm\t%s\t9\t%s\t%s\t10000\t0\n' "$n3" $((n3 * 64)) "$t" "$r" \
+				"$(awk -v a="${cpu_now[$t]}" -v d="$d" 'BEGIN { printf "%.2f", a - 0.10 + d }')" 0.10
+		done
+		for t in "${!cpu_old[@]}"; do
+			printf '%s\t%s\t%s@base\twarm\t%s\t9\t%s\t0.00\t10000\t0\n' "$n3" $((n3 * 64)) "$t" \
+				"$r" "$(awk -v a="${cpu_old[$t]}" -v d="$d" 'BEGIN { printf "%.2f", a + d }')"
+		done
+	done
+} >"$R3/report.tsv"
+printf 'commit\tsymbol\tpercent\nthis\tfeed_batch\t60.00\nthis\tmerge_run\t20.00\nbase\tfeed_batch\t80.00\nbase\t(kernel) _copy_to_iter\t5.00\n' \
+	>"$R3/report-profile.tsv"
+render "bench-render -n, report speed beside an earlier commit: exit 0" -n "$R3"
+sec3=$(part "$out" '^## 3\.' '^## 4\.')
+like "$sec3" "| 100,000,000 | kmemtrace-report (text) | 40.0 M/s | 20.0 M/s | 2.00x |" \
+	"side by side: the text report's events/s now and before, and the speed-up"
+like "$sec3" "| 100,000,000 | kmemtrace-report --lifetimes | 25.0 M/s | 12.5 M/s | 2.00x |" \
+	"side by side: --lifetimes likewise"
+like "$sec3" "kmemtrace-report (text): 40.0 M events/s on one thread, median of 3 rounds (target 30.0 M): **met**" \
+	"the text report's target is 30 M events/s"
+like "$sec3" "20.0 M at 0084913 in the same run; 5.0x cat's CPU time from the page cache (target 5x): **met**" \
+	"... beside the earlier commit's rate, and within 5x cat's CPU"
+like "$sec3" "kmemtrace-report --json: 31.2 M events/s on one thread, median of 3 rounds (target 30.0 M): **met**" \
+	"--json: 30 M events/s too"
+like "$sec3" "kmemtrace-report --alloc: 22.2 M events/s on one thread, median of 3 rounds (target 20.0 M): **met**" \
+	"--alloc: 20 M events/s"
+like "$sec3" "kmemtrace-report --stacks (a trace with stacks): 20.8 M events/s on one thread, median of 3 rounds (target 20.0 M): **met**" \
+	"--stacks: 20 M events/s"
+like "$sec3" "| feed_batch | 80.0% | 4.00 s | 60.0% | 1.50 s |" \
+	"the profile: a function's share and time, before and now"
+like "$sec3" "| (kernel) _copy_to_iter | 5.0% | 0.25 s | (not in its top 12) |  |" \
+	"... and one in the earlier profile only"
+
 done_testing
