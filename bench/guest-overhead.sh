@@ -7,7 +7,8 @@
 # Usage (in the guest, as the kmemtrace-vm COMMAND, with kmemtrace.ko loaded start_disabled=1
 # and kmemtrace_bench.ko loaded):
 #   guest-overhead.sh [--workloads LIST] [--batch B] PAIRS ITERATIONS ROUNDS [METHOD...]
-#   LIST        space-separated workloads, in this order each round (default "module user"):
+#   LIST        space-separated workloads, in this order each round (default "module user
+#               messaging"):
 #               module      kmemtrace_bench run: kmalloc/kfree pairs (slab tracepoints)
 #               cache       kmemtrace_bench run: kmem_cache_alloc/free pairs on its own cache
 #                           (tracepoints)
@@ -18,6 +19,9 @@
 #               nolock      kmemtrace_bench run: kmalloc_nolock/kfree_nolock pairs (kprobes;
 #                           left out, with a note, where the kernel has no such calls)
 #               user        kmt-alloc-load, one copy pinned to each CPU
+#               messaging   perf bench sched messaging (-g 1 -l LOOPS): a workload nobody
+#                           here wrote, processes passing messages over socket pairs (left
+#                           out, with a note, where the guest has no perf)
 #   B           objects per bulk call (default 16)
 #   PAIRS       objects allocated and freed per CPU by the module workloads
 #   ITERATIONS  iterations of kmt-alloc-load per CPU (one copy pinned to each CPU)
@@ -45,8 +49,8 @@
 # Writes $KMT_OUT/overhead.tsv, one line per run:
 #   round method workload ns events recorded lost bytes status
 # ns: CPU time the workload took, summed over CPUs (each CPU's loop times itself);
-# events: slab events the workload itself caused (module workloads: 2 * PAIRS * CPUs; user:
-# what kmemtrace recorded in its run of the same round, filled in on the host); recorded/lost:
+# events: slab events the workload itself caused (module workloads: 2 * PAIRS * CPUs; user and
+# messaging: what kmemtrace recorded in its run of the same round, filled in on the host); recorded/lost:
 # what the tracer kept and dropped or overwrote; bytes: the tracer's output size; status: the
 # exit status of kmemtraced or perf record (0 for the other methods; 99 when a bulk
 # allocation of the workload failed). Also writes $KMT_OUT/kernel.txt (uname -r),
@@ -58,7 +62,7 @@ set -u
 # Under kmemtraced and perf the workload is their COMMAND: this script again, as
 # guest-overhead.sh --batch B --workload WORKLOAD PAIRS ITERATIONS.
 workload=
-workloads="module user"
+workloads="module user messaging"
 batch=16
 while :; do
 	case ${1:-} in
@@ -134,6 +138,13 @@ wl_user() {
 	cat "$work"/u*.out | awk '$1 == "ns" { s += $2; n++ } END { if (n) print s }' >"$work/ns"
 }
 
+# Its loops: as many messages as kmt-alloc-load's iterations make slab events, about.
+wl_messaging() {
+	kmt-alloc-load --run perf bench sched messaging -g 1 -l "$((iters / 10 + 1))" \
+		>"$work/msg.out" 2>&1 || { say "messaging: $(tail -n 2 "$work/msg.out")"; return 1; }
+	awk '$1 == "ns" { print $2 }' "$work/msg.out" >"$work/ns"
+}
+
 if [ -n "$workload" ]; then
 	"wl_$workload"
 	exit
@@ -148,6 +159,13 @@ mkdir -p "$work"
 keep=
 for w in $workloads; do
 	case $w in
+	messaging)
+		if ! perf bench sched messaging -g 1 -l 1 >/dev/null 2>&1; then
+			say "no perf bench in this guest: workload messaging left out"
+			echo "$w" >>"$out/workloads-absent.txt"
+			continue
+		fi
+		;;
 	nolock)
 		if ! echo nolock >"$B/workload" 2>/dev/null; then
 			say "no kmalloc_nolock in this kernel: workload nolock left out"
@@ -284,7 +302,7 @@ run_method() {
 		say "$m $w: $failed bulk allocations failed"
 		st=99
 	fi
-	if [ "$w" = user ]; then ev=0; else ev=$((2 * pairs * ncpus)); fi
+	case $w in user | messaging) ev=0 ;; *) ev=$((2 * pairs * ncpus)) ;; esac
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$m" "$w" "$ns" "$ev" "${rec:-0}" \
 		"${lost:-0}" "${bytes:-0}" "$st" >>"$tsv"
 	say "round $r $m $w: ns $ns recorded ${rec:-0} lost ${lost:-0} bytes ${bytes:-0} status $st"
