@@ -7,6 +7,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ static const char doc[] =
 	"  kmemtrace-report --json out/ | python3 -m json.tool\n"
 	"  kmemtrace-report --ko foo.ko --vmlinux vmlinux out/   with file:line\n"
 	"  kmemtrace-report --raw out/ | grep kfree\n"
+	"  kmemtrace-report -j 1 out/               on one thread (the same report)\n"
 	"  kmemtrace-report --interval 1s out/      per cache, second by second\n"
 	"  kmemtrace-report --interval 100ms --caller -s allocs --csv out/\n"
 	"  kmemtrace-report --interval 1s --stacks -l 5 out/  top 5 stacks each second\n"
@@ -164,6 +166,10 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Input:", 5 },
 	{ "allow-truncated", OPT_ALLOW_TRUNC, NULL, 0,
 	  "Ignore a partial record at the end of a file (said on stderr)", 5 },
+	{ "jobs", 'j', "N", 0,
+	  "Threads: from 2 on, the files are read and merged on a thread of their own while the "
+	  "analysis runs (default: the CPUs this process may run on; 1: one thread); the report "
+	  "is the same", 5 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -453,6 +459,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 	case OPT_ALLOW_TRUNC:
 		a->job.allow_trunc = true;
 		break;
+	case 'j':
+		if (parse_u64(arg, 1024, &v) || !v)
+			argp_error(st, "-j: '%s' is not a number of threads from 1 to 1024", arg);
+		a->job.jobs = (unsigned int)v;
+		break;
 	case ARGP_KEY_ARG:
 		a->job.inputs = &st->argv[st->next - 1];
 		a->job.ninputs = (size_t)(st->argc - st->next + 1);
@@ -608,6 +619,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 
 static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
 
+/* The CPUs this process may run on (its affinity mask), 1 if it cannot tell. */
+static unsigned int cpus_available(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set) > 0 ? (unsigned int)CPU_COUNT(&set) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
@@ -635,6 +656,8 @@ int main(int argc, char **argv)
 		a.job.out.view_args = &a.job.growth;
 	}
 	a.job.out.filters = a.filters[0] ? a.filters : NULL;
+	if (!a.job.jobs)
+		a.job.jobs = cpus_available();
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
 	ret = report_run(&a.job);

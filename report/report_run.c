@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kmt_ahead.h"
 #include "kmt_exit.h"
 #include "kmt_reader.h"
 #include "core/report_gfp.h"
@@ -49,6 +50,7 @@ struct run {
 	struct ksyms *ks;
 	struct srcline *sl;
 	struct kmt_merge *m;
+	struct kmt_ahead *ahead;	/* -j 2 or more: m read ahead on a thread */
 	struct rpt_slab *slab;
 	struct rpt *r;
 	struct ivl *iv;
@@ -281,7 +283,8 @@ static int start_analysis(struct run *x)
 static int read_trace(struct run *x)
 {
 	const struct report_job *j = x->j;
-	const union kmt_rec *batch[256];
+	const union kmt_rec *here[256];
+	const union kmt_rec *const *batch = here;
 	bool progress, shown = false, first = true;
 	uint64_t nrec = 0, t0 = 0;
 	double t_next;
@@ -290,8 +293,19 @@ static int read_trace(struct run *x)
 
 	progress = !j->no_progress && isatty(STDERR_FILENO) && x->total_bytes > (64u << 20);
 	t_next = now_s() + 1.0;
-	/* Batches of records read in place: no copy between reader and analysis. */
-	while ((n = kmt_merge_next_batch(x->m, batch, sizeof(batch) / sizeof(batch[0]))) > 0) {
+	/*
+	 * One thread: batches of records read in place, no copy between reader
+	 * and analysis. More (-j): the reading and merging on a thread of its
+	 * own, ahead of what follows here.
+	 */
+	if (j->jobs > 1) {
+		x->ahead = kmt_ahead_start(x->m);
+		if (!x->ahead)
+			fprintf(stderr, PROG ": no thread to read with (%s): reading on one\n",
+				strerror(errno));
+	}
+	while ((n = x->ahead ? kmt_ahead_next(x->ahead, &batch) :
+		    kmt_merge_next_batch(x->m, here, sizeof(here) / sizeof(here[0]))) > 0) {
 		if (j->raw) {
 			if (first)
 				t0 = batch[0]->c.timestamp;
@@ -323,6 +337,9 @@ static int read_trace(struct run *x)
 	}
 	if (shown)
 		fputs("\r\033[K", stderr);
+	/* The merge is the caller's again: its error and its files' counts. */
+	kmt_ahead_stop(x->ahead);
+	x->ahead = NULL;
 	if (n < 0) {
 		const struct kmt_error *e = kmt_merge_error(x->m);
 
@@ -654,6 +671,7 @@ int report_run(struct report_job *j)
 		fprintf(stderr, PROG ": writing the report: %s\n", strerror(errno));
 		ret = KMT_EXIT_IO;
 	}
+	kmt_ahead_stop(x.ahead);
 	kmt_merge_close(x.m);
 	ivl_free(x.iv);
 	growth_free(x.gw);

@@ -31,6 +31,7 @@ struct report_job {
 	struct rpt_filter f;
 	bool raw;		/* --raw: every record, no analysis */
 	bool allow_trunc, no_progress;
+	unsigned int jobs;	/* -j: threads; 2 or more reads the files ahead of the analysis */
 	bool folded;		/* --folded: stacks for flame graphs, weighted by stk.weight */
 	bool lifetimes;		/* --lifetimes: the analysis keeps objects' ages */
 	const char *vmlinux, *moddir;

@@ -2,8 +2,9 @@
 /*
  * test_merge.c - unit tests of finding a trace's cpuN.out files and of the
  * streaming k-way merge: order with equal timestamps, a larger random
- * trace, the errors that make files unmergeable, and the batch API against
- * a merge of files read one record at a time.
+ * trace, the errors that make files unmergeable, and the batch API and the
+ * merge read ahead on a thread (kmt_ahead.h) against a merge of files read
+ * one record at a time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "gen.h"
+#include "kmt_ahead.h"
 #include "kmt_exit.h"
 #include "kmt_reader.h"
 #include "kmt_writer.h"
@@ -416,10 +418,15 @@ out:
 }
 
 /* The merge through kmt_merge_next() (batch 0) or kmt_merge_next_batch(). */
+/* api_merge()'s batch size for the merge read ahead on a thread (kmt_ahead_next()). */
+#define AHEAD	((size_t)-1)
+
 static int api_merge(char **paths, size_t n, unsigned int flags, size_t batch,
 		     struct stream *out, uint64_t *bad_batches)
 {
 	const union kmt_rec *recs[256];
+	const union kmt_rec *const *ahead_recs;
+	struct kmt_ahead *a = NULL;
 	struct kmt_error err;
 	struct kmt_merge *m;
 	size_t i, fi;
@@ -431,8 +438,21 @@ static int api_merge(char **paths, size_t n, unsigned int flags, size_t batch,
 		diag("merge: %s", err.msg);
 		return -1;
 	}
+	if (batch == AHEAD) {
+		a = kmt_ahead_start(m);
+		if (!a) {
+			diag("kmt_ahead_start: %s", strerror(errno));
+			kmt_merge_close(m);
+			return -1;
+		}
+	}
 	for (;;) {
-		if (!batch) {
+		if (a) {
+			rc = kmt_ahead_next(a, &ahead_recs);
+			for (i = 0; rc > 0 && i < (size_t)rc; i++)
+				if (stream_add(out, ahead_recs[i]) < 0)
+					break;
+		} else if (!batch) {
 			union kmt_rec r;
 
 			rc = kmt_merge_next(m, &r, &fi);
@@ -452,6 +472,12 @@ static int api_merge(char **paths, size_t n, unsigned int flags, size_t batch,
 		}
 		if (rc <= 0)
 			break;
+	}
+	if (a) {
+		/* The end is the answer from then on; then the merge is the caller's again. */
+		if (kmt_ahead_next(a, &ahead_recs) != rc)
+			(*bad_batches)++;
+		kmt_ahead_stop(a);
 	}
 	out->rc = rc < 0 ? -1 : 0;
 	out->err = *kmt_merge_error(m);
@@ -524,7 +550,7 @@ static void check_ref(const char *label, const struct stream *ref, size_t nfiles
 static void check_batches(const char *label, const char *dir, unsigned int flags,
 			  uint64_t min_records, int want_rc, const struct gen_totals *tot)
 {
-	static const size_t batches[] = { 0, 1, 7, 64, 256 };
+	static const size_t batches[] = { 0, 1, 7, 64, 256, AHEAD };
 	struct stream ref, got;
 	char **paths;
 	struct kmt_error err;
@@ -543,28 +569,30 @@ static void check_batches(const char *label, const char *dir, unsigned int flags
 	check_ref(label, &ref, n, tot);
 	for (b = 0; b < sizeof(batches) / sizeof(batches[0]); b++) {
 		uint64_t bad = 0, differ = 0, stats_bad = 0;
-		const char *how = batches[b] ? "batch" : "kmt_merge_next";
+		char how[48];
+
+		if (batches[b] == AHEAD)
+			snprintf(how, sizeof(how), "read ahead");
+		else
+			snprintf(how, sizeof(how), "%s %zu", batches[b] ? "batch" : "kmt_merge_next",
+				 batches[b]);
 
 		if (!ok(api_merge(paths, n, flags, batches[b], &got, &bad) == 0,
-			"%s: %s %zu merged", label, how, batches[b]))
+			"%s: %s merged", label, how))
 			continue;
 		for (i = 0; i < got.n && i < ref.n; i++)
 			if (memcmp(&got.recs[i], &ref.recs[i], sizeof(got.recs[i])) != 0)
 				differ++;
-		is_u64(got.n, ref.n, "%s: %s %zu: as many records", label, how, batches[b]);
-		is_u64(differ, 0, "%s: %s %zu: the same records, in the same order", label, how,
-		       batches[b]);
-		is_u64(bad, 0, "%s: %s %zu: counts, file indexes and a sticky error", label, how,
-		       batches[b]);
+		is_u64(got.n, ref.n, "%s: %s: as many records", label, how);
+		is_u64(differ, 0, "%s: %s: the same records, in the same order", label, how);
+		is_u64(bad, 0, "%s: %s: counts, file indexes and a sticky error", label, how);
 		is_u64((uint64_t)(int64_t)got.rc, (uint64_t)(int64_t)ref.rc,
-		       "%s: %s %zu: the same end", label, how, batches[b]);
+		       "%s: %s: the same end", label, how);
 		if (ref.rc < 0) {
-			is_str(got.err.msg, ref.err.msg, "%s: %s %zu: the same message", label, how,
-			       batches[b]);
-			is_u64(got.err.offset, ref.err.offset, "%s: %s %zu: the same offset", label,
-			       how, batches[b]);
-			is_u64(got.err.cls, ref.err.cls, "%s: %s %zu: the same class", label, how,
-			       batches[b]);
+			is_str(got.err.msg, ref.err.msg, "%s: %s: the same message", label, how);
+			is_u64(got.err.offset, ref.err.offset, "%s: %s: the same offset", label,
+			       how);
+			is_u64(got.err.cls, ref.err.cls, "%s: %s: the same class", label, how);
 			/* Other files may have been validated ahead of the stream. */
 			for (i = 0; i < n; i++)
 				if (strncmp(ref.err.msg, paths[i], strlen(paths[i])) == 0 &&
@@ -576,7 +604,7 @@ static void check_batches(const char *label, const char *dir, unsigned int flags
 				if (!stats_equal(&got.st[i], &ref.st[i]))
 					stats_bad++;
 		}
-		is_u64(stats_bad, 0, "%s: %s %zu: stats as read alone", label, how, batches[b]);
+		is_u64(stats_bad, 0, "%s: %s: stats as read alone", label, how);
 		free(got.recs);
 	}
 	free(ref.recs);
@@ -758,6 +786,52 @@ static void test_batch_zero(void)
 	kmt_merge_close(m);
 }
 
+/*
+ * The read ahead stopped before the end: at once, after one batch while
+ * the thread waits for a free slot, and after a few: nothing left behind
+ * (the sanitizer build sees leaks), the merge usable again where it was.
+ */
+static void test_ahead_stop_early(void)
+{
+	const struct mix x = { .ncpus = 4, .per_cpu = 30000 };
+	const union kmt_rec *const *recs;
+	struct gen_totals tot;
+	struct kmt_error err;
+	unsigned int reads;
+
+	if (!ok(gen_mix(test_path("ahead"), &x, 5, &tot) == 0, "read ahead: generated"))
+		return;
+	for (reads = 0; reads < 6; reads += 3) {
+		struct kmt_merge *m = kmt_merge_open_dir(test_path("ahead"), 0, &err);
+		struct kmt_ahead *a;
+		const union kmt_rec *rest[1];
+		uint64_t got = 0, last = 0;
+		unsigned int r;
+		int rc = 1;
+
+		if (!ok(m, "read ahead: opened")) {
+			diag("%s", err.msg);
+			return;
+		}
+		a = kmt_ahead_start(m);
+		ok(a != NULL, "read ahead: started");
+		for (r = 0; a && r < reads && rc > 0; r++) {
+			rc = kmt_ahead_next(a, &recs);
+			if (rc > 0) {
+				got += (uint64_t)rc;
+				last = recs[rc - 1]->c.timestamp;
+			}
+		}
+		kmt_ahead_stop(a);
+		ok(got >= reads, "read ahead, stopped after %u batches: %llu records", reads,
+		   (unsigned long long)got);
+		rc = kmt_merge_next_batch(m, rest, 1);
+		ok(rc == 1 && rest[0]->c.timestamp >= last,
+		   "read ahead, stopped after %u batches: the merge goes on after them", reads);
+		kmt_merge_close(m);
+	}
+}
+
 int main(void)
 {
 	if (!ok(test_dir_make("merge"), "temporary directory"))
@@ -771,6 +845,7 @@ int main(void)
 	test_batches();
 	test_batch_truncated();
 	test_batch_zero();
+	test_ahead_stop_early();
 	ok(test_dir_remove() == 0, "temporary directory removed");
 	return done_testing();
 }

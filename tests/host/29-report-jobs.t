@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# 29-report-jobs.t - kmemtrace-report -j: the report is the same, byte for byte (standard output,
+# standard error, exit status, the --html and --pprof files), with one thread and with the files
+# read and merged ahead on another (-j 2, -j 4), for every view of tests/golden/views in every
+# format. The traces: a script whose answers depend on the records' order (jobs-trace.awk: double
+# frees, frees on other CPUs and of unseen objects, an address allocated again while live, lost
+# records, lifetimes), several read-ahead batches long; a generated one with stacks and pages; and
+# the script's trace with its third file broken in the middle (the same error and exit status).
+# Also: -j refuses what is not a number of threads.
+set -u
+
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_tools kmemtrace-report kmemtrace-gen
+# Absolute: the reports run in the traces' directory.
+REPORT=$(cd "$BIN" && pwd)/kmemtrace-report
+GEN=$BIN/kmemtrace-gen
+VIEWS=$(dirname "$0")/../golden/views
+scratch_dir jobs
+
+# 12000 iterations: about 24,000 records, six batches of the read-ahead's 4096.
+awk -v N=12000 -f "$(dirname "$0")/jobs-trace.awk" >"$T/script"
+"$GEN" -o "$T/order" --cpus 3 --script "$T/script" >"$T/order.summary"
+ok $? "the scripted trace written"
+records=$(summary records "$T/order.summary")
+ok "$((records > 4 * 4096 ? 0 : 1))" "it is longer than the read-ahead's four batches ($records records)"
+"$GEN" -o "$T/stacks" --cpus 4 --events 30000 --stack-depth 8 --stacks 40 --stack-frees \
+	--pages --nodes 2 --large-every 50 --twice --seed 29 >/dev/null
+ok $? "the generated trace with stacks and pages written"
+# The broken one: CPU 2's file zeroed from its 5000th record on.
+cp -r "$T/order" "$T/broken"
+dd if=/dev/zero of="$T/broken/cpu2.out" bs=64 seek=5001 count=10 conv=notrunc status=none
+
+# same NAME ARGS...: the report of ARGS with -j 1, then -j 2 and -j 4, in $T/work; sets rc1,
+# the exit status with -j 1 (one that says the report did not run fails the test).
+same() {
+	local name=$1 j ref got st
+	shift
+	for j in 1 2 4; do
+		got=$T/got.$j
+		rm -f "$T"/work/page.html "$T"/work/p.pb.gz
+		(cd "$T/work" && "$REPORT" --no-progress -j "$j" "$@") >"$got" 2>"$T/err.$j"
+		st=$?
+		[ "$j" != 1 ] || rc1=$st
+		echo "--- exit $st" >>"$got"
+		cat "$T/err.$j" >>"$got"
+		for f in page.html p.pb.gz; do
+			[ -f "$T/work/$f" ] && { echo "--- $f"; cat "$T/work/$f"; } >>"$got"
+		done
+	done
+	ref=$T/got.1
+	if [ "$rc1" -gt 4 ]; then
+		ok 1 "$name: kmemtrace-report ran (exit status $rc1)" "$(head -n 5 "$T/err.1")"
+		return
+	fi
+	for j in 2 4; do
+		if cmp -s "$ref" "$T/got.$j"; then
+			ok 0 "$name: -j $j as -j 1"
+		else
+			ok 1 "$name: -j $j as -j 1" "$(diff "$ref" "$T/got.$j" | head -n 10)"
+		fi
+	done
+}
+
+mkdir -p "$T/work"
+mv "$T/order" "$T/stacks" "$T/broken" "$T/work/"
+for trace in order stacks; do
+	while read -r view; do
+		case $view in "" | "#"* | "@guest "*) continue ;; esac
+		view=${view#@gen }
+		fmts=("" -w --json --csv)
+		case $view in *" :text") view=${view% :text}; fmts=("") ;; esac
+		[ "$view" = - ] && view=
+		for f in "${fmts[@]}"; do
+			# shellcheck disable=SC2086 # options
+			same "$trace: '${view:-default}${f:+ $f}'" $view $f "$trace"
+		done
+	done <"$VIEWS"
+	same "$trace: default, -l 0" -l 0 "$trace"
+	is "$rc1" 0 "$trace: the default view's report ends well"
+	same "$trace: --html" --html page.html "$trace"
+	same "$trace: --pprof" --pprof p.pb.gz "$trace"
+	same "$trace: --pprof --at" --pprof p.pb.gz --at 3ms "$trace"
+done
+same "broken: default" broken
+same "broken: --json" --json broken
+same "broken: --raw" --raw broken
+like "$(cat "$T/got.1")" "broken/cpu2.out: offset" "broken: the error names the file and offset"
+like "$(cat "$T/got.1")" "--- exit 2" "broken: bad trace data, exit status 2"
+
+for bad in 0 -1 x 1025 ''; do
+	run "$REPORT" --no-progress -j "$bad" "$T/work/order"
+	is "$rc" 1 "-j '$bad': a usage error"
+	like "$err" "-j: '$bad' is not a number of threads from 1 to 1024" "-j '$bad': said so"
+done
+
+done_testing
