@@ -250,6 +250,34 @@ static void refusals(const char *kallsyms_name, const struct refused *r, size_t 
 }
 
 /*
+ * Writes a kallsyms, a modules and, if loaded_text is not NULL, a
+ * kallsyms.loaded file (ks_TAG, mod_TAG, ld_TAG) and loads them: the
+ * table, or NULL after a failed "DESC: loaded" test.
+ */
+static struct ksyms *load_snapshots(const char *tag, const char *ks_text, const char *mods_text,
+				    const char *loaded_text, const char *desc)
+{
+	char ks[512], mods[512], ld[512], name[64], err[512];
+	struct ksyms *k;
+	int missing;
+
+	/* test_path() returns one buffer: each path gets a copy. */
+	snprintf(name, sizeof(name), "ks_%s", tag);
+	snprintf(ks, sizeof(ks), "%s", test_path(name));
+	snprintf(name, sizeof(name), "mod_%s", tag);
+	snprintf(mods, sizeof(mods), "%s", test_path(name));
+	snprintf(name, sizeof(name), "ld_%s", tag);
+	snprintf(ld, sizeof(ld), "%s", test_path(name));
+	test_write_text(ks, ks_text);
+	test_write_text(mods, mods_text);
+	if (loaded_text)
+		test_write_text(ld, loaded_text);
+	k = ksyms_load_all(ks, mods, loaded_text ? ld : NULL, err, sizeof(err), &missing);
+	ok(k != NULL, "%s: loaded (%s)", desc, k ? "" : err);
+	return k;
+}
+
+/*
  * A module loaded between the kallsyms and modules snapshots: its symbols
  * have a module name the modules file lacks. Placed in another module's
  * range (as a fuzzer did; a reload can do it), they name nothing there nor
@@ -264,14 +292,9 @@ static void test_unlisted_module(void)
 		"ffffffffc0b00000 t late_fn\t[latemod]\n";
 	static const char mods_text[] =
 		"kmemtrace_oracle 0xffffffffc0a01000 0xffffffffc0a00000 16384\n";
-	struct ksyms *k;
-	char err[512];
-	int missing;
+	struct ksyms *k = load_snapshots("unl", ks_text, mods_text, NULL, "unlisted module");
 
-	test_write_text(test_path("ks_unl"), ks_text);
-	test_write_text(test_path("mod_unl"), mods_text);
-	k = ksyms_load(test_path("ks_unl"), test_path("mod_unl"), err, sizeof(err), &missing);
-	if (!ok(k != NULL, "unlisted module: loaded (%s)", k ? "" : err))
+	if (!k)
 		return;
 	is_str(fmt(k, 0xffffffffc0a01090ULL), "oracle_alloc+0x90 [kmemtrace_oracle]",
 	       "unlisted module: in a listed range, only that module's symbols name it");
@@ -302,14 +325,9 @@ static void test_module_overlap(void)
 		"kmemtrace_oracle 0xffffffffc040b000 0xffffffffc040b000 151552\n"
 		"virtio_blk 0xffffffffc0400000 0xffffffffc0400000 36864\n"
 		"hidden 0x0 0x0 8192\n";
-	struct ksyms *k;
-	char err[512];
-	int missing;
+	struct ksyms *k = load_snapshots("ovl", ks_text, mods_text, NULL, "overlapping ranges");
 
-	test_write_text(test_path("ks_ovl"), ks_text);
-	test_write_text(test_path("mod_ovl"), mods_text);
-	k = ksyms_load(test_path("ks_ovl"), test_path("mod_ovl"), err, sizeof(err), &missing);
-	if (!ok(k != NULL, "overlapping ranges: loaded (%s)", k ? "" : err))
+	if (!k)
 		return;
 	is_str(fmt_ret(k, 0xffffffffc040b045ULL), "oracle_kmalloc+0x35 [kmemtrace_oracle]",
 	       "overlap: the oracle's call site in kmemtrace's range is the oracle's");
@@ -381,17 +399,13 @@ static void test_module_changes(void)
 		"ffffffffc0070100 t tiny_fn\t[tiny]\n"
 		"ffffffffc0072000 t tiny_init\t[tiny]\n"
 		"ffffffffc0072800 t reuse_fn\t[reuse]\n";
+	struct ksyms *k = load_snapshots("chg", ks_text, mods_text, loaded_text,
+					 "loads during the trace");
 	const struct ksym_mod *m;
-	struct ksyms *k;
 	char err[512];
 	int missing;
 
-	test_write_text(test_path("ks_chg"), ks_text);
-	test_write_text(test_path("mod_chg"), mods_text);
-	test_write_text(test_path("ld_chg"), loaded_text);
-	k = ksyms_load_all(test_path("ks_chg"), test_path("mod_chg"), test_path("ld_chg"), err,
-			   sizeof(err), &missing);
-	if (!ok(k != NULL, "loads during the trace: loaded (%s)", k ? "" : err))
+	if (!k)
 		return;
 	is_str(fmt_ret(k, 0xffffffffc0000111ULL), "keep_fn+0x11 [keep]", "a module loaded throughout");
 	is_str(fmt_ret(k, 0xffffffffc0010111ULL), "goner_fn+0x11 [goner]",
@@ -469,16 +483,10 @@ static void test_module_init_over_unloaded(void)
 	static const char loaded_text[] =
 		"ffffffffc0000100 t bench_fn\t[bench]\n"
 		"ffffffffc0010800 T bench_init\t[bench]\n";
-	struct ksyms *k;
-	char err[512];
-	int missing;
+	struct ksyms *k = load_snapshots("init", ks_text, mods_text, loaded_text,
+					 "init code over an unloaded module");
 
-	test_write_text(test_path("ks_init"), ks_text);
-	test_write_text(test_path("mod_init"), mods_text);
-	test_write_text(test_path("ld_init"), loaded_text);
-	k = ksyms_load_all(test_path("ks_init"), test_path("mod_init"), test_path("ld_init"), err,
-			   sizeof(err), &missing);
-	if (!ok(k != NULL, "init code over an unloaded module: loaded (%s)", k ? "" : err))
+	if (!k)
 		return;
 	is_str(fmt_ret(k, 0xffffffffc0010111ULL), "oracle_fn+0x111 [oracle]",
 	       "the unloaded module's call site below the later load's init code keeps its name");
