@@ -31,8 +31,8 @@ struct kmt_ahead {
 	pthread_mutex_t lock;
 	pthread_cond_t filled, freed;
 	unsigned int head;	/* the slot the caller takes next, or holds */
-	unsigned int tail;	/* the slot the thread fills next */
-	unsigned int count;	/* published slots not given back, the held one included */
+	/* Published slots not given back, the held one included: the thread fills head + count. */
+	unsigned int count;
 	bool held;		/* the caller holds slot head (its last batch) */
 	bool stop;		/* the caller is done: the thread ends */
 	bool ended;		/* the caller saw the last slot: end_rc is the answer */
@@ -74,7 +74,7 @@ static void *ahead_thread(void *arg)
 			pthread_mutex_unlock(&a->lock);
 			break;
 		}
-		s = &a->slot[a->tail];
+		s = &a->slot[(a->head + a->count) % AHEAD_SLOTS];
 		pthread_mutex_unlock(&a->lock);
 
 		/* The slot is the thread's alone until it is published. */
@@ -82,7 +82,6 @@ static void *ahead_thread(void *arg)
 		more = s->last == 1;
 
 		pthread_mutex_lock(&a->lock);
-		a->tail = (a->tail + 1) % AHEAD_SLOTS;
 		a->count++;
 		pthread_cond_signal(&a->filled);
 		pthread_mutex_unlock(&a->lock);
