@@ -357,13 +357,13 @@ static inline unsigned long kmt_entry_ret(struct pt_regs *regs)
 /*
  * The handlers (kmt_internal.h): kmt_on_*() (kmt_probes.c) record an
  * event, and with a filter in force kmt_filtered_*() (kmt_filter.c)
- * decide first. They take 6.1's probe arguments, @data first and unused: from 6.1 a probe
- * below is then one jump to the one or the other, with no register to
- * move and no frame of its own, and an event the filter leaves out
- * costs no more than that before the filter's own checks. The older
- * tracepoints' probes adapt, and their kmem_cache_alloc, which gives
- * the sizes (and before 6.0 no cache), goes through
- * kmt_on_cache_alloc_sized(), which asks the filter itself.
+ * decide first. They take 6.1's probe arguments, @data first and
+ * unused: from 6.1 a probe below is then one jump to the one or the
+ * other, with no register to move and no frame of its own, and an event
+ * the filter leaves out costs no more than that before the filter's own
+ * checks. The older tracepoints' probes adapt, and their
+ * kmem_cache_alloc, which gives the sizes (and before 6.0 no cache),
+ * goes through kmt_on_cache_alloc_sized(), which asks the filter itself.
  */
 #define KMT_SLAB_EVENT(name, ...)					\
 	do {								\

@@ -33,12 +33,6 @@ static struct tracepoint *kmt_page_free_tp;
 unsigned long kmt_page_iter[2][2];
 
 /*
- * The slab handlers, reached from the probes (kmt_compat.h) by a jump
- * when no filter is in force. Never inlined into them, so that the
- * probes keep no frame; notrace, as nothing of the write path is traced
- * (and it saves each event the call to ftrace's entry, a no-op).
- */
-/*
  * An event that asks the filter through kmt_filtered_event() (the page
  * probes, and kmem_cache_alloc before 6.1): there, or straight to the
  * write path.
@@ -51,6 +45,12 @@ static __always_inline void kmt_record_or_filter(const struct kmt_ev *ev)
 		kmt_record_inline(ev);
 }
 
+/*
+ * The slab handlers, reached from the probes (kmt_compat.h) by a jump
+ * when no filter is in force. Never inlined into them, so that the
+ * probes keep no frame; notrace, as nothing of the write path is traced
+ * (and it saves each event the call to ftrace's entry, a no-op).
+ */
 static __always_inline void kmt_record_slab(u8 type, unsigned long call_site,
 					    const void *ptr,
 					    const struct kmem_cache *s,
