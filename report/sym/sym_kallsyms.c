@@ -25,6 +25,11 @@
 
 #include "sym/sym_kallsyms.h"
 
+/* [start, end) */
+struct addr_range {
+	uint64_t start, end;
+};
+
 struct ksym {
 	uint64_t addr;
 	uint32_t name;		/* offset into strs */
@@ -48,6 +53,8 @@ struct ksyms {
 	char *warn;		/* ksyms_warnings() */
 	size_t wlen;
 	unsigned long lines;	/* of the kallsyms file */
+	struct addr_range entry[4];	/* the kernel's exception entry code (find_entry_code()) */
+	unsigned int nentry;
 };
 
 /* Where a module's code may be: [base, end), end already cut at the next base. */
@@ -508,6 +515,60 @@ out:
 	return ret;
 }
 
+/* The end of the core kernel's function starting at syms[i]: the next symbol's address. */
+static uint64_t function_end(const struct ksyms *k, size_t i)
+{
+	uint64_t start = k->syms[i].addr;
+
+	while (i < k->nsyms && k->syms[i].addr == start)
+		i++;
+	return i < k->nsyms ? k->syms[i].addr : start + 1;
+}
+
+/*
+ * Where the kernel enters from an exception or an interrupt, so that
+ * ksyms_frame_exact() knows the frame after it for the instruction it
+ * stopped: x86 (both widths) and arm64 keep their exception and interrupt
+ * vectors in the entry text, which holds nothing else that a stack passes
+ * through but the syscall entry and ret_from_fork, bottoms of a kernel stack.
+ * s390x has no entry text: its interrupt handlers are the irqentry text,
+ * its program and machine checks two functions beside them. (arm64's
+ * irqentry text is the irqchip's handler, called from C: not an entry.)
+ */
+static void find_entry_code(struct ksyms *k)
+{
+	static const char *const bounds[][2] = {
+		{ "__entry_text_start", "__entry_text_end" },
+		{ "__irqentry_text_start", "__irqentry_text_end" },
+	};
+	static const char *const s390_checks[] = { "pgm_check_handler", "mcck_int_handler" };
+	uint64_t at[2][2] = { { 0 } };
+	size_t i, b, e;
+
+	for (i = 0; i < k->nsyms; i++) {
+		const struct ksym *s = &k->syms[i];
+		const char *name = k->strs + s->name;
+
+		if (s->mod)
+			continue;
+		for (b = 0; b < 2; b++)
+			for (e = 0; e < 2; e++)
+				if (!at[b][e] && strcmp(name, bounds[b][e]) == 0)
+					at[b][e] = s->addr;
+		for (e = 0; e < 2 && k->nentry < 4; e++)
+			if (strcmp(name, s390_checks[e]) == 0)
+				k->entry[k->nentry++] = (struct addr_range){ s->addr,
+									     function_end(k, i) };
+	}
+	/* The entry text if the kernel has one, else the irqentry text. */
+	for (b = 0; b < 2 && k->nentry < 4; b++) {
+		if (at[b][0] && at[b][1] > at[b][0]) {
+			k->entry[k->nentry++] = (struct addr_range){ at[b][0], at[b][1] };
+			break;
+		}
+	}
+}
+
 struct ksyms *ksyms_load_all(const char *kallsyms_path, const char *modules_path,
 			     const char *loaded_path, char *err, size_t errlen, int *missing)
 {
@@ -536,6 +597,7 @@ struct ksyms *ksyms_load_all(const char *kallsyms_path, const char *modules_path
 	qsort(k->syms, k->nsyms, sizeof(*k->syms), sym_cmp);
 	if (modules_path && build_ranges(k, modules_path, err, errlen))
 		goto fail;
+	find_entry_code(k);
 	return k;
 fail:
 	ksyms_free(k);
@@ -772,6 +834,27 @@ int ksyms_lookup_ret(const struct ksyms *k, uint64_t addr, const char **name, ui
 	return 1;
 }
 
+bool ksyms_frame_exact(const struct ksyms *k, const uint64_t *frames, unsigned int i)
+{
+	uint64_t call;
+	unsigned int e;
+
+	if (!k || !i || !frames[i - 1])
+		return false;
+	call = frames[i - 1] - 1;
+	for (e = 0; e < k->nentry; e++)
+		if (call >= k->entry[e].start && call < k->entry[e].end)
+			return true;
+	return false;
+}
+
+int ksyms_lookup_frame(const struct ksyms *k, uint64_t addr, bool exact, const char **name,
+		       uint64_t *off, const char **mod)
+{
+	return exact ? ksyms_lookup(k, addr, name, off, mod) :
+		       ksyms_lookup_ret(k, addr, name, off, mod);
+}
+
 static char *format(const struct ksyms *k, uint64_t addr, bool ret, char *buf, size_t len)
 {
 	const char *name, *mod;
@@ -800,4 +883,9 @@ char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
 char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
 {
 	return format(k, addr, true, buf, len);
+}
+
+char *ksyms_format_frame(const struct ksyms *k, uint64_t addr, bool exact, char *buf, size_t len)
+{
+	return format(k, addr, !exact, buf, len);
 }

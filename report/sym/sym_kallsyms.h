@@ -8,6 +8,7 @@
 #define SYM_KALLSYMS_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,16 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 int ksyms_lookup_ret(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
 		     const char **mod);
 
+/*
+ * Whether frames[i] of a stack (innermost first) is the instruction an
+ * exception or interrupt stopped, not a return address: the frame after
+ * the kernel's entry code, as the unwinder gives the registers it saved.
+ */
+bool ksyms_frame_exact(const struct ksyms *k, const uint64_t *frames, unsigned int i);
+/* ksyms_lookup() for an exact frame, else ksyms_lookup_ret(). */
+int ksyms_lookup_frame(const struct ksyms *k, uint64_t addr, bool exact, const char **name,
+		       uint64_t *off, const char **mod);
+
 /* Address of a symbol by exact name (first one, core kernel first); 0 if none. */
 uint64_t ksyms_addr_of(const struct ksyms *k, const char *name, const char *mod);
 
@@ -85,6 +96,8 @@ const struct ksym_mod *ksyms_module_at(const struct ksyms *k, size_t i);
 char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
 /* The same for a return address (ksyms_lookup_ret()): every address the report names. */
 char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
+/* ksyms_format() for an exact frame (ksyms_frame_exact()), else ksyms_format_ret(). */
+char *ksyms_format_frame(const struct ksyms *k, uint64_t addr, bool exact, char *buf, size_t len);
 
 /* Appends one formatted line to a warning list (*buf, *len bytes; sym_path.c). */
 void sym_vwarn(char **buf, size_t *len, const char *fmt, va_list ap);

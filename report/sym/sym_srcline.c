@@ -207,7 +207,7 @@ static struct ko *ko_for(struct srcline *s, const char *mod)
 	return NULL;
 }
 
-int srcline_lookup(struct srcline *s, uint64_t addr, char *file, size_t flen,
+int srcline_lookup(struct srcline *s, uint64_t addr, bool exact, char *file, size_t flen,
 		   unsigned int *line)
 {
 	const char *name = NULL, *mod = NULL;
@@ -221,7 +221,8 @@ int srcline_lookup(struct srcline *s, uint64_t addr, char *file, size_t flen,
 	 * that holds it, even when the call ends it (a noreturn callee) and
 	 * addr is the next function's first byte.
 	 */
-	addr--;
+	if (!exact)
+		addr--;
 	if (s->ks)
 		found = ksyms_lookup(s->ks, addr, &name, &off, &mod);
 	if (found && mod) {

@@ -55,10 +55,12 @@ struct srcline *srcline_open(enum srcline_resolver which, const char *vmlinux,
 
 /*
  * file:line of the call that returned to addr (a call site is a return
- * address: the line of addr - 1), in the function kallsyms names, that
- * is, through inlined code to the outermost caller. 1 found, 0 not.
+ * address: the line of addr - 1), or with exact of addr itself (an
+ * interrupted instruction, ksyms_frame_exact()), in the function kallsyms
+ * names, that is, through inlined code to the outermost caller. 1 found,
+ * 0 not.
  */
-int srcline_lookup(struct srcline *s, uint64_t addr, char *file, size_t flen,
+int srcline_lookup(struct srcline *s, uint64_t addr, bool exact, char *file, size_t flen,
 		   unsigned int *line);
 
 /* Warnings gathered while resolving (files without DWARF...), one per line, or "". */

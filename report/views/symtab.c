@@ -13,7 +13,7 @@
 #define SYM_LEN		512
 #define FILE_LEN	1024
 
-int symtab_add(struct symtab *t, uint64_t addr)
+int symtab_add_frame(struct symtab *t, uint64_t addr, bool exact)
 {
 	if (t->n == t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 256;
@@ -25,7 +25,24 @@ int symtab_add(struct symtab *t, uint64_t addr)
 		t->cap = ncap;
 	}
 	memset(&t->v[t->n], 0, sizeof(t->v[0]));
-	t->v[t->n++].addr = addr;
+	t->v[t->n].addr = addr;
+	t->v[t->n++].exact = exact;
+	return 0;
+}
+
+int symtab_add(struct symtab *t, uint64_t addr)
+{
+	return symtab_add_frame(t, addr, false);
+}
+
+int symtab_add_stack(struct symtab *t, const struct ksyms *ks, const uint64_t *frames,
+		     unsigned int depth)
+{
+	unsigned int k;
+
+	for (k = 0; k < depth; k++)
+		if (symtab_add_frame(t, frames[k], ksyms_frame_exact(ks, frames, k)))
+			return -1;
 	return 0;
 }
 
@@ -49,7 +66,9 @@ static int symres_cmp(const void *a, const void *b)
 {
 	const struct symres *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (int)x->exact - (int)y->exact;
 }
 
 int symtab_resolve(struct symtab *t, const struct out_opts *o)
@@ -60,7 +79,7 @@ int symtab_resolve(struct symtab *t, const struct out_opts *o)
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), symres_cmp);
 	for (i = 0; i < t->n; i++)
-		if (!j || t->v[i].addr != t->v[j - 1].addr)
+		if (!j || symres_cmp(&t->v[i], &t->v[j - 1]))
 			t->v[j++] = t->v[i];
 	t->n = j;
 	for (i = 0; i < t->n; i++) {
@@ -70,11 +89,11 @@ int symtab_resolve(struct symtab *t, const struct out_opts *o)
 		if (o->raw_ip)
 			snprintf(sym, sizeof(sym), "0x%" PRIx64, s->addr);
 		else
-			ksyms_format_ret(o->ks, s->addr, sym, sizeof(sym));
+			ksyms_format_frame(o->ks, s->addr, s->exact, sym, sizeof(sym));
 		s->sym = strdup(sym);
 		if (!s->sym)
 			return -1;
-		if (o->sl && srcline_lookup(o->sl, s->addr, file, sizeof(file), &line)) {
+		if (o->sl && srcline_lookup(o->sl, s->addr, s->exact, file, sizeof(file), &line)) {
 			s->file = strdup(file);
 			if (!s->file)
 				return -1;
@@ -84,11 +103,22 @@ int symtab_resolve(struct symtab *t, const struct out_opts *o)
 	return 0;
 }
 
-const struct symres *symtab_get(const struct symtab *t, uint64_t addr)
+const struct symres *symtab_get_frame(const struct symtab *t, uint64_t addr, bool exact)
 {
-	struct symres key = { .addr = addr };
+	struct symres key = { .addr = addr, .exact = exact };
 
 	return t->n ? bsearch(&key, t->v, t->n, sizeof(*t->v), symres_cmp) : NULL;
+}
+
+const struct symres *symtab_get(const struct symtab *t, uint64_t addr)
+{
+	return symtab_get_frame(t, addr, false);
+}
+
+const struct symres *symtab_get_stack(const struct symtab *t, const struct ksyms *ks,
+				      const uint64_t *frames, unsigned int i)
+{
+	return symtab_get_frame(t, frames[i], ksyms_frame_exact(ks, frames, i));
 }
 
 void symtab_free(struct symtab *t)

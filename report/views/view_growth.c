@@ -144,7 +144,8 @@ static int row_frames(const struct view_ctx *v, struct grow_row *w)
 		return -1;
 	w->depth = d;
 	for (k = 0; k < d; k++) {
-		const char *s = sym_of(v, fr[k]);
+		const struct symres *sr = v->st ? symtab_get_stack(v->st, v->o->ks, fr, k) : NULL;
+		const char *s = sr ? sr->sym : NULL;
 
 		if (asprintf(&w->frames[d + k], "0x%" PRIx64, fr[k]) < 0) {
 			w->frames[d + k] = NULL;
@@ -449,7 +450,7 @@ static int growth_syms(const struct view_ctx *v, struct symtab *st)
 	const struct growth_args *ga = args_of(v);
 	const struct grow_snap *s;
 	size_t i;
-	unsigned int k, d;
+	unsigned int d;
 
 	if (!ga || !ga->g)
 		return 0;
@@ -460,9 +461,8 @@ static int growth_syms(const struct view_ctx *v, struct symtab *st)
 
 		if (!s->stacks[i].live && !s->stacks[i].allocs)
 			continue;
-		for (k = 0; k < d; k++)
-			if (symtab_add(st, fr[k]))
-				return -1;
+		if (symtab_add_stack(st, v->o->ks, fr, d))
+			return -1;
 	}
 	return 0;
 }

@@ -555,12 +555,12 @@ static int tab_frames(struct ivl_tab *v)
 	if (!v->frames)
 		return -1;
 	for (i = 0; i < t->nrows; i++)
-		if (stack_syms_add(&st, t->r, t->rows[i].stack))
+		if (stack_syms_add(&st, so.ks, t->r, t->rows[i].stack))
 			goto out;
 	if (symtab_resolve(&st, &so))
 		goto out;
 	for (i = 0; i < t->nrows; i++)
-		if (stack_frames_build(&v->frames[i], t->r, &st, t->rows[i].stack))
+		if (stack_frames_build(&v->frames[i], t->r, &st, so.ks, t->rows[i].stack))
 			goto out;
 	ret = 0;
 out:

@@ -21,13 +21,15 @@ static const struct stacks_args *args_of(const struct out_opts *o)
 }
 
 /* Whether frame addr is in a function --exclude names (or is an address it names). */
-static bool frame_excluded(const struct out_opts *o, const struct stacks_args *a, uint64_t addr)
+static bool frame_excluded(const struct out_opts *o, const struct stacks_args *a,
+			   const uint64_t *fr, unsigned int k)
 {
 	const char *name = NULL, *mod;
-	uint64_t off;
+	uint64_t off, addr = fr[k];
 	size_t i;
 
-	if (o->ks && !ksyms_lookup_ret(o->ks, addr, &name, &off, &mod))
+	if (o->ks && !ksyms_lookup_frame(o->ks, addr, ksyms_frame_exact(o->ks, fr, k), &name, &off,
+					 &mod))
 		name = NULL;
 	for (i = 0; i < a->nexclude; i++) {
 		const char *x = a->exclude[i];
@@ -58,7 +60,7 @@ static bool stack_kept(const struct rpt *r, const struct out_opts *o, const stru
 		return true;
 	fr = kmt_stacks_frames(rpt_stacks(r), i, &d);
 	for (k = 0; k < d; k++)
-		if (frame_excluded(o, a, fr[k]))
+		if (frame_excluded(o, a, fr, k))
 			return false;
 	return true;
 }
@@ -195,6 +197,7 @@ struct srow {
 
 struct crow {
 	uint64_t site, caller;	/* caller 0: the stack ends at the call site */
+	bool caller_exact;	/* the site is entry code (ksyms_frame_exact()): never in a kernel's */
 	uint64_t hits, bytes_req, bytes_alloc, out_count;
 	uint64_t site_hits;
 	const char *site_s, *caller_s;
@@ -209,16 +212,15 @@ struct sctx {
 	size_t nc;
 };
 
-static const char *sym_of(const struct view_ctx *v, uint64_t addr)
+static const char *sym_of(const struct view_ctx *v, uint64_t addr, bool exact)
 {
-	const struct symres *s = v->st ? symtab_get(v->st, addr) : NULL;
+	const struct symres *s = v->st ? symtab_get_frame(v->st, addr, exact) : NULL;
 
 	return s ? s->sym : NULL;
 }
 
-static char *frame_text(const struct symtab *st, uint64_t addr)
+static char *frame_text(const struct symres *s, uint64_t addr)
 {
-	const struct symres *s = st ? symtab_get(st, addr) : NULL;
 	char buf[4096];
 
 	if (!s)
@@ -249,7 +251,7 @@ void stack_frames_free(struct stack_frames *f)
 }
 
 int stack_frames_build(struct stack_frames *f, const struct rpt *r, const struct symtab *st,
-		       uint32_t idx)
+		       const struct ksyms *ks, uint32_t idx)
 {
 	const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), idx, &f->depth);
 	unsigned int k;
@@ -260,11 +262,11 @@ int stack_frames_build(struct stack_frames *f, const struct rpt *r, const struct
 	if (!f->frames || !f->addrs || !f->lines)
 		return -1;
 	for (k = 0; k < f->depth; k++) {
-		const struct symres *sr = st ? symtab_get(st, fr[k]) : NULL;
+		const struct symres *sr = st ? symtab_get_stack(st, ks, fr, k) : NULL;
 		char a[24], *l = NULL;
 
 		snprintf(a, sizeof(a), "0x%" PRIx64, fr[k]);
-		f->frames[k] = frame_text(st, fr[k]);
+		f->frames[k] = frame_text(sr, fr[k]);
 		f->addrs[k] = strdup(a);
 		if (sr && sr->file && asprintf(&l, "%s:%u", sr->file, sr->line) < 0)
 			l = NULL;
@@ -275,15 +277,12 @@ int stack_frames_build(struct stack_frames *f, const struct rpt *r, const struct
 	return 0;
 }
 
-int stack_syms_add(struct symtab *st, const struct rpt *r, uint32_t idx)
+int stack_syms_add(struct symtab *st, const struct ksyms *ks, const struct rpt *r, uint32_t idx)
 {
-	unsigned int d = 0, k;
+	unsigned int d = 0;
 	const uint64_t *fr = kmt_stacks_frames(rpt_stacks(r), idx, &d);
 
-	for (k = 0; k < d; k++)
-		if (symtab_add(st, fr[k]))
-			return -1;
-	return 0;
+	return symtab_add_stack(st, ks, fr, d);
 }
 
 char *stack_label(const struct ksyms *ks, const struct rpt *r, uint32_t idx, char *buf,
@@ -300,8 +299,10 @@ char *stack_label(const struct ksyms *ks, const struct rpt *r, uint32_t idx, cha
 		char a[256];
 
 		/* The function alone: its offset and module are on the stack's own lines. */
-		if (!ks || !ksyms_lookup_ret(ks, fr[k], &name, &o, &mod))
-			name = ksyms_format_ret(ks, fr[k], a, sizeof(a));
+		bool exact = ksyms_frame_exact(ks, fr, k);
+
+		if (!ks || !ksyms_lookup_frame(ks, fr[k], exact, &name, &o, &mod))
+			name = ksyms_format_frame(ks, fr[k], exact, a, sizeof(a));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? " <- " : "", name);
 	}
 	return buf;
@@ -327,7 +328,7 @@ static struct srow *rows_build(const struct view_ctx *v, const uint32_t *idx, si
 	for (i = 0; i < n; i++) {
 		rows[i].idx = idx[i];
 		rows[i].t = rpt_stack(v->r, idx[i]);
-		if (stack_frames_build(&rows[i].f, v->r, v->st, idx[i])) {
+		if (stack_frames_build(&rows[i].f, v->r, v->st, v->o->ks, idx[i])) {
 			rows_free(rows, n);
 			return NULL;
 		}
@@ -605,6 +606,7 @@ static struct crow *callers_build(const struct view_ctx *v, const uint32_t *idx,
 
 		c[i].site = fr[0];
 		c[i].caller = d > 1 ? fr[1] : 0;
+		c[i].caller_exact = d > 1 && ksyms_frame_exact(v->o->ks, fr, 1);
 		if (frees) {
 			c[i].hits = t->free_hits;
 			c[i].bytes_alloc = t->free_bytes;
@@ -641,8 +643,10 @@ static struct crow *callers_build(const struct view_ctx *v, const uint32_t *idx,
 	*nc = m;
 	for (i = 0; i < m; i++) {
 		/* Every frame was given to the symbol table (stacks_syms()): never NULL there. */
-		c[i].site_s = sym_of(v, c[i].site) ? sym_of(v, c[i].site) : "?";
-		c[i].caller_s = sym_of(v, c[i].caller) ? sym_of(v, c[i].caller) : "?";
+		c[i].site_s = sym_of(v, c[i].site, false);
+		c[i].caller_s = sym_of(v, c[i].caller, c[i].caller_exact);
+		c[i].site_s = c[i].site_s ? c[i].site_s : "?";
+		c[i].caller_s = c[i].caller_s ? c[i].caller_s : "?";
 		if ((c[i].caller &&
 		     asprintf(&c[i].path, "%s <- %s", c[i].site_s, c[i].caller_s) < 0) ||
 		    (!c[i].caller && asprintf(&c[i].path, "%s (the stack ends here)", c[i].site_s) < 0))
@@ -665,7 +669,7 @@ static int kept_syms(const struct view_ctx *v, struct symtab *st, bool frees)
 	if (!idx && errno == ENOMEM)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (stack_syms_add(st, v->r, idx[i])) {
+		if (stack_syms_add(st, v->o->ks, v->r, idx[i])) {
 			free(idx);
 			return -1;
 		}
@@ -898,12 +902,14 @@ static int fline_cmp(const void *pa, const void *pb)
 }
 
 /* A frame as flame graphs want it: the function, "_[module]" after a module's. */
-static void fold_frame(const struct out_opts *o, uint64_t addr, char *buf, size_t len)
+static void fold_frame(const struct out_opts *o, const uint64_t *fr, unsigned int k, char *buf,
+		       size_t len)
 {
 	const char *name, *mod;
-	uint64_t off;
+	uint64_t off, addr = fr[k];
 
-	if (o->raw_ip || !o->ks || !ksyms_lookup_ret(o->ks, addr, &name, &off, &mod))
+	if (o->raw_ip || !o->ks ||
+	    !ksyms_lookup_frame(o->ks, addr, ksyms_frame_exact(o->ks, fr, k), &name, &off, &mod))
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	else if (mod)
 		snprintf(buf, len, "%s_[%s]", name, mod);
@@ -962,7 +968,7 @@ static int folded_lines(const struct rpt *r, const struct out_opts *o,
 		if (!sp)
 			goto fail;
 		for (k = d; k-- > 0;) {
-			fold_frame(o, fr[k], frame, sizeof(frame));
+			fold_frame(o, fr, k, frame, sizeof(frame));
 			fprintf(sp, "%s%s", frame, k ? ";" : "");
 		}
 		if (fclose(sp) || !buf) {

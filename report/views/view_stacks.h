@@ -41,15 +41,15 @@ struct stack_frames {
 	char **lines;		/* "FILE:LINE", "" when unknown */
 };
 
-/* Adds the frames of stack idx to st (symtab_add()). 0, or -1 (memory). */
-int stack_syms_add(struct symtab *st, const struct rpt *r, uint32_t idx);
+/* Adds the frames of stack idx to st (symtab_add_stack() with ks). 0, or -1 (memory). */
+int stack_syms_add(struct symtab *st, const struct ksyms *ks, const struct rpt *r, uint32_t idx);
 /*
  * The frames of stack idx, named from st (resolved, with the frames
- * stack_syms_add() gave it; NULL: addresses). 0, or -1 (memory);
- * stack_frames_free() in either case.
+ * stack_syms_add() gave it with the same ks; NULL: addresses). 0, or -1
+ * (memory); stack_frames_free() in either case.
  */
 int stack_frames_build(struct stack_frames *f, const struct rpt *r, const struct symtab *st,
-		       uint32_t idx);
+		       const struct ksyms *ks, uint32_t idx);
 void stack_frames_free(struct stack_frames *f);
 /*
  * A stack in one line, by its innermost frames: the call site's function

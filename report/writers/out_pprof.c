@@ -168,7 +168,7 @@ static bool sample_counts(const struct rpt_sample *s)
 static int add_frames(struct pp *p)
 {
 	size_t i, nsamples = rpt_nsamples(p->r);
-	unsigned int k, d;
+	unsigned int d;
 
 	for (i = 0; i < nsamples; i++) {
 		const struct rpt_sample *s = rpt_sample(p->r, i);
@@ -177,9 +177,8 @@ static int add_frames(struct pp *p)
 		if (!sample_counts(s))
 			continue;
 		fr = sample_frames(p->r, s, &d);
-		for (k = 0; k < d; k++)
-			if (symtab_add(&p->st, fr[k]))
-				return -1;
+		if (symtab_add_stack(&p->st, p->o->ks, fr, d))
+			return -1;
 		p->nsmp++;
 		p->nframes += d;
 	}
@@ -249,7 +248,8 @@ static int build_locations(struct pp *p)
 		uint64_t off;
 		int64_t nid, fid = 0;
 
-		if (!p->o->raw_ip && p->o->ks && ksyms_lookup_ret(p->o->ks, sr->addr, &fn, &off, &mod))
+		if (!p->o->raw_ip && p->o->ks &&
+		    ksyms_lookup_frame(p->o->ks, sr->addr, sr->exact, &fn, &off, &mod))
 			snprintf(name, sizeof(name), mod ? "%s [%s]" : "%s", fn, mod);
 		else
 			snprintf(name, sizeof(name), "0x%" PRIx64, sr->addr);
@@ -350,7 +350,8 @@ static int build_samples(struct pp *p)
 		fr = sample_frames(p->r, s, &d);
 		ps->location_id = &p->lids[nf];
 		for (k = 0; k < d; k++)
-			p->lids[nf++] = (uint64_t)(symtab_get(&p->st, fr[k]) - p->st.v) + 1;
+			p->lids[nf++] = (uint64_t)(symtab_get_stack(&p->st, p->o->ks, fr, k) -
+						   p->st.v) + 1;
 		ps->n_location_id = d;
 		v[PV_ALLOC_OBJECTS] = (int64_t)(s->hits - s->failed);
 		v[PV_ALLOC_SPACE] = (int64_t)s->bytes_alloc;

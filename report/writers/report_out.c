@@ -800,14 +800,23 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 	}
 	case KMT_REC_STACK: {
 		const struct kmt_stack *k = &rec->stack;
+		uint64_t fr[KMT_STACK_SLOT_FRAMES];
 		unsigned int i;
 
 		fprintf(fp, " stack_id=%u depth=%u first=%u nframes=%u flags=0x%x frames=", k->stack_id,
 			k->depth, k->first, k->nframes, k->flags);
 		for (i = 0; i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
 			fprintf(fp, "%s0x%" PRIx64, i ? "," : "", (uint64_t)k->frames[i]);
-		for (i = 0; ks && i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
-			fprintf(fp, " %s", ksyms_format_ret(ks, k->frames[i], sym, sizeof(sym)));
+		/*
+		 * Frames as the stacks view names them, but for the first of a
+		 * slot after the first: the frame before it, which says whether
+		 * it is an interrupted instruction, is in the slot before.
+		 */
+		for (i = 0; ks && i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++) {
+			fr[i] = k->frames[i];
+			fprintf(fp, " %s", ksyms_format_frame(ks, fr[i], ksyms_frame_exact(ks, fr, i),
+							      sym, sizeof(sym)));
+		}
 		break;
 	}
 	case KMT_REC_LOST:

@@ -579,6 +579,55 @@ run "$REPORT" --html "$T/plain.html" "$T/plain"
 like "$(cat "$T/plain.html")" "No kernel stacks: trace with the module parameter stack_depth=N" \
 	"--html of a trace without stacks says how to get them"
 
+# ---- a frame after the kernel's exception entry code ----------------------------------------
+# A free in the softirq of a timer interrupt that arrived at oracle_init's first byte: the frame
+# after asm_sysvec_apic_timer_interrupt (in the entry text) is the interrupted instruction, named
+# by the function holding it; the same address as a return address elsewhere (a call ending
+# oracle_exit) names oracle_exit. Every view that names frames does so.
+mkdir -p "$T/irq"
+cat >"$T/irq.script" <<'SC'
+stack 0 1 0xffffffff81010040,0xffffffff81020030,0xffffffff81c00f0a,0xffffffffc027c000,0xffffffff81030059
+stack 0 2 0xffffffff81010040,0xffffffffc027c000,0xffffffff81030059
+kmalloc 0 0xffffffff81010040 0xffff888100000100 8 8 stack=1
+kmalloc 0 0xffffffff81010040 0xffff888100000200 8 8 stack=2
+SC
+"$GEN" -o "$T/irq" --cpus 1 --script "$T/irq.script" >/dev/null ||
+	echo "# kmemtrace-gen --script failed"
+cat >"$T/irq/kallsyms" <<'KS'
+ffffffff81000000 T _stext
+ffffffff81010000 T handle_softirqs
+ffffffff81020000 T sysvec_apic_timer_interrupt
+ffffffff81030000 T do_one_initcall
+ffffffff81c00010 T __entry_text_start
+ffffffff81c00ef0 T asm_sysvec_apic_timer_interrupt
+ffffffff81c01b17 T __entry_text_end
+ffffffffc0270000 t oracle_exit	[oracle]
+ffffffffc027c000 t oracle_init	[oracle]
+KS
+echo "oracle 0xffffffffc0270000 0xffffffffc0270000 65536" >"$T/irq/modules"
+run "$REPORT" --stacks --json "$T/irq"
+printf '%s\n' "$out" >"$T/irq.json"
+is "$rc" 0 "interrupted frame: --stacks --json: exit 0"
+is "$(jget "sorted(' <- '.join(s['frames']) for s in d['stacks'])" "$T/irq.json")" \
+	"['handle_softirqs+0x40 <- oracle_exit+0xc000 [oracle] <- do_one_initcall+0x59', 'handle_softirqs+0x40 <- sysvec_apic_timer_interrupt+0x30 <- asm_sysvec_apic_timer_interrupt+0x1a <- oracle_init+0x0 [oracle] <- do_one_initcall+0x59']" \
+	"interrupted frame: --json names the frame after the entry code exactly, a return address by its call"
+run "$REPORT" --stacks "$T/irq"
+like "$out" "    asm_sysvec_apic_timer_interrupt+0x1a
+    oracle_init+0x0 [oracle]
+    do_one_initcall+0x59" "interrupted frame: the text view too"
+run "$REPORT" --folded "$T/irq"
+is "$(printf '%s\n' "$out" | sort)" \
+	"do_one_initcall;oracle_exit_[oracle];handle_softirqs 1
+do_one_initcall;oracle_init_[oracle];asm_sysvec_apic_timer_interrupt;sysvec_apic_timer_interrupt;handle_softirqs 1" \
+	"interrupted frame: --folded"
+run "$REPORT" --raw "$T/irq"
+like "$out" "asm_sysvec_apic_timer_interrupt+0x1a oracle_init+0x0 [oracle] do_one_initcall" \
+	"interrupted frame: --raw, within a stack record's slot"
+run "$REPORT" --pprof "$T/irq.pb.gz" "$T/irq"
+is "$rc" 0 "interrupted frame: --pprof: exit 0"
+is "$(gzip -dc "$T/irq.pb.gz" | grep -a -o -e 'oracle_init \[oracle\]' -e 'oracle_exit \[oracle\]' | sort -u | tr '\n' ' ')" \
+	"oracle_exit [oracle] oracle_init [oracle] " "interrupted frame: --pprof has a location of each"
+
 # ---- bad options --------------------------------------------------------------------------------
 for args in "--stacks --min-count abc" "--stacks --min-count -1" "--stacks --exclude ," \
 	"--folded=weight" "--stacks --alloc" "--stacks --folded" "--min-count 3" \

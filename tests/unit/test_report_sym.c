@@ -496,6 +496,108 @@ static void test_module_init_over_unloaded(void)
 	ksyms_free(k);
 }
 
+static const char *fmt_frame(const struct ksyms *k, const uint64_t *fr, unsigned int i)
+{
+	static char buf[256];
+
+	return ksyms_format_frame(k, fr[i], ksyms_frame_exact(k, fr, i), buf, sizeof(buf));
+}
+
+/*
+ * Stacks through an interrupt: the frame after the kernel's exception
+ * entry code is the interrupted instruction (the unwinder's saved
+ * registers), named by the function holding it even at its first byte,
+ * where the return address rule (address - 1) names the one before. The
+ * entry code as each architecture's kallsyms shows it: x86 and arm64 the
+ * entry text, s390x the irqentry text and two named handlers.
+ */
+static void test_exact_frames(void)
+{
+	static const char x86_text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81010000 T handle_softirqs\n"
+		"ffffffff81020000 T sysvec_apic_timer_interrupt\n"
+		"ffffffff81030000 T do_one_initcall\n"
+		"ffffffff81c00010 T __entry_text_start\n"
+		"ffffffff81c00290 T __irqentry_text_start\n"
+		"ffffffff81c00ef0 T asm_sysvec_apic_timer_interrupt\n"
+		"ffffffff81c01150 T __irqentry_text_end\n"
+		"ffffffff81c01b17 T __entry_text_end\n"
+		"ffffffffc0270000 t oracle_exit\t[oracle]\n"
+		"ffffffffc027c000 t oracle_init\t[oracle]\n";
+	static const char arm64_text[] =
+		"ffff800008410000 T __irqentry_text_start\n"
+		"ffff800008410000 T gic_handle_irq\n"
+		"ffff80000841029c T __irqentry_text_end\n"
+		"ffff8000084102c8 T __entry_text_start\n"
+		"ffff800008411284 t el1h_64_irq\n"
+		"ffff800008414340 T __entry_text_end\n"
+		"ffff8000084166dc T call_on_irq_stack\n"
+		"ffff800008418750 t do_interrupt_handler\n"
+		"ffff800008500000 T arch_cpu_idle\n";
+	static const char s390_text[] =
+		"0000000000a31000 T arch_cpu_idle\n"
+		"0000000000a31a80 T pgm_check_handler\n"
+		"0000000000a31bf0 T psw_idle\n"
+		"0000000000a31c36 T psw_idle_exit\n"
+		"0000000000a331e0 T __irqentry_text_start\n"
+		"0000000000a331e0 T ext_int_handler\n"
+		"0000000000a33400 T __irqentry_text_end\n"
+		"0000000000a40000 T __clear_user\n";
+	/* A free in the softirq of a timer interrupt at oracle_init's first byte. */
+	const uint64_t x86[] = { 0xffffffff81010040ULL, 0xffffffff81020030ULL,
+				 0xffffffff81c00f0aULL, 0xffffffffc027c000ULL,
+				 0xffffffff81030059ULL };
+	/* An interrupt in idle, through the irqchip's handler (irqentry text, not an entry). */
+	const uint64_t arm64[] = { 0xffff800008410020ULL, 0xffff8000084166f0ULL,
+				   0xffff800008418790ULL, 0xffff8000084112e8ULL,
+				   0xffff800008500000ULL };
+	/* A fault at __clear_user's first byte; an interrupt in psw_idle. */
+	const uint64_t s390_fault[] = { 0x0000000000a31b00ULL, 0x0000000000a40000ULL };
+	const uint64_t s390_irq[] = { 0x0000000000a33200ULL, 0x0000000000a31c36ULL,
+				      0x0000000000a31040ULL };
+	struct ksyms *k = load_snapshots("x86", x86_text, "oracle ffffffffc0270000 ffffffffc0270000 "
+				      "65536\n", NULL, "exact frames, x86");
+	unsigned int i;
+
+	if (k) {
+		for (i = 0; i < 5; i++)
+			ok(ksyms_frame_exact(k, x86, i) == (i == 3),
+			   "exact frames, x86: frame %u is %s", i, i == 3 ? "exact" : "a return address");
+		is_str(fmt_frame(k, x86, 3), "oracle_init+0x0 [oracle]",
+		       "exact frames, x86: the interrupted first byte names its function");
+		is_str(fmt_ret(k, x86[3]), "oracle_exit+0xc000 [oracle]",
+		       "exact frames, x86: as a return address it would name the function before");
+		is_str(fmt_frame(k, x86, 4), "do_one_initcall+0x59",
+		       "exact frames, x86: the frame after it is a return address again");
+		ok(!ksyms_frame_exact(k, x86, 0), "exact frames, x86: the first frame never is");
+		ksyms_free(k);
+	}
+	k = load_snapshots("arm64", arm64_text, "", NULL, "exact frames, arm64");
+	if (k) {
+		for (i = 0; i < 5; i++)
+			ok(ksyms_frame_exact(k, arm64, i) == (i == 4),
+			   "exact frames, arm64: frame %u is %s (the irqentry text is no entry here)",
+			   i, i == 4 ? "exact" : "a return address");
+		is_str(fmt_frame(k, arm64, 4), "arch_cpu_idle+0x0",
+		       "exact frames, arm64: the interrupted instruction after el1h_64_irq");
+		ksyms_free(k);
+	}
+	k = load_snapshots("s390", s390_text, "", NULL, "exact frames, s390x");
+	if (k) {
+		ok(ksyms_frame_exact(k, s390_fault, 1),
+		   "exact frames, s390x: after pgm_check_handler");
+		is_str(fmt_frame(k, s390_fault, 1), "__clear_user+0x0",
+		       "exact frames, s390x: a fault at a function's first byte names it");
+		ok(ksyms_frame_exact(k, s390_irq, 1) && !ksyms_frame_exact(k, s390_irq, 2),
+		   "exact frames, s390x: after ext_int_handler (irqentry text), and only there");
+		is_str(fmt_frame(k, s390_irq, 1), "psw_idle_exit+0x0",
+		       "exact frames, s390x: the interrupted psw_idle_exit");
+		ksyms_free(k);
+	}
+	ok(!ksyms_frame_exact(NULL, x86, 3), "exact frames: none without symbols");
+}
+
 static void test_clean_path(void)
 {
 	static const char *const cases[][2] = {
@@ -558,6 +660,7 @@ int main(void)
 	test_unlisted_module();
 	test_module_changes();
 	test_module_init_over_unloaded();
+	test_exact_frames();
 	test_clean_path();
 	test_meta();
 	test_dir_remove();
