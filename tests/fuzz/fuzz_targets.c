@@ -526,7 +526,9 @@ int fuzz_reader(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 
 /*
  * A kallsyms and modules snapshot covering the addresses kmemtrace-gen
- * uses (64-bit and 32-bit kernels), so that symbolization runs.
+ * uses (64-bit and 32-bit kernels), so that symbolization runs, with an
+ * entry text next to them, so that stacks through it name the frame after
+ * it exactly (ksyms_frame_exact()).
  */
 static const char fixed_kallsyms[] =
 	"00000000c1000000 T _stext\n"
@@ -538,6 +540,10 @@ static const char fixed_kallsyms[] =
 	"ffffffff81001000 t kmem_site_one\n"
 	"ffffffff81001000 T kmem_site_alias\n"
 	"ffffffff81001800 T kmem_site_two\n"
+	"ffffffff81002000 T __entry_text_start\n"
+	"ffffffff81002000 T asm_exc_page_fault\n"
+	"ffffffff81002100 T asm_sysvec_apic_timer_interrupt\n"
+	"ffffffff81003000 T __entry_text_end\n"
 	"ffffffff81101000 T kfree_path\n"
 	"ffffffff81200000 d some_data\n"
 	"ffffffff81201000 T \xe2\x82\xac_utf8_sym\n"
