@@ -30,6 +30,9 @@
 #               the warm-up's lines go to $KMT_OUT/warmup.tsv instead, round 0
 #   METHOD      none: untraced
 #               kmemtrace: kmemtraced -- WORKLOAD, draining to a file in tmpfs
+#               kmemtrace-base: kmemtrace as above with an earlier commit's module and
+#                 kmemtraced ($KMT_FILES/kmemtrace-base.ko and kmemtraced-base, which
+#                 bench-guest builds from KMT_BENCH_BASE), ours reloaded after each run
 #               kmemtrace-probe: tracing on, no daemon: the probes' cost alone (the buffers
 #                 must hold the whole run: check that lost is 0)
 #               kmemtrace-filter-out: the same with a filter at the source that no event
@@ -195,21 +198,31 @@ ftrace_set() {
 	done
 }
 
-# kmemtrace.ko again with PARAMS (tracing off until kmemtraced starts it).
-kmt_reload() {
-	if ! rmmod kmemtrace || ! insmod "$KO" start_disabled=1 "$@"; then
-		say "reloading kmemtrace.ko ($*) failed"
+# kmt_reload_from FILE PARAMS: kmemtrace.ko replaced by FILE (a build of it) with PARAMS,
+# tracing off until kmemtraced starts it.
+kmt_reload_from() {
+	f=$1
+	shift
+	if ! rmmod kmemtrace || ! insmod "$f" start_disabled=1 "$@"; then
+		say "reloading kmemtrace.ko from $f ($*) failed"
 		return 1
 	fi
 }
 
-# kmt_traced WORKLOAD ROUND NAME: the workload under kmemtraced; sets rec, lost, bytes, st.
+# kmemtrace.ko again with PARAMS.
+kmt_reload() {
+	kmt_reload_from "$KO" "$@"
+}
+
+# kmt_traced WORKLOAD ROUND NAME [DAEMON]: the workload under kmemtraced (or DAEMON); sets rec,
+# lost, bytes, st.
 kmt_traced() {
 	rm -rf "$work/kt"
 	w0=$(kmt_stat 3)
 	d0=$(kmt_stat 4)
-	kmemtraced -q -f -o "$work/kt" -- sh -c "$(command -v "$0") --batch $batch --workload $1 $pairs $iters" ||
-		{ st=$?; say "kmemtraced failed (status $st)"; }
+	"${4:-kmemtraced}" -q -f -o "$work/kt" -- \
+		sh -c "$(command -v "$0") --batch $batch --workload $1 $pairs $iters" ||
+		{ st=$?; say "${4:-kmemtraced} failed (status $st)"; }
 	rec=$(($(kmt_stat 3) - w0))
 	lost=$(($(kmt_stat 4) - d0))
 	bytes=$(cat "$work"/kt/cpu*.out | wc -c)
@@ -230,6 +243,14 @@ run_method() {
 		;;
 	kmemtrace)
 		kmt_traced "$w" "$r" kmt
+		;;
+	kmemtrace-base)
+		if kmt_reload_from "$KMT_FILES/kmemtrace-base.ko"; then
+			kmt_traced "$w" "$r" kmt-base kmemtraced-base
+			kmt_reload || st=3
+		else
+			st=3
+		fi
 		;;
 	kmemtrace-stacks[0-9]* | kmemtrace-unwind[0-9]*)
 		set -- stack_depth="${m##*[a-z]}" stack_frees=1

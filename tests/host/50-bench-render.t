@@ -265,6 +265,27 @@ is "$(head -n 1 "$R2/plot/overhead-module.dat")" "method 6.1" "the plot's data: 
 is "$(cut -d' ' -f1 "$R2/plot/overhead-module.dat" | sed 1d | tr '\n' ' ')" \
 	'"kmemtrace" "kmemtrace-probe" "ftrace" "perf" ' "... and the methods the part ran only"
 
+# Beside the previous commit (KMT_BENCH_BASE: bench-guest's kmemtrace-base method and base.txt):
+# its rows and ratio, named by the commit, and its ratios in the summary line.
+R3=$T/res3
+mkdir -p "$R3/overhead/$K"
+sed '/^cross_/d; /^qemu_arm64/d' "$R2/run.txt" >"$R3/run.txt"
+declare -A x86b=([kmemtrace]=300 [kmemtrace-base]=330 [kmemtrace-probe]=220 [ftrace]=600 [perf]=1600)
+oh_lines "$R3/overhead/$K" x86b
+cp "$R2/overhead/$K/perf-stats.tsv" "$R3/overhead/$K/"
+printf 'HEAD~1\t89abcdef0123456789abcdef0123456789abcdef\n' >"$R3/overhead/$K/base.txt"
+render "bench-render -n, overhead beside the previous commit: exit 0" -n "$R3"
+sec1=$(part "$out" '^## 1\.' '^## 4\.')
+sum=$(part "$out" '^## Summary' '^## 1\.')
+like "$sec1" "| kmemtrace at the previous commit (89abcde) (its module + kmemtraced, likewise) | ${x86b[kmemtrace-base]} |" \
+	"the previous commit's added cost per event, named by its commit"
+b_r=$(ratio "${x86b[kmemtrace-base]}" "${x86b[ftrace]}")
+x_r=$(ratio "${x86b[kmemtrace]}" "${x86b[ftrace]}")
+like "$sec1" "| kmemtrace at the previous commit (89abcde) ÷ ftrace | $b_r |" \
+	"... and its ratio to ftrace, measured in the same guest"
+like "$sum" "6.1 ${x_r}x / ${x_r}x; target at most 0.4x on every kernel: **missed** on 6.1 (module), 6.1 (user); at the previous commit (89abcde) in the same guests: 6.1 ${b_r}x / ${b_r}x." \
+	"the summary line has the previous commit's ratios beside this one's"
+
 # --update: the new part's summary lines stand where those they replace stood.
 render "bench-render --update -n, overhead: exit 0" --update -n "$R2"
 sum=$(part "$out" '^## Summary' '^## 1\.')
