@@ -459,6 +459,44 @@ out:
 	return ret;
 }
 
+/*
+ * Appends the changes seen and not yet written to the modules file, after
+ * its comment line the first time: as they are seen, so that a kmemtraced
+ * killed during the trace leaves them, and whoever watches the file sees
+ * each change within a scan. Kept for the end's try when a write fails.
+ */
+static int write_mod_changes(const struct kmtd_run *run, struct kmtd_meta *m)
+{
+	static const char head[] = "# loaded (+) and unloaded (-) during the trace\n";
+	char path[PATH_MAX + 32];
+	int fd;
+
+	if (!m->changes_len)
+		return 0;
+	dir_path(run, KMTD_MODULES, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		kmtd_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!m->changes_head) {
+		if (kmtd_write_all(fd, head, sizeof(head) - 1) < 0)
+			goto fail;
+		m->changes_head = true;
+	}
+	if (kmtd_write_all(fd, m->mod_changes, m->changes_len) < 0)
+		goto fail;
+	if (finish_file(fd, path) < 0)
+		return -1;
+	m->changes_len = 0;
+	m->mod_changes[0] = '\0';
+	return 0;
+fail:
+	kmtd_err("%s: write failed: %s", path, strerror(errno));
+	close(fd);
+	return -1;
+}
+
 void kmtd_scan_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 {
 	if (scan_modules(run, m) < 0 && !m->mods_failed) {
@@ -467,6 +505,9 @@ void kmtd_scan_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 			 run->kdir, KMT_DEBUGFS_INIT_KALLSYMS,
 			 strerror(errno));
 	}
+	/* After a failed write, the changes wait for the end's try: said once, not per scan. */
+	if (!m->changes_failed && write_mod_changes(run, m) < 0)
+		m->changes_failed = true;
 }
 
 int kmtd_finish_modules(const struct kmtd_run *run, struct kmtd_meta *m)
@@ -475,23 +516,9 @@ int kmtd_finish_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 	int fd, ret = 0;
 
 	kmtd_scan_modules(run, m);
-	if (m->mod_changes) {
-		static const char head[] = "# loaded (+) and unloaded (-) during the trace\n";
-
-		dir_path(run, KMTD_MODULES, path, sizeof(path));
-		fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			kmtd_err("%s: %s", path, strerror(errno));
-			ret = -1;
-		} else if (kmtd_write_all(fd, head, sizeof(head) - 1) < 0 ||
-			   kmtd_write_all(fd, m->mod_changes, m->changes_len) < 0) {
-			kmtd_err("%s: write failed: %s", path, strerror(errno));
-			close(fd);
-			ret = -1;
-		} else if (finish_file(fd, path) < 0) {
-			ret = -1;
-		}
-	}
+	/* What a failed write left is tried once more; still there, it is lost: an error. */
+	if (write_mod_changes(run, m) < 0)
+		ret = -1;
 	if (m->loaded_syms) {
 		dir_path(run, KMTD_KALLSYMS_LOADED, path, sizeof(path));
 		fd = kmtd_create_file(path, run->force);
@@ -520,6 +547,7 @@ void kmtd_forget_modules(struct kmtd_meta *m)
 	free(m->loaded_syms);
 	m->mod_changes = m->loaded_syms = NULL;
 	m->changes_len = m->loaded_len = 0;
+	m->changes_head = false;
 }
 
 /* The NUMA node of a CPU: the nodeN link sysfs puts in its directory. */

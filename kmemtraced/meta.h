@@ -38,8 +38,10 @@ struct kmtd_mod {
 struct kmtd_meta {
 	struct kmtd_mod *mods;		/* every load seen: at start, then during the trace */
 	size_t nmods, mods_cap;
-	char *mod_changes;		/* "+LINE" and "-LINE" lines, in the order seen */
+	char *mod_changes;		/* "+LINE" and "-LINE" lines seen, not yet in the file */
 	size_t changes_len;
+	bool changes_head;		/* the modules file has the changes' comment line */
+	bool changes_failed;		/* writing them failed: left for the end */
 	char *loaded_syms;		/* /proc/kallsyms lines of the "+" modules, and init_kallsyms' */
 	size_t loaded_len;
 	bool mods_failed;		/* a scan failed: said once */

@@ -39,13 +39,26 @@ insmod "$KMT_MODDIR/kmemtrace.ko" stack_depth=16 stack_frees=1 || exit 1
 cat /proc/modules > "$O/modules.after"
 kmemtraced -o "$O/trace" -- sh -c 'echo 1 > /sys/kernel/debug/kmemtrace_oracle/run'
 # During a trace: the oracle runs, is unloaded, the bench module takes its place, the oracle is
-# loaded again (elsewhere) and runs again; the pauses let kmemtraced's scans see each step.
+# loaded again (elsewhere) and runs again. kmemtraced scans /proc/modules every 500 ms and
+# appends each change to its modules file as it sees it: each step waits for the one before to
+# be there, so that a scan sees each (a pause of a second did not, once, beside a CPU hog: a
+# scan that reads /proc/kallsyms for a new module takes seconds then). The wait's bound, 60 s,
+# is only against a hang.
 ls "$KMT_MODDIR" > "$O/moddir"
 kmemtraced -o "$O/during" -- sh -c '
 	R=/sys/kernel/debug/kmemtrace_oracle/run
-	echo 1 > $R && rmmod kmemtrace_oracle && sleep 1 &&
-	insmod "$KMT_MODDIR/kmemtrace_bench.ko" && insmod "$KMT_MODDIR/kmemtrace_oracle.ko" &&
-	sleep 1 && echo 1 > $R && rmmod kmemtrace_bench'
+	seen() {
+		i=0
+		until grep -q "^$1 " "$KMT_OUT/during/modules"; do
+			i=$((i + 1))
+			[ $i -le 600 ] || { echo "kmemtraced did not record $1 in 60 s"; return 1; }
+			sleep 0.1
+		done
+	}
+	echo 1 > $R && rmmod kmemtrace_oracle && seen -kmemtrace_oracle &&
+	insmod "$KMT_MODDIR/kmemtrace_bench.ko" && seen +kmemtrace_bench &&
+	insmod "$KMT_MODDIR/kmemtrace_oracle.ko" && seen +kmemtrace_oracle &&
+	echo 1 > $R && rmmod kmemtrace_bench'
 EOS
 chmod +x "$guest"
 

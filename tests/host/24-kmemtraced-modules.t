@@ -73,7 +73,13 @@ P=$P
 mods kmtx_brief:0xffffffffc0040000:8192 kmtx_old:0xffffffffc0050000:4096 \\
 	kmtx_goner:0xffffffffc0010000:8192 kmtx_keep:0xffffffffc0000000:16384
 printf 'ffffffffc0040100 t brief_fn\\t[kmtx_brief]\\n' >>"\$P/kallsyms"
-sleep 1.2
+# kmemtraced appends each change to the modules file as it sees it: wait for that (50 s at
+# most), not for a time.
+for i in \$(seq 500); do
+	grep -q '^+kmtx_brief ' "$T/t1/modules" && break
+	sleep 0.1
+done
+grep -c '^[-+]' "$T/t1/modules" >"$T/live-changes"
 printf '%s\\t[%s]\\n' 'ffffffffc0061000 t goner_init' kmtx_goner \\
 	'ffffffffc0060000 t newmod_init' kmtx_newmod 'ffffffffc0000800 t keep_init' kmtx_keep \\
 	>"$K/init_kallsyms"
@@ -111,6 +117,8 @@ is "$(cat "$O/kallsyms.loaded")" "$(printf '%s\t[%s]\n' 'ffffffffc0040100 t brie
 	'ffffffffc0050080 t big_fn2' kmtx_big 'ffffffffc0060000 t newmod_init' kmtx_newmod)" \
 	"kallsyms.loaded: each loaded module's kallsyms lines, read when its load was seen, then the init symbols kept for them that kallsyms had not"
 is "$(stat -c %a "$O/kallsyms.loaded")" 600 "kallsyms.loaded: mode 0600"
+is "$(cat "$T/live-changes")" 1 \
+	"modules: a change is in the file (+kmtx_brief) while kmemtraced still traces"
 
 run "$REPORT" --json -l 0 "$O"
 is "$rc" 0 "report: exit 0"
