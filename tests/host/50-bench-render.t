@@ -275,6 +275,15 @@ oh_lines "$R3/overhead/$K" x86b
 cp "$R2/overhead/$K/perf-stats.tsv" "$R3/overhead/$K/"
 printf 'HEAD~1\t89abcdef0123456789abcdef0123456789abcdef\n' >"$R3/overhead/$K/base.txt"
 render "bench-render -n, overhead beside the previous commit: exit 0" -n "$R3"
+# Another base than HEAD~1 is named by its id alone.
+sed -i 's/^HEAD~1/e401eb3/' "$R3/overhead/$K/base.txt"
+run "$RENDER" -n "$R3"
+like "$out" "| kmemtrace at commit 89abcde ÷ ftrace | $(ratio "${x86b[kmemtrace-base]}" "${x86b[ftrace]}") |" \
+	"a base other than the previous commit: named by its id"
+sed -i 's/^e401eb3/HEAD~1/' "$R3/overhead/$K/base.txt"
+render "bench-render -n, overhead beside the previous commit, again: exit 0" -n "$R3"
+like "$out" "Beside this commit's, the same rounds trace each workload with the module and kmemtraced of commit 89abcde" \
+	"the section says what the base rows are"
 sec1=$(part "$out" '^## 1\.' '^## 4\.')
 sum=$(part "$out" '^## Summary' '^## 1\.')
 like "$sec1" "| kmemtrace at the previous commit (89abcde) (its module + kmemtraced, likewise) | ${x86b[kmemtrace-base]} |" \
