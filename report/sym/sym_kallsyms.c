@@ -855,6 +855,12 @@ int ksyms_lookup_frame(const struct ksyms *k, uint64_t addr, bool exact, const c
 		       ksyms_lookup_ret(k, addr, name, off, mod);
 }
 
+int ksyms_lookup_stack(const struct ksyms *k, const uint64_t *frames, unsigned int i,
+		       const char **name, uint64_t *off, const char **mod)
+{
+	return ksyms_lookup_frame(k, frames[i], ksyms_frame_exact(k, frames, i), name, off, mod);
+}
+
 static char *format(const struct ksyms *k, uint64_t addr, bool ret, char *buf, size_t len)
 {
 	const char *name, *mod;
@@ -888,4 +894,10 @@ char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t l
 char *ksyms_format_frame(const struct ksyms *k, uint64_t addr, bool exact, char *buf, size_t len)
 {
 	return format(k, addr, !exact, buf, len);
+}
+
+char *ksyms_format_stack(const struct ksyms *k, const uint64_t *frames, unsigned int i, char *buf,
+			 size_t len)
+{
+	return ksyms_format_frame(k, frames[i], ksyms_frame_exact(k, frames, i), buf, len);
 }

@@ -73,6 +73,9 @@ bool ksyms_frame_exact(const struct ksyms *k, const uint64_t *frames, unsigned i
 /* ksyms_lookup() for an exact frame, else ksyms_lookup_ret(). */
 int ksyms_lookup_frame(const struct ksyms *k, uint64_t addr, bool exact, const char **name,
 		       uint64_t *off, const char **mod);
+/* The same for frames[i] of a stack, exact as ksyms_frame_exact() says. */
+int ksyms_lookup_stack(const struct ksyms *k, const uint64_t *frames, unsigned int i,
+		       const char **name, uint64_t *off, const char **mod);
 
 /* Address of a symbol by exact name (first one, core kernel first); 0 if none. */
 uint64_t ksyms_addr_of(const struct ksyms *k, const char *name, const char *mod);
@@ -98,6 +101,9 @@ char *ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
 char *ksyms_format_ret(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
 /* ksyms_format() for an exact frame (ksyms_frame_exact()), else ksyms_format_ret(). */
 char *ksyms_format_frame(const struct ksyms *k, uint64_t addr, bool exact, char *buf, size_t len);
+/* The same for frames[i] of a stack, exact as ksyms_frame_exact() says. */
+char *ksyms_format_stack(const struct ksyms *k, const uint64_t *frames, unsigned int i, char *buf,
+			 size_t len);
 
 /* Appends one formatted line to a warning list (*buf, *len bytes; sym_path.c). */
 void sym_vwarn(char **buf, size_t *len, const char *fmt, va_list ap);

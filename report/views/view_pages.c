@@ -273,9 +273,7 @@ static uint64_t pg_callsite(const struct out_opts *o, const uint64_t *fr, unsign
 		uint64_t off;
 		bool inside = false;
 
-		if (!o->ks ||
-		    !ksyms_lookup_frame(o->ks, fr[k], ksyms_frame_exact(o->ks, fr, k), &name, &off,
-					&mod) || !name)
+		if (!o->ks || !ksyms_lookup_stack(o->ks, fr, k, &name, &off, &mod) || !name)
 			return fr[k];
 		for (i = 0; i < sizeof(pg_inside) / sizeof(pg_inside[0]) && !inside; i++)
 			inside = strncmp(name, pg_inside[i], strlen(pg_inside[i])) == 0;

@@ -28,8 +28,7 @@ static bool frame_excluded(const struct out_opts *o, const struct stacks_args *a
 	uint64_t off, addr = fr[k];
 	size_t i;
 
-	if (o->ks && !ksyms_lookup_frame(o->ks, addr, ksyms_frame_exact(o->ks, fr, k), &name, &off,
-					 &mod))
+	if (o->ks && !ksyms_lookup_stack(o->ks, fr, k, &name, &off, &mod))
 		name = NULL;
 	for (i = 0; i < a->nexclude; i++) {
 		const char *x = a->exclude[i];
@@ -299,10 +298,8 @@ char *stack_label(const struct ksyms *ks, const struct rpt *r, uint32_t idx, cha
 		char a[256];
 
 		/* The function alone: its offset and module are on the stack's own lines. */
-		bool exact = ksyms_frame_exact(ks, fr, k);
-
-		if (!ks || !ksyms_lookup_frame(ks, fr[k], exact, &name, &o, &mod))
-			name = ksyms_format_frame(ks, fr[k], exact, a, sizeof(a));
+		if (!ks || !ksyms_lookup_stack(ks, fr, k, &name, &o, &mod))
+			name = ksyms_format_stack(ks, fr, k, a, sizeof(a));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", k ? " <- " : "", name);
 	}
 	return buf;
@@ -908,8 +905,7 @@ static void fold_frame(const struct out_opts *o, const uint64_t *fr, unsigned in
 	const char *name, *mod;
 	uint64_t off, addr = fr[k];
 
-	if (o->raw_ip || !o->ks ||
-	    !ksyms_lookup_frame(o->ks, addr, ksyms_frame_exact(o->ks, fr, k), &name, &off, &mod))
+	if (o->raw_ip || !o->ks || !ksyms_lookup_stack(o->ks, fr, k, &name, &off, &mod))
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	else if (mod)
 		snprintf(buf, len, "%s_[%s]", name, mod);

@@ -814,8 +814,7 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 		 */
 		for (i = 0; ks && i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++) {
 			fr[i] = k->frames[i];
-			fprintf(fp, " %s", ksyms_format_frame(ks, fr[i], ksyms_frame_exact(ks, fr, i),
-							      sym, sizeof(sym)));
+			fprintf(fp, " %s", ksyms_format_stack(ks, fr, i, sym, sizeof(sym)));
 		}
 		break;
 	}
