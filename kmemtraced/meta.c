@@ -515,9 +515,10 @@ int kmtd_finish_modules(const struct kmtd_run *run, struct kmtd_meta *m)
 	char path[PATH_MAX + 32];
 	int fd, ret = 0;
 
+	/* The last scan's write also takes what a failed one left: failing now, it is lost. */
+	m->changes_failed = false;
 	kmtd_scan_modules(run, m);
-	/* What a failed write left is tried once more; still there, it is lost: an error. */
-	if (write_mod_changes(run, m) < 0)
+	if (m->changes_failed)
 		ret = -1;
 	if (m->loaded_syms) {
 		dir_path(run, KMTD_KALLSYMS_LOADED, path, sizeof(path));
@@ -547,7 +548,7 @@ void kmtd_forget_modules(struct kmtd_meta *m)
 	free(m->loaded_syms);
 	m->mod_changes = m->loaded_syms = NULL;
 	m->changes_len = m->loaded_len = 0;
-	m->changes_head = false;
+	m->changes_head = m->changes_failed = false;
 }
 
 /* The NUMA node of a CPU: the nodeN link sysfs puts in its directory. */
