@@ -40,7 +40,7 @@ for l in "${good[@]}"; do
 	printf '[    %d.000000] %s\n' "$ts" "$l"
 done >"$logs/good.txt"
 
-plan $((${#bad[@]} + 1 + 15))
+plan $((${#bad[@]} + 1 + 18))
 
 st=0
 out=$("$KMT_VM" --check-dmesg "$logs/good.txt") || st=$?
@@ -109,6 +109,28 @@ like "$VM_ERR" "did not finish within 2s" "  and says so"
 
 vm usage -c 0 --no-module -- true
 is "$VM_STATUS" 1 "a bad option value: kmemtrace-vm exits 1"
+is "$(tail -n 1 "$KMT_GUEST_TIMES" | cut -f 2,3,5,6)" "$KMT_TEST	usage	300	1" \
+	"  the run's time is recorded for tests/guest/time-bounds, with its bound and status"
+
+# A guest that wrote its results and then hangs in its power-off: kmemtrace-vm stops it
+# KMT_POWEROFF_GRACE seconds after the results were written, uses them, and says so. Without
+# ACPI an x86 kernel has no way to power the machine off and halts instead; arm64 (PSCI) and
+# s390x power off without ACPI, so there the guest must power off as usual, unstopped.
+case $(guest_arch) in
+amd64 | i386)
+	KMT_POWEROFF_GRACE=2 vm poweroff-hung -T 120 -c 1 --no-module --no-daemon --no-tools \
+		--append acpi=off -- echo ran
+	is "$VM_STATUS:$(cat "$VM_OUT/command.out" 2>/dev/null)" "0:ran" \
+		"a guest whose power-off hangs after its results are written: exit 0, the results used"
+	like "$VM_ERR" "wrote its results but did not power off within 2 s" "  and says so"
+	;;
+*)
+	vm poweroff -T 120 -c 1 --no-module --no-daemon --no-tools -- echo ran
+	is "$VM_STATUS:$(cat "$VM_OUT/command.out" 2>/dev/null)" "0:ran" \
+		"$(guest_arch): a guest that powers off: exit 0"
+	is "$(grep -c 'did not power off' "$VM_OUT.err")" 0 "  and it was not stopped"
+	;;
+esac
 
 # --qemu-arg reaches qemu: one it refuses fails the run, the ones make bench uses boot.
 vm qemu-bad -T 60 -c 1 --no-module --no-daemon --no-tools --qemu-arg -no-such-qemu-option \

@@ -67,10 +67,24 @@ KMT_TEST_DIR=$KMT_TOP/build/guest-tests/${KMT_KVER:+$KMT_KVER/}$KMT_TEST
 # shellcheck disable=SC2034 # used by the tests that source this
 KMT_ACCOUNT=$KMT_TOP/tests/guest/account.py
 
+# Each guest run's time and bound, and each test's, as tab-separated lines: what
+# tests/guest/time-bounds reads to show how close a run came to its bound (kernel, test, run
+# or "-" for the whole test, seconds, bound, exit status).
+KMT_GUEST_TIMES=${KMT_GUEST_TIMES:-$KMT_TOP/build/guest-times.tsv}
+export KMT_GUEST_TIMES
+guest_time_record() {
+	local ms=$(((${EPOCHREALTIME/[.,]/} - $2) / 1000))
+	mkdir -p "$(dirname "$KMT_GUEST_TIMES")"
+	printf '%s\t%s\t%s\t%d.%03d\t%s\t%s\n' "${KMT_KVER:-default}" "$KMT_TEST" "$1" \
+		$((ms / 1000)) $((ms % 1000)) "$3" "$4" >>"$KMT_GUEST_TIMES"
+}
+
 if [ -z "${KMT_UNDER_TIMEOUT:-}" ]; then
 	export KMT_UNDER_TIMEOUT=1
+	t0=${EPOCHREALTIME/[.,]/}
 	timeout -k 10 "${KMT_TEST_TIMEOUT:-300}" "$0" "$@"
 	st=$?
+	guest_time_record - "$t0" "${KMT_TEST_TIMEOUT:-300}" "$st"
 	if [ "$st" = 124 ] || [ "$st" = 137 ]; then
 		echo "not ok - $KMT_TEST timed out after ${KMT_TEST_TIMEOUT:-300}s"
 		echo "Bail out! $KMT_TEST timed out"
@@ -178,13 +192,20 @@ done_testing() {
 }
 
 vm() {
-	local name=$1
+	local name=$1 bound=300 t0 a prev=
 	shift
+	for a in "$@"; do
+		[ "$a" = -- ] && break
+		[ "$prev" = -T ] && bound=$a
+		prev=$a
+	done
 	VM_OUT=$KMT_TEST_DIR/$name
 	rm -rf "$VM_OUT"
 	mkdir -p "$KMT_TEST_DIR"
 	VM_STATUS=0
+	t0=${EPOCHREALTIME/[.,]/}
 	"$KMT_VM" -o "$VM_OUT" "$@" 2>"$VM_OUT.err" || VM_STATUS=$?
+	guest_time_record "$name" "$t0" "$bound" "$VM_STATUS"
 	VM_ERR=$(cat "$VM_OUT.err")
 }
 
