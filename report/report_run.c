@@ -61,6 +61,7 @@ struct run {
 	 * outstanding objects are those at T), the profile's; else r's.
 	 */
 	struct rpt *rp;
+	struct raw_ctx *raw;	/* --raw: what the dump keeps between records */
 	bool flush;		/* the output is complete: its write errors count */
 };
 
@@ -311,8 +312,8 @@ static int read_trace(struct run *x)
 				t0 = batch[0]->c.timestamp;
 			first = false;
 			for (i = 0; i < (size_t)n; i++)
-				raw_print(stdout, batch[i], t0, j->out.raw_ip ? NULL : x->ks,
-					  x->gfp);
+				raw_print(stdout, x->raw, batch[i], t0,
+					  j->out.raw_ip ? NULL : x->ks, x->gfp);
 		} else if (x->iv) {
 			int rc = ivl_feed(x->iv, batch, (size_t)n, ivl_emit, &x->ie);
 
@@ -632,9 +633,12 @@ static int run_steps(struct run *x)
 	ret = find_window(x);
 	if (ret)
 		return ret;
-	if (x->j->raw)
+	if (x->j->raw) {
+		x->raw = raw_ctx_new();
+		if (!x->raw)
+			return RUN_NOMEM;
 		raw_print_legend(stdout);
-	else if ((ret = start_analysis(x)))
+	} else if ((ret = start_analysis(x)))
 		return ret;
 	ret = read_trace(x);
 	if (ret)
@@ -675,6 +679,7 @@ int report_run(struct report_job *j)
 	kmt_merge_close(x.m);
 	ivl_free(x.iv);
 	growth_free(x.gw);
+	raw_ctx_free(x.raw);
 	rpt_free(x.rp);
 	rpt_free(x.r);
 	slab_info_free(x.slab);

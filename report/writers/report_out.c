@@ -757,8 +757,61 @@ void raw_print_legend(FILE *fp)
 	      "bytes_alloc gfp node cpu_node pid flags [symbol]\n", fp);
 }
 
-void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks,
-	       const struct gfp_names *gfp)
+/* A CPU's last stack slot: its stack, the index after it and its last frame. */
+struct raw_slot_end {
+	uint64_t last_frame;
+	uint16_t stack_id;
+	uint16_t next;
+	bool valid;
+};
+
+/* One entry for every CPU a record can name, so that no record needs memory. */
+struct raw_ctx {
+	struct raw_slot_end cpu[UINT16_MAX + 1];
+};
+
+struct raw_ctx *raw_ctx_new(void)
+{
+	return calloc(1, sizeof(struct raw_ctx));
+}
+
+void raw_ctx_free(struct raw_ctx *c)
+{
+	free(c);
+}
+
+/*
+ * A stack slot's frames as the stacks view names them. The first of a slot
+ * after the first is named with the frame before it, the last of the CPU's
+ * slot before, when that slot was this stack's and ended right before it.
+ */
+static void raw_stack_frames(FILE *fp, struct raw_ctx *c, const struct kmt_stack *k,
+			     const struct ksyms *ks)
+{
+	uint64_t fr[KMT_STACK_SLOT_FRAMES + 1];
+	struct raw_slot_end *end = c ? &c->cpu[k->cpu] : NULL;
+	unsigned int i, n = k->nframes < KMT_STACK_SLOT_FRAMES ? k->nframes : KMT_STACK_SLOT_FRAMES;
+	unsigned int before = 0;
+	char sym[SYM_LEN];
+
+	if (end && end->valid && k->first && end->stack_id == k->stack_id && end->next == k->first) {
+		fr[0] = end->last_frame;
+		before = 1;
+	}
+	for (i = 0; i < n; i++)
+		fr[before + i] = k->frames[i];
+	for (i = 0; ks && i < n; i++)
+		fprintf(fp, " %s", ksyms_format_stack(ks, fr, before + i, sym, sizeof(sym)));
+	if (end) {
+		end->valid = n > 0;
+		end->stack_id = k->stack_id;
+		end->next = (uint16_t)(k->first + n);
+		end->last_frame = n ? k->frames[n - 1] : 0;
+	}
+}
+
+void raw_print(FILE *fp, struct raw_ctx *c, const union kmt_rec *rec, uint64_t t0,
+	       const struct ksyms *ks, const struct gfp_names *gfp)
 {
 	uint64_t ts = (uint64_t)rec->c.timestamp, rel = ts >= t0 ? ts - t0 : 0;
 	char sym[SYM_LEN];
@@ -800,22 +853,13 @@ void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksy
 	}
 	case KMT_REC_STACK: {
 		const struct kmt_stack *k = &rec->stack;
-		uint64_t fr[KMT_STACK_SLOT_FRAMES];
 		unsigned int i;
 
 		fprintf(fp, " stack_id=%u depth=%u first=%u nframes=%u flags=0x%x frames=", k->stack_id,
 			k->depth, k->first, k->nframes, k->flags);
 		for (i = 0; i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++)
 			fprintf(fp, "%s0x%" PRIx64, i ? "," : "", (uint64_t)k->frames[i]);
-		/*
-		 * Frames as the stacks view names them, but for the first of a
-		 * slot after the first: the frame before it, which says whether
-		 * it is an interrupted instruction, is in the slot before.
-		 */
-		for (i = 0; ks && i < k->nframes && i < KMT_STACK_SLOT_FRAMES; i++) {
-			fr[i] = k->frames[i];
-			fprintf(fp, " %s", ksyms_format_stack(ks, fr, i, sym, sizeof(sym)));
-		}
+		raw_stack_frames(fp, c, k, ks);
 		break;
 	}
 	case KMT_REC_LOST:

@@ -33,11 +33,22 @@ extern const char *const report_window_only[REPORT_WINDOW_ONLY_N];
 int report_print(FILE *fp, const struct rpt *r, const struct out_opts *o);
 
 /*
- * --raw: one line for any record, all its fields; t0 is the trace's first
- * timestamp (times are printed relative to it and absolute).
+ * What --raw keeps from one record to the next: each CPU's last stack slot,
+ * whose last frame says how the first frame of the next slot of its stack is
+ * named (an interrupted instruction after the kernel's entry code). NULL
+ * when out of memory.
  */
-void raw_print(FILE *fp, const union kmt_rec *rec, uint64_t t0, const struct ksyms *ks,
-	       const struct gfp_names *gfp);
+struct raw_ctx *raw_ctx_new(void);
+void raw_ctx_free(struct raw_ctx *c);
+
+/*
+ * --raw: one line for any record, all its fields; t0 is the trace's first
+ * timestamp (times are printed relative to it and absolute). c: the records
+ * before it, or NULL (a stack slot after the first then names its first
+ * frame as a return address).
+ */
+void raw_print(FILE *fp, struct raw_ctx *c, const union kmt_rec *rec, uint64_t t0,
+	       const struct ksyms *ks, const struct gfp_names *gfp);
 /* The column legend printed before the records. */
 void raw_print_legend(FILE *fp);
 

@@ -1054,6 +1054,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	int rc2 = 1;
 	struct rpt *r, *r2;
 	struct growth *gw;
+	struct raw_ctx *raw;
 	char path[2][1024], *paths[2] = { path[0], path[1] };
 	uint8_t opt;
 	size_t n, cut, nfiles, i, fi;
@@ -1140,7 +1141,8 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	/* The second merge's batches also feed --diff's snapshots, at times the input picks. */
 	r2 = rpt_new(&flt, 0);
 	gw = growth_new(cut * 7919 % 200000, cut * 7919 % 200000 + cut * 104729 % 4000000, true);
-	if (!r || !r2 || !gw)
+	raw = raw_ctx_new();
+	if (!r || !r2 || !gw || !raw)
 		harness_fail("rpt_new: out of memory");
 	raw_print_legend(devnull());
 	for (;;) {
@@ -1172,7 +1174,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 				     (uint64_t)rec->c.timestamp, last_ts);
 			last_ts = rec->c.timestamp;
 			tally_rec(&y, rec);
-			raw_print(devnull(), rec, 0, o.raw_ip ? NULL : fixed_ksyms(),
+			raw_print(devnull(), raw, rec, 0, o.raw_ip ? NULL : fixed_ksyms(),
 				  o.raw_ip ? NULL : fixed_gfp());
 			fed++;
 			nb++;
@@ -1244,6 +1246,7 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 	o.nsort = 0;
 	check_growth(gw, r2, &o);
 	growth_free(gw);
+	raw_ctx_free(raw);
 	rpt_free(r2);
 	rpt_free(r);
 	kmt_merge_close(m);
@@ -1451,14 +1454,14 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		rec.ev.bytes_alloc = i % 5 ? 32 : 16;
 		rec.ev.node = KMT_NODE_ANY;
 		rec.ev.gfp_flags = (uint32_t)addrs[i];
-		raw_print(devnull(), &rec, 0, ks, gfp);
+		raw_print(devnull(), NULL, &rec, 0, ks, gfp);
 		if (rpt_feed(r, &rec))
 			harness_fail("rpt_feed: out of memory");
 		if (i % 2) {
 			rec.ev.type = KMT_REC_KFREE;
 			rec.ev.call_site = addrs[naddrs - 1 - i];
 			rec.ev.timestamp += 500;
-			raw_print(devnull(), &rec, 0, ks, gfp);
+			raw_print(devnull(), NULL, &rec, 0, ks, gfp);
 			if (rpt_feed(r, &rec) || rpt_feed(r, &rec))
 				harness_fail("rpt_feed: out of memory");
 		}
@@ -1472,7 +1475,7 @@ int fuzz_syms(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		rec.cache.cache_id = 0x5000;
 		if (name)
 			snprintf(rec.cache.name, sizeof(rec.cache.name), "%s", name);
-		raw_print(devnull(), &rec, 0, ks, gfp);
+		raw_print(devnull(), NULL, &rec, 0, ks, gfp);
 		if (rpt_feed(r, &rec))
 			harness_fail("rpt_feed: out of memory");
 	}

@@ -623,6 +623,19 @@ do_one_initcall;oracle_init_[oracle];asm_sysvec_apic_timer_interrupt;sysvec_apic
 run "$REPORT" --raw "$T/irq"
 like "$out" "asm_sysvec_apic_timer_interrupt+0x1a oracle_init+0x0 [oracle] do_one_initcall" \
 	"interrupted frame: --raw, within a stack record's slot"
+# The entry code as the last frame of a stack record's first slot (five frames a slot), the
+# interrupted instruction as the first of its second: --raw names it from the slot before.
+mkdir -p "$T/irq2"
+printf '%s\n' \
+	"stack 0 1 0xffffffff81010040,0xffffffff81020030,0xffffffff81010040,0xffffffff81020030,0xffffffff81c00f0a,0xffffffffc027c000,0xffffffff81030059" \
+	"kmalloc 0 0xffffffff81010040 0xffff888100000100 8 8 stack=1" >"$T/irq2.script"
+"$GEN" -o "$T/irq2" --cpus 1 --script "$T/irq2.script" >/dev/null ||
+	echo "# kmemtrace-gen --script failed"
+cp "$T/irq/kallsyms" "$T/irq/modules" "$T/irq2/"
+run "$REPORT" --raw "$T/irq2"
+is "$(printf '%s\n' "$out" | awk '/ stack / && / first=5 / { print $(NF - 2), $(NF - 1), $NF }')" \
+	"oracle_init+0x0 [oracle] do_one_initcall+0x59" \
+	"interrupted frame: --raw, the first frame of a stack's second slot, after the entry code in its first"
 run "$REPORT" --pprof "$T/irq.pb.gz" "$T/irq"
 is "$rc" 0 "interrupted frame: --pprof: exit 0"
 is "$(gzip -dc "$T/irq.pb.gz" | grep -a -o -e 'oracle_init \[oracle\]' -e 'oracle_exit \[oracle\]' | sort -u | tr '\n' ' ')" \
