@@ -25,6 +25,12 @@ KMT_TEST_TIMEOUT=540
 
 require_cmds python3
 REPORT=$(host_tool kmemtrace-report)
+# Rounds of the filter churn below: every filter write and every toggle of tracing waits for an
+# RCU grace period, which made 40 rounds 51 of the guest's 70 s under load. make check's runs on
+# the other kernels of the matrix (KMT_SMOKE, set by tests/guest/matrix-tests) do 8; the default
+# kernel's run and make check-kernels do 40.
+rounds=40
+[ -z "${KMT_SMOKE:-}" ] || rounds=8
 mkdir -p "$KMT_TEST_DIR"
 guest=$KMT_TEST_DIR/filters.sh
 gosh=$KMT_TEST_DIR/go.sh
@@ -122,7 +128,7 @@ echo 1 > "$D/enabled"
 # The cgroup's id as kmemtraced resolved it (on a 32-bit kernel its inode number is not).
 cg=$(sed -n 's/^filter cgroup=//p' "$OUT/cg/kmemtrace.meta")
 i=0
-while [ $i -lt 40 ]; do
+while [ $i -lt @ROUNDS@ ]; do
 	echo "size=1-$((i * 40 + 8))" > "$D/filter" || echo "size write failed" >> "$OUT/churn.err"
 	echo none > "$D/filter" || echo "none write failed" >> "$OUT/churn.err"
 	echo "tgid=1,cache=kmalloc-64" > "$D/filter" || echo "tgid write failed" >> "$OUT/churn.err"
@@ -149,6 +155,7 @@ cat "$D/filter" > "$OUT/ovf.filter_after"
 
 echo 0 > $O/load
 EOS
+sed -i "s/@ROUNDS@/$rounds/" "$guest"
 chmod +x "$guest"
 
 vm_ok filters -c 2 -T 500 --no-daemon -p start_disabled=1 -m kmemtrace_oracle -a "$guest" -a "$gosh" -- filters.sh
@@ -162,7 +169,7 @@ done
 is "$(cat "$o/param.filter")" "size=1-8192" "the filter parameter at load is in force"
 is "$(cat "$o/chg.filter_after")" "tgid=$(cat "$o/chgb.pid")" "a filter set through debugfs stays after kmemtraced"
 is "$(cat "$o/none.filter_after")" "none" "writing none removes it"
-is "$(cat "$o/churn.err")" "" "160 filters set while tracing under load, tracing toggled between: no write failed"
+is "$(cat "$o/churn.err")" "" "$((rounds * 4)) filters set while tracing under load, tracing toggled between: no write failed"
 is "$(cat "$o/churn.filter_after")" "none" "... and none is in force after"
 is "$(head -n 1 "$o/ovf.filter_after")" "size=1-8192" "kmemtraced puts back the filter it found (the parameter's)"
 
