@@ -103,7 +103,7 @@ like "$VM_ERR" "guest crashed: Kernel panic - not syncing: kmt_test_panic on pur
 
 # Too short for the command (an arm64 guest boots and powers off within 2 s): the bound must
 # kill qemu.
-vm timeout -T 2 -c 1 --no-module --no-daemon --no-tools -- sleep 60
+KMT_VM_EXPECT_TIMEOUT=1 vm timeout -T 2 -c 1 --no-module --no-daemon --no-tools -- sleep 60
 is "$VM_STATUS" 5 "a guest over its time bound: kmemtrace-vm exits 5"
 like "$VM_ERR" "did not finish within 2s" "  and says so"
 
