@@ -172,6 +172,8 @@ check-kernels: deps test-bin
 			tests/guest/*.t </dev/null || \
 			failed="$$failed $$kver"; \
 	done <$(BUILD)/check-kernels.matrix; \
+	echo "check-kernels: the guest time bounds closest to the runs seen on this machine:"; \
+	tests/guest/time-bounds || echo "check-kernels: (a warning: such a bound may fail on a busier machine)"; \
 	if [ -n "$$failed" ]; then echo "check-kernels: FAILED:$$failed"; exit 1; fi; \
 	echo "check-kernels: all kernels passed"
 
