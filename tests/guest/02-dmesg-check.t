@@ -40,7 +40,7 @@ for l in "${good[@]}"; do
 	printf '[    %d.000000] %s\n' "$ts" "$l"
 done >"$logs/good.txt"
 
-plan $((${#bad[@]} + 1 + 18))
+plan $((${#bad[@]} + 1 + 23))
 
 st=0
 out=$("$KMT_VM" --check-dmesg "$logs/good.txt") || st=$?
@@ -106,6 +106,55 @@ like "$VM_ERR" "guest crashed: Kernel panic - not syncing: kmt_test_panic on pur
 KMT_VM_EXPECT_TIMEOUT=1 vm timeout -T 2 -c 1 --no-module --no-daemon --no-tools -- sleep 60
 is "$VM_STATUS" 5 "a guest over its time bound: kmemtrace-vm exits 5"
 like "$VM_ERR" "did not finish within 2s" "  and says so"
+
+# A guest that hangs enabling --hold-events' events, before any module of ours loads: stopped
+# KMT_HOLD_GRACE seconds after its "holding" line and booted again, once. No kernel hangs there on
+# demand, so a stand-in for qemu (first on PATH) prints guest-init's lines and hangs after
+# "holding" on its first boot (or on every boot), else writes results to the disk as a guest
+# would.
+fake=$KMT_TEST_DIR/fake-qemu
+mkdir -p "$fake"
+cat >"$fake/qemu" <<'EOQ'
+#!/bin/bash
+disk=
+for a in "$@"; do
+	case $a in file=*) disk=${a#file=}; disk=${disk%%,*} ;; esac
+done
+n=$(cat "$KMT_FAKE_BOOTS" 2>/dev/null || echo 0)
+echo $((n + 1)) >"$KMT_FAKE_BOOTS"
+echo "kmemtrace-vm: init started"
+echo "kmemtrace-vm: holding kmalloc"
+if [ "$KMT_FAKE_HANG" = always ] || [ "$n" = 0 ]; then
+	exec sleep 600
+fi
+echo "kmemtrace-vm: running: echo ran"
+d=$(mktemp -d)
+echo ran >"$d/command.out"
+echo 0 >"$d/command.status"
+echo "command status 0" >"$d/guest.log"
+: >"$d/dmesg.txt"
+tar -c -f "$disk" -C "$d" .
+rm -rf "$d"
+echo "kmemtrace-vm: results written at 1.00 s of uptime"
+EOQ
+chmod +x "$fake/qemu"
+for q in qemu-system-x86_64 qemu-system-i386 qemu-system-aarch64 qemu-system-s390x; do
+	ln -sf qemu "$fake/$q"
+done
+rm -f "$fake/boots"
+PATH=$fake:$PATH KMT_FAKE_BOOTS=$fake/boots KMT_HOLD_GRACE=2 vm hold-hung -T 60 -c 1 \
+	--no-module --no-daemon --no-tools --hold-events kmalloc -- echo ran
+is "$VM_STATUS:$(cat "$VM_OUT/command.out" 2>/dev/null):$(cat "$fake/boots")" "0:ran:2" \
+	"a guest hung enabling the held events is booted again, once, and its second boot's results used"
+like "$VM_ERR" "hung enabling the held events, before any module of ours was loaded .*booting it again" \
+	"  stderr says so"
+ok "  the first boot's console is kept" grep -q holding "$VM_OUT/console-hold-hung.log"
+rm -f "$fake/boots"
+PATH=$fake:$PATH KMT_FAKE_BOOTS=$fake/boots KMT_FAKE_HANG=always KMT_HOLD_GRACE=2 \
+	vm hold-hung-twice -T 60 -c 1 --no-module --no-daemon --no-tools --hold-events kmalloc \
+	-- echo ran
+is "$VM_STATUS:$(cat "$fake/boots")" "5:2" "hung there on both boots: exit 5 after the second"
+like "$VM_ERR" "guest hung enabling the held events twice" "  and says so"
 
 vm usage -c 0 --no-module -- true
 is "$VM_STATUS" 1 "a bad option value: kmemtrace-vm exits 1"
