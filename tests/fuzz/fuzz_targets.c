@@ -863,7 +863,8 @@ struct tally_prev {
 /*
  * Totals counted straight from the merged records, for an analysis whose
  * only filter is the time window: every record of a kind must be counted
- * as one, whatever the analysis makes of its object, but for the second
+ * as one (a checkpoint's SUM as its count of allocations, and of frees
+ * unless they failed), whatever the analysis makes of its object, but for the second
  * event of a large kmalloc traced twice (6.12, 7.3), which the analysis
  * counts once. Such pairs are counted here as what they may be: a CPU's
  * allocation event right after a kmalloc above two pages, a kmalloc with
@@ -954,6 +955,17 @@ static void tally_rec(struct tally *y, const union kmt_rec *rec)
 	case KMT_REC_LOST:
 		y->lost += rec->lost.count;
 		y->lost_markers++;
+		break;
+	case KMT_REC_SUM:
+		/* A checkpoint's allocations of one key, each freed or each failed. */
+		y->allocs += rec->sum.count;
+		if (rec->sum.sum_kind == KMT_SUM_FAILED) {
+			y->failed += rec->sum.count;
+		} else {
+			y->req += rec->sum.bytes_req;
+			y->alloc += rec->sum.bytes_alloc;
+			y->frees += rec->sum.count;
+		}
 		break;
 	}
 }
