@@ -99,6 +99,15 @@ test-modules:
 deps:
 	scripts/install-deps
 
+# Room for check's builds (a clean clone's build/ ends near 2.2 GB, check-kernels' outputs of
+# nine kernels near 3 GB) and its guests' work directories and results disks (kmemtrace-vm,
+# two at a time, near 350 MB each), said at the start rather than in a compiler or a guest
+# half-way through.
+.PHONY: check-space
+check-space:
+	@scripts/need-space 3072 $(BUILD) "make check (its builds and the guests' results)"
+	@scripts/need-space 1024 "$${TMPDIR:-/tmp}" "make check's guests (kmemtrace-vm's work directories)"
+
 # The tests start python3 hundreds of times. A version manager's shim first on PATH (pyenv's)
 # takes 0.6 s a start where Debian's /usr/bin/python3 (install-deps installs it) takes 0.06 s, so
 # the targets that run tests put a directory holding only a link to it first on PATH.
@@ -116,7 +125,7 @@ test-bin:
 # Longest first, so that both slots finish together: the W=1 builds of every kernel and the
 # guests, then the host tests, then the unit tests of a second or less.
 # The globs are the shell's, expanded when prove starts, after the builds made the tests.
-check: deps test-bin
+check: check-space deps test-bin
 	$(MAKE) $(KMT_JOBS) all test-modules unit-tests
 	$(MAKE) $(KMT_JOBS) SAN=1 tools unit-tests
 	tests/guest/matrix-tests >$(BUILD)/matrix-tests.list
@@ -155,7 +164,7 @@ check-rt: deps test-bin
 # time, as in check.
 # CHECK_KERNELS="6.12 7.3.4+deb13-rt-amd64" (series or releases) runs only those.
 CHECK_KERNELS ?=
-check-kernels: deps test-bin
+check-kernels: check-space deps test-bin
 	$(MAKE) tools
 	@scripts/kernel-version --matrix >$(BUILD)/check-kernels.matrix
 	@failed=; \

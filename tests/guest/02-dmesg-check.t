@@ -40,7 +40,7 @@ for l in "${good[@]}"; do
 	printf '[    %d.000000] %s\n' "$ts" "$l"
 done >"$logs/good.txt"
 
-plan $((${#bad[@]} + 1 + 23))
+plan $((${#bad[@]} + 1 + 26))
 
 st=0
 out=$("$KMT_VM" --check-dmesg "$logs/good.txt") || st=$?
@@ -155,6 +155,22 @@ PATH=$fake:$PATH KMT_FAKE_BOOTS=$fake/boots KMT_FAKE_HANG=always KMT_HOLD_GRACE=
 	-- echo ran
 is "$VM_STATUS:$(cat "$fake/boots")" "5:2" "hung there on both boots: exit 5 after the second"
 like "$VM_ERR" "guest hung enabling the held events twice" "  and says so"
+
+# A host disk too full for the results disk: said before the guest boots, not a guest paused
+# by qemu on its first write after "done" until the bound. No disk fills on demand, so a
+# stand-in for fallocate (first on PATH) fails as it does then.
+cat >"$fake/fallocate" <<'EOF'
+#!/bin/sh
+echo "fallocate: fallocate failed: No space left on device" >&2
+exit 1
+EOF
+chmod +x "$fake/fallocate"
+PATH=$fake:$PATH vm disk-full -T 60 -c 1 --no-module --no-daemon --no-tools -- echo ran
+is "$VM_STATUS" 3 "no room on the host for the results disk: kmemtrace-vm exits 3"
+like "$VM_ERR" "no room for the 256 MB results disk in .*: [0-9]+ MB free there" \
+	"  before booting, saying where and how much is free"
+ok "  and no guest was booted" test ! -s "$VM_OUT/console.log"
+rm -f "$fake/fallocate"
 
 vm usage -c 0 --no-module -- true
 is "$VM_STATUS" 1 "a bad option value: kmemtrace-vm exits 1"
