@@ -35,6 +35,8 @@
 #                 bench-guest builds from KMT_BENCH_BASE), ours reloaded after each run
 #               kmemtrace-probe: tracing on, no daemon: the probes' cost alone (the buffers
 #                 must hold the whole run: check that lost is 0)
+#               kmemtrace-probe-base: the same with the earlier commit's module
+#                 ($KMT_FILES/kmemtrace-base.ko), ours reloaded after each run
 #               kmemtrace-filter-out: the same with a filter at the source that no event
 #                 matches (tgid=2147483647, a process no kernel has): what an event the
 #                 filter leaves out costs (an allocation's check, a free's table lookup)
@@ -262,8 +264,14 @@ run_method() {
 			st=3
 		fi
 		;;
-	kmemtrace-probe | kmemtrace-filter-out | kmemtrace-filter-in)
+	kmemtrace-probe | kmemtrace-probe-base | kmemtrace-filter-out | kmemtrace-filter-in)
 		case $m in
+		kmemtrace-probe-base)
+			if ! kmt_reload_from "$KMT_FILES/kmemtrace-base.ko"; then
+				st=3
+				kmt_reload
+			fi
+			;;
 		kmemtrace-filter-out) echo tgid=2147483647 >"$K/filter" ;;
 		kmemtrace-filter-in) echo size=0- >"$K/filter" ;;
 		esac
@@ -278,7 +286,10 @@ run_method() {
 		for f in "$K"/cpu[0-9]*; do
 			cat "$f" >/dev/null
 		done
-		[ "$m" = kmemtrace-probe ] || echo none >"$K/filter"
+		case $m in
+		kmemtrace-probe-base) [ "$st" = 3 ] || kmt_reload || st=3 ;;
+		kmemtrace-filter-*) echo none >"$K/filter" ;;
+		esac
 		;;
 	ftrace)
 		echo 0 >"$T/tracing_on"
