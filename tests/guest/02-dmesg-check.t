@@ -40,7 +40,7 @@ for l in "${good[@]}"; do
 	printf '[    %d.000000] %s\n' "$ts" "$l"
 done >"$logs/good.txt"
 
-plan $((${#bad[@]} + 1 + 26))
+plan $((${#bad[@]} + 1 + 29))
 
 st=0
 out=$("$KMT_VM" --check-dmesg "$logs/good.txt") || st=$?
@@ -170,7 +170,31 @@ is "$VM_STATUS" 3 "no room on the host for the results disk: kmemtrace-vm exits 
 like "$VM_ERR" "no room for the 256 MB results disk in .*: [0-9]+ MB free there" \
 	"  before booting, saying where and how much is free"
 ok "  and no guest was booted" test ! -s "$VM_OUT/console.log"
-rm -f "$fake/fallocate"
+# A filesystem that cannot reserve space (fallocate unsupported: NFS, say): a sparse results
+# disk, with the room df gives checked instead. The stand-in for qemu above runs the guest
+# (a second boot of its count: it hangs on the first).
+cat >"$fake/fallocate" <<'EOF'
+#!/bin/sh
+echo "fallocate: fallocate failed: Operation not supported" >&2
+exit 1
+EOF
+echo 1 >"$fake/boots"
+PATH=$fake:$PATH KMT_FAKE_BOOTS=$fake/boots vm no-fallocate -T 60 -c 1 --no-module --no-daemon \
+	--no-tools --hold-events kmalloc -- echo ran
+is "$VM_STATUS:$(cat "$VM_OUT/command.out" 2>/dev/null)" "0:ran" \
+	"no fallocate on the filesystem: a sparse results disk, and the guest's results used"
+cat >"$fake/df" <<'EOF'
+#!/bin/sh
+printf 'Filesystem 1048576-blocks Used Available Capacity Mounted on\nfake 1000 990 10 99%% /\n'
+EOF
+chmod +x "$fake/df"
+echo 1 >"$fake/boots"
+PATH=$fake:$PATH KMT_FAKE_BOOTS=$fake/boots vm no-fallocate-full -T 60 -c 1 --no-module \
+	--no-daemon --no-tools --hold-events kmalloc -- echo ran
+is "$VM_STATUS:$(cat "$fake/boots")" "3:1" \
+	"  and with less room than the disk's size (df): exit 3, no guest booted"
+like "$VM_ERR" "no room for the 256 MB results disk in .*: 10 MB free there" "  saying so"
+rm -f "$fake/fallocate" "$fake/df" "$fake/boots"
 
 vm usage -c 0 --no-module -- true
 is "$VM_STATUS" 1 "a bad option value: kmemtrace-vm exits 1"
