@@ -636,13 +636,14 @@ const char *gfp_names_format(const struct gfp_names *g, uint32_t mask, char *buf
 		snprintf(buf, len, "0x%x", mask);
 		return buf;
 	}
+	/* A name the table gives as "" names nothing: its bits are shown in hex. */
 	if (!mask) {
-		if (g->has_zero) {
+		if (g->has_zero && g->zero[0]) {
 			put(buf, len, &used, g->zero);
 			return buf;
 		}
 		for (i = 0; i < g->n; i++) {
-			if (!g->flags[i].mask) {
+			if (!g->flags[i].mask && g->flags[i].name[0]) {
 				put(buf, len, &used, g->flags[i].name);
 				return buf;
 			}
@@ -653,7 +654,7 @@ const char *gfp_names_format(const struct gfp_names *g, uint32_t mask, char *buf
 	for (i = 0; i < g->n && left; i++) {
 		uint64_t m = g->flags[i].mask;
 
-		if ((left & m) != m)
+		if ((left & m) != m || !g->flags[i].name[0])
 			continue;
 		if (used)
 			put(buf, len, &used, g->delim);
