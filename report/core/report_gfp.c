@@ -443,7 +443,8 @@ static bool print_fmt(struct px *x, struct gfp_names *g)
 	if (q > x->line && q[-1] == '?' && take(x, ":")) {
 		if (!string_lit(x, g->zero, sizeof(g->zero), "what a 0 mask prints as"))
 			return false;
-		g->has_zero = true;
+		/* "" names nothing (a flag's "" is refused): 0 then prints by the table, or as 0. */
+		g->has_zero = g->zero[0] != '\0';
 	}
 	g->has = true;
 	return true;
@@ -636,14 +637,13 @@ const char *gfp_names_format(const struct gfp_names *g, uint32_t mask, char *buf
 		snprintf(buf, len, "0x%x", mask);
 		return buf;
 	}
-	/* A name the table gives as "" names nothing: its bits are shown in hex. */
 	if (!mask) {
-		if (g->has_zero && g->zero[0]) {
+		if (g->has_zero) {
 			put(buf, len, &used, g->zero);
 			return buf;
 		}
 		for (i = 0; i < g->n; i++) {
-			if (!g->flags[i].mask && g->flags[i].name[0]) {
+			if (!g->flags[i].mask) {
 				put(buf, len, &used, g->flags[i].name);
 				return buf;
 			}
@@ -654,7 +654,7 @@ const char *gfp_names_format(const struct gfp_names *g, uint32_t mask, char *buf
 	for (i = 0; i < g->n && left; i++) {
 		uint64_t m = g->flags[i].mask;
 
-		if ((left & m) != m || !g->flags[i].name[0])
+		if ((left & m) != m)
 			continue;
 		if (used)
 			put(buf, len, &used, g->delim);
