@@ -2,21 +2,39 @@
 /*
  * kmt_ahead.c - a merge read ahead on a thread of its own (kmt_ahead.h).
  *
- * A ring of AHEAD_SLOTS batches. The thread fills the next free slot with
- * copies of the records kmt_merge_next_batch() points to (they live in the
- * files' read buffers, which its next call reuses) and publishes it; the
- * caller takes the slots in order, each until its next call. One lock and
- * two conditions, taken once a batch of up to AHEAD_BATCH records.
+ * A ring of AHEAD_SLOTS batches between one writer, the thread, and one
+ * reader, the caller. The thread fills the next free slot with copies of
+ * the records kmt_merge_next_batch() points to (they live in the files'
+ * read buffers, which its next call reuses) and publishes it; the caller
+ * takes the slots in order, each until its next call. Two counters, each
+ * written by one side, say which slots are whose; a side waits on a
+ * condition only when the ring gives it nothing to do.
+ *
+ * The two sides run about as fast as each other (Documentation/
+ * architecture.md, "The report on more than one core"), so the caller
+ * often finds the ring empty for a few microseconds. Put to sleep then, it
+ * waited for the scheduler (in a virtual machine, for the host's) far
+ * longer than the batch took: so it spins a while first, AHEAD_SPIN_NS,
+ * less than a batch's time. The thread, whose waits have the ring's other
+ * batches to cover them, sleeps at once, and until half the ring is free,
+ * so that the caller wakes it once a few batches rather than once each.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "kmt_ahead.h"
 
-#define AHEAD_SLOTS	4
+#define AHEAD_SLOTS	8
 #define AHEAD_BATCH	4096
+#define AHEAD_SPIN_NS	50000
+
+/* The counters wrap at 2^32: slot = counter % AHEAD_SLOTS must not jump there. */
+_Static_assert((AHEAD_SLOTS & (AHEAD_SLOTS - 1)) == 0, "AHEAD_SLOTS is a power of two");
 
 struct ahead_slot {
 	int n;		/* records in it, may be 0 */
@@ -25,20 +43,69 @@ struct ahead_slot {
 	union kmt_rec recs[AHEAD_BATCH];
 };
 
+/* Who sleeps on the condition (asleep's bits). */
+#define THREAD_ASLEEP	1u
+#define CALLER_ASLEEP	2u
+
 struct kmt_ahead {
 	struct kmt_merge *m;
 	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t filled, freed;
-	unsigned int head;	/* the slot the caller takes next, or holds */
-	/* Published slots not given back, the held one included: the thread fills head + count. */
-	unsigned int count;
-	bool held;		/* the caller holds slot head (its last batch) */
-	bool stop;		/* the caller is done: the thread ends */
+	/*
+	 * Slots published by the thread and given back by the caller, since
+	 * the start (unsigned: they wrap together); the thread fills slot
+	 * published % AHEAD_SLOTS while published - released < AHEAD_SLOTS.
+	 */
+	atomic_uint published, released;
+	atomic_bool stop;	/* the caller is done: the thread ends */
+	atomic_uint asleep;	/* THREAD_ASLEEP | CALLER_ASLEEP */
+	pthread_mutex_t lock;	/* only to sleep and to wake */
+	pthread_cond_t wake;
+	/* The caller's alone: */
+	unsigned int taken;	/* slots taken, the held one included */
+	bool held;		/* the caller holds slot taken - 1 (its last batch) */
 	bool ended;		/* the caller saw the last slot: end_rc is the answer */
 	int end_rc;
 	struct ahead_slot slot[AHEAD_SLOTS];
 };
+
+/*
+ * Sleeps until ready(a). The side that makes it true wakes the sleeper
+ * only if its bit is set: the bit is set before ready() is asked again and
+ * the counters are sequentially consistent, so one of the two sees the
+ * other's change, and the lock keeps the wake from falling between the
+ * question and the sleep.
+ */
+static void sleep_until(struct kmt_ahead *a, bool (*ready)(struct kmt_ahead *), unsigned int me)
+{
+	pthread_mutex_lock(&a->lock);
+	atomic_fetch_or(&a->asleep, me);
+	while (!ready(a))
+		pthread_cond_wait(&a->wake, &a->lock);
+	atomic_fetch_and(&a->asleep, ~me);
+	pthread_mutex_unlock(&a->lock);
+}
+
+static void wake(struct kmt_ahead *a, unsigned int who)
+{
+	if (!(atomic_load(&a->asleep) & who))
+		return;
+	pthread_mutex_lock(&a->lock);
+	pthread_cond_broadcast(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* The thread may fill a slot: told to stop, or half the ring is free. */
+static bool thread_ready(struct kmt_ahead *a)
+{
+	return atomic_load(&a->stop) ||
+	       atomic_load(&a->published) - atomic_load(&a->released) <= AHEAD_SLOTS / 2;
+}
+
+/* The caller may take a slot. */
+static bool caller_ready(struct kmt_ahead *a)
+{
+	return atomic_load(&a->published) != a->taken;
+}
 
 /* Fills s from the merge: until it is full, the merge ends or fails. */
 static void fill(struct kmt_ahead *a, struct ahead_slot *s)
@@ -65,26 +132,17 @@ static void *ahead_thread(void *arg)
 	bool more = true;
 
 	while (more) {
-		struct ahead_slot *s;
+		unsigned int p = atomic_load(&a->published);
 
-		pthread_mutex_lock(&a->lock);
-		while (!a->stop && a->count == AHEAD_SLOTS)
-			pthread_cond_wait(&a->freed, &a->lock);
-		if (a->stop) {
-			pthread_mutex_unlock(&a->lock);
+		if (p - atomic_load(&a->released) == AHEAD_SLOTS)
+			sleep_until(a, thread_ready, THREAD_ASLEEP);
+		if (atomic_load(&a->stop))
 			break;
-		}
-		s = &a->slot[(a->head + a->count) % AHEAD_SLOTS];
-		pthread_mutex_unlock(&a->lock);
-
 		/* The slot is the thread's alone until it is published. */
-		fill(a, s);
-		more = s->last == 1;
-
-		pthread_mutex_lock(&a->lock);
-		a->count++;
-		pthread_cond_signal(&a->filled);
-		pthread_mutex_unlock(&a->lock);
+		fill(a, &a->slot[p % AHEAD_SLOTS]);
+		more = a->slot[p % AHEAD_SLOTS].last == 1;
+		atomic_store(&a->published, p + 1);
+		wake(a, CALLER_ASLEEP);
 	}
 	return NULL;
 }
@@ -100,21 +158,16 @@ struct kmt_ahead *kmt_ahead_start(struct kmt_merge *m)
 	err = pthread_mutex_init(&a->lock, NULL);
 	if (err)
 		goto err_free;
-	err = pthread_cond_init(&a->filled, NULL);
+	err = pthread_cond_init(&a->wake, NULL);
 	if (err)
 		goto err_lock;
-	err = pthread_cond_init(&a->freed, NULL);
-	if (err)
-		goto err_filled;
 	err = pthread_create(&a->thread, NULL, ahead_thread, a);
 	if (err)
-		goto err_freed;
+		goto err_wake;
 	return a;
 
-err_freed:
-	pthread_cond_destroy(&a->freed);
-err_filled:
-	pthread_cond_destroy(&a->filled);
+err_wake:
+	pthread_cond_destroy(&a->wake);
 err_lock:
 	pthread_mutex_destroy(&a->lock);
 err_free:
@@ -123,56 +176,87 @@ err_free:
 	return NULL;
 }
 
-/* Gives the held slot back to the thread; under the lock. */
+/* Gives the held slot back to the thread. */
 static void give_back(struct kmt_ahead *a)
 {
 	if (!a->held)
 		return;
 	a->held = false;
-	a->head = (a->head + 1) % AHEAD_SLOTS;
-	a->count--;
-	pthread_cond_signal(&a->freed);
+	atomic_store(&a->released, a->taken);
+	wake(a, THREAD_ASLEEP);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A spinning core's hint to its sibling threads and to the hypervisor. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Until the thread published a slot not taken: spinning a while, then asleep. */
+static void await_slot(struct kmt_ahead *a)
+{
+	uint64_t until = 0;
+	unsigned int i;
+
+	for (i = 0; !caller_ready(a); i++) {
+		cpu_relax();
+		/* The clock is asked once each 64 questions. */
+		if (i % 64 == 0) {
+			uint64_t t = now_ns();
+
+			if (!until) {
+				until = t + AHEAD_SPIN_NS;
+			} else if (t >= until) {
+				sleep_until(a, caller_ready, CALLER_ASLEEP);
+				return;
+			}
+		}
+	}
 }
 
 int kmt_ahead_next(struct kmt_ahead *a, const union kmt_rec *const **recs)
 {
 	struct ahead_slot *s;
-	int rc;
 
-	pthread_mutex_lock(&a->lock);
 	give_back(a);
 	while (!a->ended) {
-		while (!a->count)
-			pthread_cond_wait(&a->filled, &a->lock);
-		s = &a->slot[a->head];
+		await_slot(a);
+		s = &a->slot[a->taken % AHEAD_SLOTS];
+		a->taken++;
+		a->held = true;
 		if (s->last != 1) {
 			a->ended = true;
 			a->end_rc = s->last;
 		}
-		a->held = true;
 		if (s->n) {
 			*recs = s->refs;
-			pthread_mutex_unlock(&a->lock);
 			return s->n;
 		}
 		give_back(a);
 	}
-	rc = a->end_rc;
-	pthread_mutex_unlock(&a->lock);
-	return rc;
+	return a->end_rc;
 }
 
 void kmt_ahead_stop(struct kmt_ahead *a)
 {
 	if (!a)
 		return;
-	pthread_mutex_lock(&a->lock);
-	a->stop = true;
-	pthread_cond_signal(&a->freed);
-	pthread_mutex_unlock(&a->lock);
+	atomic_store(&a->stop, true);
+	wake(a, THREAD_ASLEEP);
 	pthread_join(a->thread, NULL);
-	pthread_cond_destroy(&a->freed);
-	pthread_cond_destroy(&a->filled);
+	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }

@@ -19,12 +19,13 @@ GEN=$BIN/kmemtrace-gen
 VIEWS=$(dirname "$0")/../golden/views
 scratch_dir jobs
 
-# 12000 iterations: about 24,000 records, six batches of the read-ahead's 4096.
-awk -v N=12000 -f "$(dirname "$0")/jobs-trace.awk" >"$T/script"
+# 20000 iterations: about 40,000 records, ten batches of the read-ahead's 4096, so that its
+# ring of eight fills and its slots are used again.
+awk -v N=20000 -f "$(dirname "$0")/jobs-trace.awk" >"$T/script"
 "$GEN" -o "$T/order" --cpus 3 --script "$T/script" >"$T/order.summary"
 ok $? "the scripted trace written"
 records=$(summary records "$T/order.summary")
-ok "$((records > 4 * 4096 ? 0 : 1))" "it is longer than the read-ahead's four batches ($records records)"
+ok "$((records > 8 * 4096 ? 0 : 1))" "it is longer than the read-ahead's ring of eight batches ($records records)"
 "$GEN" -o "$T/stacks" --cpus 4 --events 30000 --stack-depth 8 --stacks 40 --stack-frees \
 	--pages --nodes 2 --large-every 50 --twice --seed 29 >/dev/null
 ok $? "the generated trace with stacks and pages written"
