@@ -35,6 +35,11 @@ SAN ?= 0
 ifeq ($(SAN),1)
 BUILD ?= build/san
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(SAN),thread)
+# ThreadSanitizer, for the code that shares memory between threads (check builds the tests of
+# the merge read ahead on a thread with it: tests/host/57-tsan.t runs them).
+BUILD ?= build/tsan
+SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 else
 BUILD ?= build
 SAN_FLAGS :=
@@ -118,8 +123,8 @@ test-bin:
 	@mkdir -p $(TEST_BIN) && if [ -x /usr/bin/python3 ]; then ln -sfn /usr/bin/python3 $(TEST_BIN)/python3; fi
 
 # The README's test command: installs what it needs, builds everything (also under
-# ASan/UBSan), then runs every test through one prove so CI sees one summary: the whole guest
-# suite on the default kernel and, through tests/guest/matrix-tests, one smoke test (load, drain,
+# ASan/UBSan, and the merge read ahead on a thread under TSan: tests/host/57-tsan.t), then runs
+# every test through one prove so CI sees one summary: the whole guest suite on the default kernel and, through tests/guest/matrix-tests, one smoke test (load, drain,
 # the oracle's report, dmesg clean) on every other x86_64 kernel of the matrix and a core of five
 # tests on arm64, s390x and i386; check-kernels runs the whole suite on each. Two at a time: a guest keeps one core busy and the machine has two.
 # Longest first, so that both slots finish together: the W=1 builds of every kernel and the
@@ -128,6 +133,7 @@ test-bin:
 check: check-space deps test-bin
 	$(MAKE) $(KMT_JOBS) all test-modules unit-tests
 	$(MAKE) $(KMT_JOBS) SAN=1 tools unit-tests
+	$(MAKE) $(KMT_JOBS) SAN=thread build/tsan/tests/test_merge.t
 	tests/guest/matrix-tests >$(BUILD)/matrix-tests.list
 	$(TEST_PATH) prove -j2 --exec '' --timer tests/host/05-checkpatch.t tests/guest/*.t \
 		$$(cat $(BUILD)/matrix-tests.list) $$(ls tests/host/*.t | grep -vx tests/host/05-checkpatch.t) \
