@@ -7,8 +7,8 @@
 # test's own numbers give; --update keeps every section of BENCHMARKS.md it has no results for, word for
 # word, and adds the new ones in their place; malformed results end in an error naming the
 # file. Part 1 with an arm64 kernel beside an amd64 one: its own column, "not measured" for
-# perf (its guest has none), its own summary line, and the plot's data amd64's only. No guest:
-# a quick test of the script.
+# perf when its guest has none and perf's figures when it has its own, its own summary line,
+# and the plot's data amd64's only. No guest: a quick test of the script.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -232,12 +232,20 @@ oh_lines() {	# DIR ADDED-ARRAY-NAME: three rounds of both workloads
 		done
 	done >"$1/overhead.tsv"
 }
+# perf_stats DIR: perf report --stats' counts for perf's runs of both workloads, one per event.
+perf_stats() {
+	printf 'perf-module\t%s\t0\t0\nperf-user\t%s\t0\t0\n' "$ev" "$ev" >"$1/perf-stats.tsv"
+}
+# render_part1 DESC ARG...: render, then part 1's section in $sec1 and the summary in $sum.
+render_part1() {
+	render "$@"
+	sec1=$(part "$out" '^## 1\.' '^## 4\.')
+	sum=$(part "$out" '^## Summary' '^## 1\.')
+}
 oh_lines "$R2/overhead/$K" x86
 oh_lines "$R2/overhead/$A" arm
-printf 'perf-module\t%s\t0\t0\nperf-user\t%s\t0\t0\n' "$ev" "$ev" >"$R2/overhead/$K/perf-stats.tsv"
-render "bench-render -n, overhead on amd64 and arm64: exit 0" -n "$R2"
-sec1=$(part "$out" '^## 1\.' '^## 4\.')
-sum=$(part "$out" '^## Summary' '^## 1\.')
+perf_stats "$R2/overhead/$K"
+render_part1 "bench-render -n, overhead on amd64 and arm64: exit 0" -n "$R2"
 like "$sec1" "| added instructions / slab event | 6.1 \`$K\` | 6.1 arm64 \`$A\` |" \
 	"an arm64 column beside amd64's"
 like "$sec1" "| kmemtrace (module + kmemtraced draining to a file) | ${x86[kmemtrace]} | ${arm[kmemtrace]} |" \
@@ -265,6 +273,30 @@ is "$(head -n 1 "$R2/plot/overhead-module.dat")" "method 6.1" "the plot's data: 
 is "$(cut -d' ' -f1 "$R2/plot/overhead-module.dat" | sed 1d | tr '\n' ' ')" \
 	'"kmemtrace" "kmemtrace-probe" "ftrace" "perf" ' "... and the methods the part ran only"
 
+# The same with arm64's own perf in its guest (bench-guest's perf.txt: install-cross --perf):
+# its perf cells and ratio measured, the perf summary line has both, no "not measured".
+R2p=$T/res2p
+mkdir -p "$R2p/overhead"
+cp "$R2/run.txt" "$R2p/"
+cp -r "$R2/overhead/$K" "$R2/overhead/$A" "$R2p/overhead/"
+echo 6.1.192-3 >"$R2p/overhead/$A/perf.txt"
+arm[perf]=2400
+oh_lines "$R2p/overhead/$A" arm
+perf_stats "$R2p/overhead/$A"
+render_part1 "bench-render -n, overhead on amd64 and on arm64 with its perf: exit 0" -n "$R2p"
+like "$sec1" "| perf record -a, the same four kmem events | ${x86[perf]} | ${arm[perf]} |" \
+	"arm64's perf cell: measured, with its own perf"
+ap_r=$(ratio "${arm[kmemtrace]}" "${arm[perf]}")
+like "$sec1" "| **kmemtrace ÷ perf record** (same four events) | **$p_r** | **$ap_r** |" \
+	"... and its ratio"
+like "$sum" "6.1 ${p_r}x / ${p_r}x; 6.1 arm64 ${ap_r}x / ${ap_r}x." \
+	"perf's summary line: amd64's and arm64's ratios"
+like "$sec1" "perf is Debian 12's arm64 linux-perf (6.1.192-3), run in the guest with the shared libraries it needs." \
+	"the page names the guest's perf"
+[[ $out != *"not measured on arm64"* ]]
+ok $? "... and never says it was not measured"
+unset 'arm[perf]'
+
 # Beside the previous commit (KMT_BENCH_BASE: bench-guest's kmemtrace-base method and base.txt):
 # its rows and ratio, named by the commit, and its ratios in the summary line.
 R3=$T/res3
@@ -282,11 +314,9 @@ run "$RENDER" -n "$R3"
 like "$out" "| kmemtrace at commit 89abcde ÷ ftrace | $(ratio "${x86b[kmemtrace-base]}" "${x86b[ftrace]}") |" \
 	"a base other than the previous commit: named by its id"
 sed -i 's/^e401eb3/HEAD~1/' "$R3/overhead/$K/base.txt"
-render "bench-render -n, overhead beside the previous commit, again: exit 0" -n "$R3"
+render_part1 "bench-render -n, overhead beside the previous commit, again: exit 0" -n "$R3"
 like "$out" "Beside this commit's, the same rounds trace each workload with the module and kmemtraced of commit 89abcde" \
 	"the section says what the base rows are"
-sec1=$(part "$out" '^## 1\.' '^## 4\.')
-sum=$(part "$out" '^## Summary' '^## 1\.')
 like "$sec1" "| kmemtrace at the previous commit (89abcde) (its module + kmemtraced, likewise) | ${x86b[kmemtrace-base]} |" \
 	"the previous commit's added cost per event, named by its commit"
 like "$sec1" "| kmemtrace probes only at the previous commit (89abcde) (its module, no daemon) | ${x86b[kmemtrace-probe-base]} |" \
