@@ -124,9 +124,10 @@ test-bin:
 
 # The README's test command: installs what it needs, builds everything (also under
 # ASan/UBSan, and the merge read ahead on a thread under TSan: tests/host/57-tsan.t), then runs
-# every test through one prove so CI sees one summary: the whole guest suite on the default kernel and, through tests/guest/matrix-tests, one smoke test (load, drain,
-# the oracle's report, dmesg clean) on every other x86_64 kernel of the matrix and a core of five
-# tests on arm64, s390x and i386; check-kernels runs the whole suite on each. Two at a time: a guest keeps one core busy and the machine has two.
+# every test through one prove so CI sees one summary: the whole guest suite on the default
+# kernel and, through tests/guest/matrix-tests, one smoke boot (load, drain, the oracle's report,
+# dmesg clean) on every other kernel and arch of the matrix; check-kernels runs the whole suite on
+# each. Two at a time: a guest keeps one core busy and the machine has two.
 # Longest first, so that both slots finish together: the W=1 builds of every kernel and the
 # guests, then the host tests, then the unit tests of a second or less.
 # The globs are the shell's, expanded when prove starts, after the builds made the tests.
