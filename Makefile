@@ -129,15 +129,18 @@ test-bin:
 # dmesg clean) on every other kernel and arch of the matrix; check-kernels runs the whole suite on
 # each. Two at a time: a guest keeps one core busy and the machine has two.
 # Longest first, so that both slots finish together: the W=1 builds of every kernel and the
-# guests, then the host tests, then the unit tests of a second or less.
+# packages (60-packaging.t, 85 s: last among the host tests it ran alone for a minute at the
+# end), the guests, then the other host tests, then the unit tests of a second or less.
 # The globs are the shell's, expanded when prove starts, after the builds made the tests.
+CHECK_FIRST := tests/host/05-checkpatch.t tests/host/60-packaging.t
 check: check-space deps test-bin
 	$(MAKE) $(KMT_JOBS) all test-modules unit-tests
 	$(MAKE) $(KMT_JOBS) SAN=1 tools unit-tests
 	$(MAKE) $(KMT_JOBS) SAN=thread build/tsan/tests/test_merge.t
 	tests/guest/matrix-tests >$(BUILD)/matrix-tests.list
-	$(TEST_PATH) prove -j2 --exec '' --timer tests/host/05-checkpatch.t tests/guest/*.t \
-		$$(cat $(BUILD)/matrix-tests.list) $$(ls tests/host/*.t | grep -vx tests/host/05-checkpatch.t) \
+	$(TEST_PATH) prove -j2 --exec '' --timer $(CHECK_FIRST) tests/guest/*.t \
+		$$(cat $(BUILD)/matrix-tests.list) \
+		$$(ls tests/host/*.t | grep -vxF $(foreach t,$(CHECK_FIRST),-e $(t))) \
 		build/tests/*.t build/san/tests/*.t
 
 # Trace a small workload in the qemu guest and print the report. It installs only what it needs
