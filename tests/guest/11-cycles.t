@@ -16,8 +16,9 @@ check=$KMT_TOP/build/kmemtrace_check
 guest=$KMT_TEST_DIR/cycles.sh
 # KMT_CYCLES (a multiple of 4, each of the four geometries below as often): 20, and 8 in make
 # check (KMT_QUICK), which keeps its time for the other tests; make check-kernels runs 20.
-cycles=${KMT_CYCLES:-20}
-[ -n "${KMT_CYCLES:-}" ] || [ -z "${KMT_QUICK:-}" ] || cycles=8
+default_cycles=20
+[ -z "${KMT_QUICK:-}" ] || default_cycles=8
+cycles=${KMT_CYCLES:-$default_cycles}
 [[ $cycles =~ ^[1-9][0-9]*$ ]] && [ $((cycles % 4)) = 0 ] || bail "KMT_CYCLES=$cycles is not a positive multiple of 4"
 
 # --- In the guest ------------------------------------------------------------------------------
