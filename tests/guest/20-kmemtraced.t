@@ -5,8 +5,9 @@
 # buffers, a CPU coming online during a trace, a second signal while draining, lockdown.
 # Files are verified here on the host with kmemtrace_check; every expected number comes from
 # the guest's own stats and meta.
-# Bounds: the guest run took 51 s beside two nice -n 19 busy loops (29 s on a quieter host), the
-# whole test 111 s with a first build of the module; -T 300 and 600 s are over 5x those.
+# Bounds: the guest run took 51 s beside two nice -n 19 busy loops (29 s on a quieter host; up to
+# 64.3 s on 7.3 in the per-kernel proof of 2026-11-28, other work beside), the whole test 111 s
+# with a first build of the module; -T 330 and 600 s are over 5x those.
 KMT_TEST_TIMEOUT=600
 # shellcheck source=tests/guest/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -167,7 +168,7 @@ chmod +x "$script"
 # The sanitizer build of the tools where there is one (amd64; another arch's are static).
 san=()
 [ "$(guest_arch)" = amd64 ] && san=(--san)
-vm_ok scenarios -T 300 -c 2 "${san[@]}" --mem 2048 --disk 1024 -p start_disabled=1 -m kmemtrace_oracle --no-daemon \
+vm_ok scenarios -T 330 -c 2 "${san[@]}" --mem 2048 --disk 1024 -p start_disabled=1 -m kmemtrace_oracle --no-daemon \
 	-a "$script" -a "$KMT_TOP/tests/guest/guest-lib.sh" -- daemon-scenarios.sh || true
 CHECK=$KMT_TOP/build/kmemtrace_check
 R=$VM_OUT
