@@ -105,13 +105,19 @@ def compatible(f, kind):
     return None
 
 
+def major_minor(release):
+    """(MAJOR, MINOR) of a kernel release such as 6.12.117+deb12-amd64, or None."""
+    m = re.match(r"(\d+)\.(\d+)", release)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def series_of(release, version, machine="x86_64"):
     """MAJOR.MINOR of the release, with "-rt" for a PREEMPT_RT kernel (whose ftrace entry
     header has one more common field, which moves every other field), and "-MACHINE" for
     another architecture than x86_64 (char is unsigned on aarch64 and s390x; a 32-bit kernel's
     longs and pointers are 4 bytes)."""
-    m = re.match(r"(\d+)\.(\d+)", release)
-    series = "%s.%s" % m.groups() if m else release
+    mm = major_minor(release)
+    series = "%d.%d" % mm if mm else release
     if "PREEMPT_RT" in version:
         series += "-rt"
     return series if machine == "x86_64" else series + "-" + machine
@@ -439,8 +445,8 @@ def cmd_compare(d, page_size):
     # (7.3's tracepoint.h: guard(srcu_fast_notrace); 6.12's disables preemption around them,
     # and the matrix has no series between the two). Seen on 7.3 amd64 under load: a page
     # allocation in cpu0's ftrace stream and cpu1's kmemtrace one, 6.7 ms apart.
-    m = re.match(r"(\d+)\.(\d+)", open(os.path.join(d, "uname")).read())
-    movable = rt or bool(m and (int(m.group(1)), int(m.group(2))) > (6, 12))
+    mm = major_minor(open(os.path.join(d, "uname")).read())
+    movable = rt or bool(mm and mm > (6, 12))
     clock = open(os.path.join(d, "ft", "trace_clock")).read()
     check("ftrace: the instance's trace_clock is mono (kmemtrace's ktime_get_mono_fast_ns)",
           re.search(r"\[(\S+)\]", clock).group(1) if "[" in clock else clock.strip(), "mono")
