@@ -709,6 +709,20 @@ static const struct ksym *older_load_sym(const struct ksyms *k, size_t top, uint
 	return NULL;
 }
 
+/*
+ * Init code of a module loaded during the trace (kallsyms.loaded: freed
+ * after its init, so outside its own range), lying where in_mod's range
+ * is (0: none) and loaded after it: it names what follows it, even
+ * inside an older load's range, which on 6.4+ spans memory not its text.
+ * Init symbols of the start's kallsyms do not: their code ran before the
+ * trace and its place may be another's now.
+ */
+static bool later_init_sym(const struct ksyms *k, const struct ksym *s, size_t in_mod)
+{
+	return s->loaded && s->mod != in_mod && mod_of_addr(k, s->addr) != s->mod &&
+	       (!in_mod || (s->mod > in_mod && s->addr >= k->mods[in_mod - 1].base));
+}
+
 int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64_t *off,
 		 const char **mod)
 {
@@ -729,27 +743,23 @@ int ksyms_lookup(const struct ksyms *k, uint64_t addr, const char **name, uint64
 	}
 	s = &k->syms[lo];
 	in_mod = mod_of_addr(k, addr);
-	/*
-	 * A module loaded during the trace has its init code (freed after its
-	 * init, so outside its range) in kallsyms.loaded: that names what
-	 * follows it, even inside an older load's range, which on 6.4+ spans
-	 * memory not its text. Init symbols of the start's kallsyms do not:
-	 * their code ran before the trace and its place may be another's now.
-	 */
-	if (s->loaded && s->mod != in_mod && mod_of_addr(k, s->addr) != s->mod &&
-	    (!in_mod || (s->mod > in_mod && s->addr >= k->mods[in_mod - 1].base)))
+	if (later_init_sym(k, s, in_mod))
 		goto found;
 	/*
 	 * Inside a module's range, only that module's symbols may name it:
 	 * the last of them at or below addr (an unloaded module's may lie
-	 * between, where a later load took its place).
+	 * between, where a later load took its place), unless a later load's
+	 * init code comes first, which names its start and so what follows.
 	 */
 	if (in_mod) {
 		uint64_t base = k->mods[in_mod - 1].base;
 		size_t top = lo;
 
-		while (s->mod != in_mod && lo > 0 && s->addr > base)
+		while (s->mod != in_mod && lo > 0 && s->addr > base) {
 			s = &k->syms[--lo];
+			if (later_init_sym(k, s, in_mod))
+				goto found;
+		}
 		/* A symbol of its own below its base is no name for its range either. */
 		if (s->mod != in_mod || s->addr < base) {
 			s = older_load_sym(k, top, addr, in_mod);

@@ -468,13 +468,18 @@ static void test_module_changes(void)
 /*
  * A later load's init code, outside its own range and freed once it ran,
  * landing in the place of a module unloaded before it: the unloaded
- * module's range stays, its call sites keep their names.
+ * module's range stays, its call sites keep their names. The init code
+ * names its start, over the unloaded module's symbol there, and what
+ * follows it, also past a symbol of a module the modules file does not
+ * list (as the syms fuzzer had them): a name found maps back to its start.
  */
 static void test_module_init_over_unloaded(void)
 {
 	static const char ks_text[] =
 		"ffffffff81000000 T core_fn\n"
-		"ffffffffc0010000 t oracle_fn\t[oracle]\n";
+		"ffffffffc0010000 t oracle_fn\t[oracle]\n"
+		"ffffffffc0010800 t oracle_late\t[oracle]\n"
+		"ffffffffc0010900 t stray_fn\t[stray]\n";
 	static const char mods_text[] =
 		"oracle 0xffffffffc0010000 0xffffffffc0010000 8192\n"
 		"# loaded (+) and unloaded (-) during the trace\n"
@@ -491,6 +496,11 @@ static void test_module_init_over_unloaded(void)
 	is_str(fmt_ret(k, 0xffffffffc0010111ULL), "oracle_fn+0x111 [oracle]",
 	       "the unloaded module's call site below the later load's init code keeps its name");
 	is_str(fmt_ret(k, 0xffffffffc0000111ULL), "bench_fn+0x11 [bench]", "the later load's own code");
+	is_str(fmt(k, 0xffffffffc0010800ULL), "bench_init+0x0 [bench]",
+	       "the later load's init code names its start, over the unloaded module's symbol");
+	is_str(fmt(k, 0xffffffffc0010811ULL), "bench_init+0x11 [bench]", "... and what follows it");
+	is_str(fmt(k, 0xffffffffc0010911ULL), "bench_init+0x111 [bench]",
+	       "... past a symbol of an unlisted module, not the unloaded module's name of its start");
 	ok(!strstr(ksyms_warnings(k), "oracle, unloaded during the trace"),
 	   "no warning: the later load's code proper is not over it");
 	ksyms_free(k);
