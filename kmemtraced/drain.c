@@ -234,6 +234,38 @@ static int finish_switch(struct kmtd_cpu *c)
 }
 
 /*
+ * Binds the thread to its CPU. kmemtrace.ko only lets a reader bound to
+ * the buffer's CPU read while tracing is on (elsewhere relay can hand out
+ * a stale sub-buffer), and CPU hotplug unbinds threads: so this is done
+ * before every drain. It fails while the CPU is offline, when any CPU may
+ * read (no probe writes there). A read refused with EAGAIN is what says the
+ * thread lost its binding (or never had it), so the drain binds then, not
+ * before every read: sched_setaffinity() each time the buffer filled a
+ * sub-buffer cost a few thousand instructions.
+ */
+static int bind_to_cpu(struct kmtd_cpu *c, bool *warned)
+{
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(c->cpu, &set);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err == EINVAL)
+		return 0;
+	/* A segment's cut holds only for a thread that reads on its CPU. */
+	if (err && c->dr->rotating)
+		return err;
+	if (err && !*warned) {
+		*warned = true;
+		fprintf(stderr,
+			KMTD_NAME ": cpu%u: cannot run on CPU %u (%s): its buffer is read only once tracing stops\n",
+			c->cpu, c->cpu, strerror(err));
+	}
+	return 0;
+}
+
+/*
  * Moves everything the relay file has now. Returns the bytes moved, or -1
  * after fail(). A read that returns less than asked has emptied the buffer
  * for now: the next records wait for the next poll.
@@ -251,10 +283,10 @@ static int finish_switch(struct kmtd_cpu *c)
  * that read got every one of them. At the end (last) the buffers are
  * flushed and tracing is off: nothing more can come.
  */
-static int64_t drain(struct kmtd_cpu *c, bool last)
+static int64_t drain(struct kmtd_cpu *c, bool last, bool *warned)
 {
 	bool rotating = c->dr->rotating;
-	bool past_cut = false;
+	bool past_cut = false, rebound = false;
 	int64_t total = 0;
 	uint64_t started;
 
@@ -267,6 +299,16 @@ static int64_t drain(struct kmtd_cpu *c, bool last)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN && !rebound) {
+				int err = bind_to_cpu(c, warned);
+
+				if (err) {
+					fail(c, err, false);
+					return -1;
+				}
+				rebound = true;
+				continue;
+			}
 			if (errno == EAGAIN)
 				break;
 			fail(c, errno, true);
@@ -294,41 +336,17 @@ static int64_t drain(struct kmtd_cpu *c, bool last)
 	return total;
 }
 
-/*
- * Binds the thread to its CPU. kmemtrace.ko only lets a reader bound to
- * the buffer's CPU read while tracing is on (elsewhere relay can hand out
- * a stale sub-buffer), and CPU hotplug unbinds threads: so this is done
- * before every drain. It fails while the CPU is offline, when any CPU may
- * read (no probe writes there).
- */
-static int bind_to_cpu(struct kmtd_cpu *c, bool *warned)
-{
-	cpu_set_t set;
-	int err;
-
-	CPU_ZERO(&set);
-	CPU_SET(c->cpu, &set);
-	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	if (err == EINVAL)
-		return 0;
-	/* A segment's cut holds only for a thread that reads on its CPU. */
-	if (err && c->dr->rotating)
-		return err;
-	if (err && !*warned) {
-		*warned = true;
-		fprintf(stderr,
-			KMTD_NAME ": cpu%u: cannot run on CPU %u (%s): its buffer is read only once tracing stops\n",
-			c->cpu, c->cpu, strerror(err));
-	}
-	return 0;
-}
-
 static void *cpu_main(void *arg)
 {
 	struct kmtd_cpu *c = arg;
 	struct kmtd_drain *dr = c->dr;
 	bool warned = false;
+	int err = bind_to_cpu(c, &warned);
 
+	if (err) {
+		fail(c, err, false);
+		return NULL;
+	}
 	for (;;) {
 		struct pollfd p[2] = {
 			{ .fd = c->relay_fd, .events = POLLIN },
@@ -336,7 +354,7 @@ static void *cpu_main(void *arg)
 		};
 		int64_t moved;
 		bool last;
-		int n, err;
+		int n;
 
 		n = poll(p, 2, POLL_MS);
 		if (n < 0 && errno != EINTR) {
@@ -348,12 +366,7 @@ static void *cpu_main(void *arg)
 		 * a drain that starts after seeing it gets every last record.
 		 */
 		last = atomic_load(&dr->stopping);
-		err = bind_to_cpu(c, &warned);
-		if (err) {
-			fail(c, err, false);
-			break;
-		}
-		moved = drain(c, last);
+		moved = drain(c, last, &warned);
 		if (moved < 0 || last)
 			break;
 		if (moved == 0 && n > 0 && (p[0].revents & (POLLERR | POLLNVAL))) {
