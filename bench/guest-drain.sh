@@ -10,7 +10,7 @@
 #   START    first rate, slab events per second per CPU
 #   FACTOR   each step multiplies the rate by FACTOR/10 (15: by 1.5)
 #   MAX      no step above this rate
-#   SERIES   SUBBUFS or SUBBUFS:NICE: kmemtrace.ko's subbufs parameter (64 is the default)
+#   SERIES   SUBBUFS or SUBBUFS:NICE: kmemtrace.ko's subbufs parameter (16 is the default)
 #            and the nice value kmemtraced runs at (default 0); a starved daemon (nice 19
 #            beside a nice 0 load) shows how much delay each buffer size absorbs
 # For each series, kmemtrace.ko is reloaded with SUBBUFS, then the rate rises step by step while
@@ -272,7 +272,7 @@ top_reps=${top_rest#*:}
 if [ "$top_rates" = auto ]; then
 	# The clean steps of the default buffers' nice-0 series: lowest, highest and the one
 	# nearest their geometric mean.
-	top_rates=$(awk -F'\t' '$1 == 64 && $2 == 0 && $8 == 0 && $5 * 100 >= $4 * 95 { print $4 }' "$tsv" |
+	top_rates=$(awk -F'\t' '$1 == 16 && $2 == 0 && $8 == 0 && $5 * 100 >= $4 * 95 { print $4 }' "$tsv" |
 		sort -n | uniq | awk '
 			# busybox awk has no sqrt(): the nearest r to sqrt(lo * hi) has r * r nearest.
 			function dist(r) { d = r * r - lo * hi; return d < 0 ? -d : d }

@@ -40,9 +40,17 @@
 #define KMT_SUBBUF_SIZE_MAX	SZ_64M
 #define KMT_BUF_SIZE_MAX	((u64)SZ_1G)
 
-/* The default ring, 4 MiB per CPU, before it is fitted to mem_share. */
-#define KMT_DEFAULT_SUBBUFS	64U
-#define KMT_DEFAULT_SUBBUF_SIZE	65536U
+/*
+ * The default ring, 4 MiB per CPU, before it is fitted to mem_share.
+ * relay wakes the reader each time a sub-buffer fills: at 64 KiB each,
+ * those wakeups (a poll, a read and a write of kmemtraced, two context
+ * switches) cost the traced load 10 instructions an event of the 250
+ * kmemtrace adds (6.1, instruction-counted guest); 256 KiB takes that
+ * down to 2.5, and a quiet CPU's records are read from the sub-buffer
+ * being written all the same.
+ */
+#define KMT_DEFAULT_SUBBUFS	16U
+#define KMT_DEFAULT_SUBBUF_SIZE	262144U
 /* Fitting the default halves the count down to this, then the size. */
 #define KMT_FIT_SUBBUFS_FLOOR	8U
 
@@ -52,12 +60,12 @@
 unsigned int kmt_subbufs;
 module_param_named(subbufs, kmt_subbufs, uint, 0444);
 MODULE_PARM_DESC(subbufs,
-		 "Sub-buffers per CPU, 2..4096 (default 64, fewer when mem_share needs it). As a built-in or through modprobe: kmemtrace.subbufs=N on the kernel command line.");
+		 "Sub-buffers per CPU, 2..4096 (default 16, fewer when mem_share needs it). As a built-in or through modprobe: kmemtrace.subbufs=N on the kernel command line.");
 
 unsigned int kmt_subbuf_size;
 module_param_named(subbuf_size, kmt_subbuf_size, uint, 0444);
 MODULE_PARM_DESC(subbuf_size,
-		 "Bytes per sub-buffer, 256..67108864 (default 65536, smaller when mem_share needs it), rounded up so records never straddle sub-buffers and the ring is whole pages. Kernel command line: kmemtrace.subbuf_size=N.");
+		 "Bytes per sub-buffer, 256..67108864 (default 262144, smaller when mem_share needs it), rounded up so records never straddle sub-buffers and the ring is whole pages. Kernel command line: kmemtrace.subbuf_size=N.");
 
 unsigned int kmt_mem_share = 10;
 module_param_named(mem_share, kmt_mem_share, uint, 0444);

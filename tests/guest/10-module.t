@@ -494,7 +494,7 @@ is "$(cat "$o/rmmod_busy")" refused "rmmod refused while cpu0 is open"
 is "$(cat "$o/loaded_while_open")" 1 "module still loaded while cpu0 is open"
 is "$(cat "$o/rmmod_closed")" unloaded "rmmod works once cpu0 is closed"
 
-# The oracle's records, and the accounting of that run (no drop expected with 64 x 64 KiB).
+# The oracle's records, and the accounting of that run (no drop expected with the default 16 x 256 KiB).
 judge oracle "$o/expected" "$o/kallsyms" "$o"/oracle_cpu*
 judge account "$o/oracle_stats" "$o/oracle_overruns" "$o"/oracle_cpu*
 is "$(awk '!/^#/ { d += $4 } END { print d + 0 }' "$o/oracle_stats")" 0 "no record dropped with the default buffers"

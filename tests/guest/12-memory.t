@@ -109,11 +109,11 @@ is "$(command_status)" 0 "guest script ran to the end"
 is "$(cat "$R/possible" 2>/dev/null)" 0-1 "two possible CPUs"
 is "$(cat "$R/online.before" 2>/dev/null)" 0 "CPU 1 offline at boot (maxcpus=1)"
 
-# Defaults on a roomy guest: the 64 x 64 KiB ring, said in stats.
-like "$(cat "$R/default.buffers" 2>/dev/null)" '^# buffers default: subbufs 64 subbuf_size 65536 ' \
-	"defaults: 64 x 65536 bytes, sized 'default', in stats"
+# Defaults on a roomy guest: the 16 x 256 KiB ring, said in stats.
+like "$(cat "$R/default.buffers" 2>/dev/null)" '^# buffers default: subbufs 16 subbuf_size 262144 ' \
+	"defaults: 16 x 262144 bytes, sized 'default', in stats"
 is "$(buffers_field "$R/default.buffers" possible_cpus)" 2 "defaults: budgeted for both possible CPUs"
-ok "defaults: dmesg says what was chosen" grep -q 'kmemtrace: buffers (default): 64 sub-buffers of 65536 bytes per CPU' "$R/dmesg.txt"
+ok "defaults: dmesg says what was chosen" grep -q 'kmemtrace: buffers (default): 16 sub-buffers of 262144 bytes per CPU' "$R/dmesg.txt"
 
 # 1. The 1 GiB-per-CPU request.
 is "$(cat "$R/huge.status" 2>/dev/null)" refused "1 GiB per CPU: insmod refused"
