@@ -8,6 +8,7 @@
 #define KMEMTRACE_ABI_H
 
 #if defined(__KERNEL__) || defined(__linux__)
+#include <linux/ioctl.h>
 #include <linux/types.h>
 #else
 /* Readers on non-Linux hosts (the report may run anywhere). */
@@ -318,6 +319,24 @@ _Static_assert(sizeof(struct kmt_record_common) == 16,
 #define KMT_DEBUGFS_STACKS	"stacks"
 #define KMT_DEBUGFS_FILTER	"filter"
 #define KMT_DEBUGFS_INIT_KALLSYMS	"init_kallsyms"
+
+/*
+ * Reading a cpuN file through mmap(2) (of its whole ring, subbufs x
+ * subbuf_size bytes, PROT_READ, MAP_SHARED) instead of read(2): each
+ * KMT_IOC_RING_NEXT gives back the bytes of the previous extent (done)
+ * and returns the next one, whole records within one sub-buffer. The
+ * rules are read()'s: while tracing is on, only a reader bound to the
+ * buffer's CPU is answered (EAGAIN otherwise); read() and this share
+ * one read position. Modules without it answer ENOTTY (no ABI minor).
+ */
+struct kmt_ring_extent {
+	__u64 done;		/* in: bytes of the last extent taken (0 at first) */
+	__u64 offset;		/* out: where the next extent starts in the ring */
+	__u64 len;		/* out: its bytes; 0 when nothing is there now */
+	__u64 ring_size;	/* out: the ring's size, what to map */
+};
+
+#define KMT_IOC_RING_NEXT	_IOWR('k', 0x80, struct kmt_ring_extent)
 
 /*
  * Limits of the module parameters subbufs and mem_share (percent of the

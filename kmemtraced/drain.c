@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +62,33 @@ static int create_out(struct kmtd_cpu *c, bool force)
 	return fd;
 }
 
+/*
+ * Maps the CPU's ring, its pages faulted in now rather than by the drain
+ * while the traced load runs. A kernel whose relay cannot map (ENODEV),
+ * or a size the module does not confirm (the first KMT_IOC_RING_NEXT),
+ * leaves the CPU to read().
+ */
+static void map_ring(struct kmtd_cpu *c)
+{
+	void *ring;
+
+	if (!c->dr->ring_size)
+		return;
+	ring = mmap(NULL, c->dr->ring_size, PROT_READ, MAP_SHARED | MAP_POPULATE, c->relay_fd, 0);
+	if (ring == MAP_FAILED)
+		return;
+	c->ring = ring;
+	c->ring_size = c->dr->ring_size;
+	c->ring_taken = 0;
+}
+
+/* Back to read(), for a module without the ioctl or a ring of another size. */
+static void unmap_ring(struct kmtd_cpu *c)
+{
+	munmap((void *)c->ring, c->ring_size);
+	c->ring = NULL;
+}
+
 int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned int cpu,
 		   unsigned int seg, struct kmtd_cpu **cp)
 {
@@ -92,6 +121,7 @@ int kmtd_cpu_setup(const struct kmtd_run *run, struct kmtd_drain *dr, unsigned i
 		kmtd_err("out of memory");
 		return -1;
 	}
+	map_ring(c);
 	kmt_header_init(&c->hdr, cpu, run->word_bits, run->page_size, run->start_mono_ns,
 			run->start_real_ns);
 	/* The records that follow are the module's, so is their version. */
@@ -266,6 +296,94 @@ static int bind_to_cpu(struct kmtd_cpu *c, bool *warned)
 }
 
 /*
+ * KMT_IOC_RING_NEXT: gives back ext->done bytes, fills in the next
+ * extent. 0, or the errno (EAGAIN: refused even after binding).
+ */
+static int ring_next(struct kmtd_cpu *c, struct kmt_ring_extent *ext, bool *warned)
+{
+	bool rebound = false;
+
+	for (;;) {
+		int err;
+
+		if (ioctl(c->relay_fd, KMT_IOC_RING_NEXT, ext) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN || rebound)
+			return errno;
+		err = bind_to_cpu(c, warned);
+		if (err)
+			return err;
+		rebound = true;
+	}
+}
+
+/* TAKE_REFUSED: the module refused even a bound reader (tracing stops soon). */
+#define TAKE_REFUSED	(-2)
+
+/*
+ * The next records: an extent of the mapped ring, or a read() into buf.
+ * Their bytes (0: none now), TAKE_REFUSED, or -1 after fail().
+ */
+static ssize_t take(struct kmtd_cpu *c, const uint8_t **p, bool *warned)
+{
+	bool rebound = false;
+	ssize_t n;
+
+	if (c->ring) {
+		struct kmt_ring_extent ext = { .done = c->ring_taken };
+		int err = ring_next(c, &ext, warned);
+
+		if (err == EAGAIN)
+			return TAKE_REFUSED;
+		if (err == ENOTTY && !c->ring_taken) {
+			unmap_ring(c);
+			return take(c, p, warned);
+		}
+		if (err) {
+			fail(c, err, true);
+			return -1;
+		}
+		if (ext.ring_size != c->ring_size && !c->ring_taken) {
+			unmap_ring(c);
+			return take(c, p, warned);
+		}
+		if (ext.len % KMT_RECORD_SIZE || ext.offset > c->ring_size ||
+		    ext.len > c->ring_size - ext.offset) {
+			fail(c, EPROTO, true);
+			return -1;
+		}
+		c->ring_taken = ext.len;
+		*p = c->ring + ext.offset;
+		return (ssize_t)ext.len;
+	}
+	for (;;) {
+		n = read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
+		if (n >= 0) {
+			*p = c->buf;
+			return n;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN && !rebound) {
+			int err = bind_to_cpu(c, warned);
+
+			if (err) {
+				fail(c, err, false);
+				return -1;
+			}
+			rebound = true;
+			continue;
+		}
+		if (errno == EAGAIN)
+			return TAKE_REFUSED;
+		fail(c, errno, true);
+		return -1;
+	}
+}
+
+/*
  * Moves everything the relay file has now. Returns the bytes moved, or -1
  * after fail(). A read that returns less than asked has emptied the buffer
  * for now: the next records wait for the next poll.
@@ -286,45 +404,33 @@ static int bind_to_cpu(struct kmtd_cpu *c, bool *warned)
 static int64_t drain(struct kmtd_cpu *c, bool last, bool *warned)
 {
 	bool rotating = c->dr->rotating;
-	bool past_cut = false, rebound = false;
+	bool past_cut = false;
 	int64_t total = 0;
 	uint64_t started;
 
 	for (;;) {
+		const uint8_t *p;
 		ssize_t n;
 		size_t old;
 
 		started = rotating ? mono_ns() : 0;
-		n = read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN && !rebound) {
-				int err = bind_to_cpu(c, warned);
-
-				if (err) {
-					fail(c, err, false);
-					return -1;
-				}
-				rebound = true;
-				continue;
-			}
-			if (errno == EAGAIN)
-				break;
-			fail(c, errno, true);
+		n = take(c, &p, warned);
+		if (n == TAKE_REFUSED)
+			break;
+		if (n < 0)
 			return -1;
-		}
 		if (rotating && start_switch(c) < 0)
 			return -1;
 		if (n == 0)
 			break;
-		old = c->next_fd >= 0 ? before_cut(c->buf, (size_t)n, c->cut_ns) : (size_t)n;
+		old = c->next_fd >= 0 ? before_cut(p, (size_t)n, c->cut_ns) : (size_t)n;
 		past_cut |= old < (size_t)n;
-		if (put_records(c, c->out_fd, c->buf, old) < 0 ||
-		    put_records(c, c->next_fd, (uint8_t *)c->buf + old, (size_t)n - old) < 0)
+		if (put_records(c, c->out_fd, p, old) < 0 ||
+		    put_records(c, c->next_fd, p + old, (size_t)n - old) < 0)
 			return -1;
 		total += n;
-		if ((size_t)n < KMTD_READ_CHUNK)
+		/* A short read emptied the buffer; the ring says so with an empty extent. */
+		if (!c->ring && (size_t)n < KMTD_READ_CHUNK)
 			break;
 	}
 	/* A switch published while the buffer was empty starts here. */
@@ -455,6 +561,8 @@ void kmtd_cpu_free(struct kmtd_cpu *c)
 		close(c->relay_fd);
 	if (c->out_fd >= 0)
 		close(c->out_fd);
+	if (c->ring)
+		munmap((void *)c->ring, c->ring_size);
 	free(c->buf);
 	free(c);
 }

@@ -38,6 +38,11 @@ struct kmtd_drain {
 	 */
 	_Atomic uint64_t seg_total;
 	uint64_t seg_size;
+	/*
+	 * subbufs x subbuf_size of the module's stats, what each ring maps
+	 * to; 0 when unknown (then every CPU is read()).
+	 */
+	uint64_t ring_size;
 };
 
 /* One traced CPU: its relay file, its output file and its thread. */
@@ -47,6 +52,13 @@ struct kmtd_cpu {
 	int relay_fd;
 	int out_fd;
 	void *buf;		/* KMTD_READ_CHUNK bytes: relay -> buf -> out file */
+	/*
+	 * The ring mapped (KMT_IOC_RING_NEXT), or NULL (read() through buf):
+	 * records go from it to the file with one copy fewer. ring_taken:
+	 * bytes of the extent written last, given back at the next call.
+	 */
+	const uint8_t *ring;
+	uint64_t ring_size, ring_taken;
 	pthread_t thread;
 	bool thread_started;
 	uint64_t bytes;		/* record bytes in the output files after their headers */

@@ -865,6 +865,12 @@ static int run(struct kmtd *d)
 		goto abort;
 	}
 
+	{
+		struct kmtd_buffers b;
+
+		if (kmtd_read_buffers(d->run.kdir, &b) == 0)
+			d->drain.ring_size = (uint64_t)b.subbufs * b.subbuf_size;
+	}
 	if (kmtd_write_kallsyms(&d->run) < 0)
 		goto abort;
 	made_kallsyms = true;

@@ -52,6 +52,14 @@
  *    matters.
  *  - relay_file_operations lost splice_read in 6.8; kmt_relay.c forwards
  *    splice (and mmap) only when relay fills them.
+ *  - relay's mmap became mmap_prepare (struct vm_area_desc) with the VFS
+ *    hook's arrival in 6.16: 7.3's relay_file_operations has only
+ *    mmap_prepare, and a file may not have both (KMT_HAVE_MMAP_PREPARE).
+ *  - The mapped reader (KMT_IOC_RING_NEXT) keeps relay's read position
+ *    as relay_file_read_consume() does: subbufs_consumed, through the
+ *    exported relay_subbufs_consumed(), bytes_consumed and padding[],
+ *    fields and semantics the same in 6.1, 6.12 and 7.3 (their relay.c
+ *    read side and relay_switch_subbuf() compared).
  *  - Before 5.11 relay_open() wrote its defaults into a non-const
  *    callback structure: the const one kmt_relay.c passes needs 5.11.
  *
@@ -84,6 +92,9 @@
  */
 #define KMT_KERNEL_AT_LEAST(major, minor) \
 	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
+
+/* file_operations.mmap_prepare, which relay fills instead of mmap. */
+#define KMT_HAVE_MMAP_PREPARE	KMT_KERNEL_AT_LEAST(6, 16)
 
 /*
  * struct kmem_cache is public in <linux/slub_def.h> / <linux/slab_def.h>

@@ -10,11 +10,14 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/irqflags.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/relay.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 
+#include "kmt_compat.h"
 #include "kmt_internal.h"
 
 /*
@@ -23,7 +26,8 @@
  * fails while kmemtraced reads instead of freeing code under it.
  * open, release, read and poll are relay's core (kmt_check_relay_fops()
  * refuses to load without them); mmap and splice are forwarded only
- * where this kernel's relay has them: splice_read is gone from 6.8.
+ * where this kernel's relay has them: splice_read is gone from 6.8, and
+ * mmap became mmap_prepare (KMT_HAVE_MMAP_PREPARE).
  */
 static int kmt_relay_open(struct inode *inode, struct file *file)
 {
@@ -76,11 +80,91 @@ static __poll_t kmt_relay_poll(struct file *file, poll_table *wait)
 	return relay_file_operations.poll(file, wait);
 }
 
+#if KMT_HAVE_MMAP_PREPARE
+static int kmt_relay_mmap_prepare(struct vm_area_desc *desc)
+{
+	if (!relay_file_operations.mmap_prepare)
+		return -ENODEV;
+	return relay_file_operations.mmap_prepare(desc);
+}
+#else
 static int kmt_relay_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	if (!relay_file_operations.mmap)
 		return -ENODEV;
 	return relay_file_operations.mmap(file, vma);
+}
+#endif
+
+/*
+ * The mapped reader's position is relay's own read position
+ * (subbufs_consumed, bytes_consumed), kept as relay's read() keeps it,
+ * so that read(), poll() and this agree. Called with interrupts off, so
+ * that a writer on this CPU (a probe, interrupts off too) is wholly
+ * before or after.
+ */
+static size_t kmt_ring_avail(const struct rchan_buf *buf)
+{
+	size_t size = buf->chan->subbuf_size;
+	size_t cur = buf->subbufs_consumed % buf->chan->n_subbufs;
+	size_t end;
+
+	if (buf->subbufs_consumed != buf->subbufs_produced)
+		end = size - buf->padding[cur];
+	else	/* the sub-buffer being written; offset size + 1: none */
+		end = buf->offset > size ? 0 : buf->offset;
+	return end > buf->bytes_consumed ? end - buf->bytes_consumed : 0;
+}
+
+static int kmt_ring_next(struct rchan_buf *buf, struct kmt_ring_extent *ext)
+{
+	size_t size = buf->chan->subbuf_size;
+
+	if (ext->done > kmt_ring_avail(buf) || ext->done % KMT_RECORD_SIZE)
+		return -EINVAL;
+	buf->bytes_consumed += ext->done;
+	/* A finished sub-buffer read to its end goes back to the writer. */
+	while (buf->subbufs_consumed != buf->subbufs_produced &&
+	       buf->bytes_consumed +
+	       buf->padding[buf->subbufs_consumed % buf->chan->n_subbufs] >= size) {
+		relay_subbufs_consumed(buf->chan, buf->cpu, 1);
+		buf->bytes_consumed = 0;
+	}
+	ext->offset = (buf->subbufs_consumed % buf->chan->n_subbufs) * size +
+		      buf->bytes_consumed;
+	ext->len = kmt_ring_avail(buf);
+	ext->ring_size = buf->chan->alloc_size;
+	return 0;
+}
+
+/* KMT_IOC_RING_NEXT: read()'s rules and lock, then the next extent. */
+static long kmt_relay_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	struct rchan_buf *buf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct kmt_ring_extent ext;
+	unsigned long irqflags;
+	long ret = -EAGAIN;
+
+	if (cmd != KMT_IOC_RING_NEXT)
+		return -ENOTTY;
+	if (copy_from_user(&ext, uarg, sizeof(ext)))
+		return -EFAULT;
+	mutex_lock(&kmt_enable_lock);
+	cpus_read_lock();
+	if (!kmt_enabled || !cpu_online(buf->cpu) || kmt_reader_bound(buf)) {
+		inode_lock(file_inode(file));
+		local_irq_save(irqflags);
+		ret = kmt_ring_next(buf, &ext);
+		local_irq_restore(irqflags);
+		inode_unlock(file_inode(file));
+	}
+	cpus_read_unlock();
+	mutex_unlock(&kmt_enable_lock);
+	if (!ret && copy_to_user(uarg, &ext, sizeof(ext)))
+		ret = -EFAULT;
+	return ret;
 }
 
 /* What splice(2) itself answers for a file that cannot splice. */
@@ -109,7 +193,12 @@ static const struct file_operations kmt_relay_fops = {
 	.release = kmt_relay_release,
 	.read = kmt_relay_read,
 	.poll = kmt_relay_poll,
+	.unlocked_ioctl = kmt_relay_ioctl,
+#if KMT_HAVE_MMAP_PREPARE
+	.mmap_prepare = kmt_relay_mmap_prepare,
+#else
 	.mmap = kmt_relay_mmap,
+#endif
 	.splice_read = kmt_relay_splice_read,
 };
 

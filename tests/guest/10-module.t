@@ -14,11 +14,15 @@ check=$KMT_TOP/build/kmemtrace_check
 py=$KMT_TEST_DIR/records.py
 guest=$KMT_TEST_DIR/module-check.sh
 runas=$KMT_TEST_DIR/runas
+ringread=$KMT_TEST_DIR/ringread
 
 require_cmds python3
 
 # A static helper that drops to an unprivileged uid (tests/guest/runas.c).
 build_runas "$runas"
+# kmemtraced's way of reading a buffer, mapped (tests/guest/ringread.c).
+guest_cc -static -O2 -Wall -Wextra -Werror -I"$KMT_TOP/abi" -o "$ringread" "$KMT_TOP/tests/guest/ringread.c" ||
+	bail "cannot build a static ringread (libc6-dev)"
 
 # --- In the guest ------------------------------------------------------------------------------
 # Everything it finds goes to $KMT_OUT as small files; the host judges them below.
@@ -61,7 +65,11 @@ mount -o remount,mode=0700 /sys/kernel/debug
 echo 1 > "$O/run"
 cat "$O/expected" > "$OUT/expected"
 echo 0 > "$D/enabled"
-save_buffers oracle
+# Through read() and the mapped ring in turn, which share one read position: cpu0's first
+# 100 records read(), the rest mapped; cpu1 mapped whole (judged with the rest below).
+dd if="$D/cpu0" of="$OUT/oracle_cpu0.1read" bs=6400 count=1 2> /dev/null
+ringread "$D/cpu0" "$OUT/oracle_cpu0.2ring" > "$OUT/ring_oracle0"
+ringread "$D/cpu1" "$OUT/oracle_cpu1.ring" > "$OUT/ring_oracle1"
 cat "$D/stats" > "$OUT/oracle_stats"
 cat "$D/total_overruns" > "$OUT/oracle_overruns"
 cat /proc/kallsyms > "$OUT/kallsyms"
@@ -128,6 +136,9 @@ if cat "$D/cpu0" > /dev/null 2> "$OUT/read_unbound.err"; then r=read; else r=ref
 echo "$r" > "$OUT/read_unbound"
 taskset -c 0 cat "$D/cpu0" > "$OUT/read_bound.bin" 2> "$OUT/read_bound.err" && r=read || r=refused
 echo "$r" > "$OUT/read_bound"
+# The mapped ring keeps the same rule.
+ringread "$D/cpu0" "$OUT/ring_unbound.bin" > "$OUT/ring_unbound" 2>&1
+taskset -c 0 ringread "$D/cpu0" "$OUT/ring_bound.bin" > "$OUT/ring_bound" 2>&1
 echo 0 > "$D/enabled"
 if cat "$D/cpu1" > "$OUT/read_after.bin" 2> "$OUT/read_after.err"; then r=read; else r=refused; fi
 echo "$r" > "$OUT/read_after"
@@ -302,8 +313,10 @@ def cmd_oracle(expected_path, kallsyms_path, *paths):
     by_func = collections.defaultdict(list)
     desc_of = {}
     late_desc = 0
+    seen_on = collections.defaultdict(set)
     for p in paths:
-        seen = set()
+        # A CPU's stream may come in pieces (read() then the mapped ring): in order, one stream.
+        seen = seen_on[cpu_of(p)]
         for r in records(p)[0]:
             if r["type"] == DESC:
                 desc_of[r["cache"]] = r
@@ -446,7 +459,7 @@ rt=0
 [[ $(guest_kernel) == *-rt-* ]] && rt=1
 numa=()
 guest_has_numa && numa=(--numa)
-vm_ok module "${numa[@]}" -c 2 --no-daemon -T 330 -m kmemtrace_oracle -a "$guest" -a "$runas" -- module-check.sh
+vm_ok module "${numa[@]}" -c 2 --no-daemon -T 330 -m kmemtrace_oracle -a "$guest" -a "$runas" -a "$ringread" -- module-check.sh
 o=$VM_OUT
 is "$(command_status)" 0 "guest script ran to the end"
 dmesg_clean
@@ -480,6 +493,12 @@ is "$(cat "$o/read_unbound" 2>/dev/null)" refused "while tracing, a reader not b
 ok "  with EAGAIN" grep -q 'Resource temporarily unavailable' "$o/read_unbound.err"
 is "$(cat "$o/read_bound" 2>/dev/null)" read "while tracing, a reader bound to the CPU (taskset) reads"
 ok "  whole records" test "$(( $(stat -c %s "$o/read_bound.bin" 2>/dev/null || echo 1) % 64 ))" = 0
+is "$(cat "$o/ring_unbound" 2>/dev/null)" refused "while tracing, the mapped ring refuses a reader not bound to the CPU (EAGAIN)"
+like "$(cat "$o/ring_bound" 2>/dev/null)" '^read [0-9]+$' "while tracing, a reader bound to the CPU reads the mapped ring"
+ok "  whole records" test "$(( $(stat -c %s "$o/ring_bound.bin" 2>/dev/null || echo 1) % 64 ))" = 0
+like "$(cat "$o/ring_oracle0" 2>/dev/null) $(cat "$o/ring_oracle1" 2>/dev/null)" '^read [0-9]+ read [0-9]+$' \
+	"with tracing off, both buffers read through the mapped ring (cpu0 after 100 records read())"
+is "$(stat -c %s "$o/oracle_cpu0.1read" 2>/dev/null)" 6400 "  cpu0's first 100 records through read()"
 is "$(cat "$o/read_after" 2>/dev/null)" read "with tracing off, any reader reads"
 ok "  and gets records" test -s "$o/read_after.bin"
 
