@@ -97,6 +97,15 @@
 #define KMT_HAVE_MMAP_PREPARE	KMT_KERNEL_AT_LEAST(6, 16)
 
 /*
+ * The probes are flattened: on arm64 the compiler otherwise calls
+ * arch_local_irq_save() out of line from their large inlined bodies.
+ * compiler_attributes.h has had __flatten since 5.8.
+ */
+#ifndef __flatten
+#define __flatten __attribute__((flatten))
+#endif
+
+/*
  * struct kmem_cache is public in <linux/slub_def.h> / <linux/slab_def.h>
  * up to 6.7. From 5.17 their inline helpers (nearest_obj() and friends)
  * use mm/slab.h's private struct slab, which out-of-tree code cannot

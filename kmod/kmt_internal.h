@@ -33,7 +33,7 @@
 #include <linux/jump_label.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/seqlock.h>
+#include <linux/smp.h>
 #include <linux/types.h>
 #include <asm/local.h>
 #include <asm/local64.h>
@@ -192,17 +192,21 @@ enum kmt_walk_end {
 /*
  * Per-CPU writer state. Only its own CPU changes it, with interrupts
  * off (or, for the flush at disable time, with no probe attached), so
- * plain fields are enough; stats_seq lets readers on other CPUs take a
- * consistent snapshot of the three counters.
+ * plain fields are enough; readers of its counters on other CPUs read
+ * them on that CPU (kmt_read_on_cpu()).
  */
 struct kmt_cpu {
-	seqcount_t stats_seq;
-	u64 emitted;		/* data records attempted */
-	u64 written;		/* data records that reached the buffer */
-	u64 dropped;		/* data records lost to a full buffer */
+	/*
+	 * Data records attempted, and those lost to a full buffer. Every
+	 * data record takes a seq and is written or dropped, so neither the
+	 * next seq nor the count written needs a counter of its own (one
+	 * increment fewer each, per event): they are the low 32 bits of
+	 * emitted, and emitted - dropped.
+	 */
+	u64 emitted;
+	u64 dropped;
 	u64 pending_lost;	/* dropped since the last record written */
 	u64 first_lost_ns;	/* timestamp of the first of those */
-	u32 seq;		/* seq of the next data record */
 	bool busy;		/* a record is being written on this CPU */
 	local_t nested;		/* events that arrived while busy (NMI) */
 	/* Written events that had a stack asked for, by outcome. */
@@ -365,6 +369,7 @@ void kmt_record(const struct kmt_ev *ev);
 void kmt_record_entry(const struct kmt_ev *ev, unsigned long entry_pc);
 void kmt_record_unfiltered(const struct kmt_ev *ev, unsigned long entry_pc);
 void kmt_finish_buffers(void);
+void kmt_read_on_cpu(unsigned int cpu, smp_call_func_t fn, void *arg);
 void kmt_snapshot(unsigned int cpu, u64 *emitted, u64 *written, u64 *dropped);
 u64 kmt_total_dropped(void);
 

@@ -49,7 +49,9 @@ static __always_inline void kmt_record_or_filter(const struct kmt_ev *ev)
  * The slab handlers, reached from the probes (kmt_compat.h) by a jump
  * when no filter is in force. Never inlined into them, so that the
  * probes keep no frame; notrace, as nothing of the write path is traced
- * (and it saves each event the call to ftrace's entry, a no-op).
+ * (and it saves each event the call to ftrace's entry, a no-op);
+ * flattened, so that what the write path calls inline stays inline
+ * (arm64 called arch_local_irq_save() out of line).
  */
 static __always_inline void kmt_record_slab(u8 type, unsigned long call_site,
 					    const void *ptr,
@@ -65,18 +67,18 @@ static __always_inline void kmt_record_slab(u8 type, unsigned long call_site,
 	kmt_record_inline(&ev);
 }
 
-noinline notrace void kmt_on_kmalloc(void *data, unsigned long call_site,
-				     const void *ptr, size_t bytes_req,
-				     size_t bytes_alloc, gfp_t gfp, int node)
+noinline notrace __flatten void
+kmt_on_kmalloc(void *data, unsigned long call_site, const void *ptr,
+	       size_t bytes_req, size_t bytes_alloc, gfp_t gfp, int node)
 {
 	kmt_record_slab(KMT_REC_KMALLOC, call_site, ptr, NULL, bytes_req,
 			bytes_alloc, gfp, node);
 }
 
 #if KMT_KERNEL_AT_LEAST(6, 1)
-noinline notrace void kmt_on_cache_alloc(void *data, unsigned long call_site,
-					 const void *ptr, struct kmem_cache *s,
-					 gfp_t gfp, int node)
+noinline notrace __flatten void
+kmt_on_cache_alloc(void *data, unsigned long call_site, const void *ptr,
+		   struct kmem_cache *s, gfp_t gfp, int node)
 {
 	size_t object_size, size;
 	const char *name;
@@ -99,8 +101,8 @@ static void kmt_on_cache_alloc_sized(unsigned long call_site,
 }
 #endif
 
-noinline notrace void kmt_on_kfree(void *data, unsigned long call_site,
-				   const void *ptr)
+noinline notrace __flatten void
+kmt_on_kfree(void *data, unsigned long call_site, const void *ptr)
 {
 	/* The tracepoint fires before kfree()'s own NULL check. */
 	if (ZERO_OR_NULL_PTR(ptr))
@@ -109,17 +111,21 @@ noinline notrace void kmt_on_kfree(void *data, unsigned long call_site,
 			KMT_NODE_ANY);
 }
 
-noinline notrace void kmt_on_cache_free(void *data, unsigned long call_site,
-					const void *ptr,
-					const struct kmem_cache *s)
+noinline notrace __flatten void
+kmt_on_cache_free(void *data, unsigned long call_site, const void *ptr,
+		  const struct kmem_cache *s)
 {
 	kmt_record_slab(KMT_REC_CACHE_FREE, call_site, ptr, s, 0, 0, 0,
 			KMT_NODE_ANY);
 }
 
-/* The page tracepoints have kept these signatures through 5.10..6.12. */
-static void kmt_tp_page_alloc(void *data, struct page *page,
-			      unsigned int order, gfp_t gfp, int migratetype)
+/*
+ * The page tracepoints have kept these signatures through 5.10..6.12.
+ * Flattened as the slab handlers are.
+ */
+static __flatten void kmt_tp_page_alloc(void *data, struct page *page,
+					unsigned int order, gfp_t gfp,
+					int migratetype)
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_PAGE_ALLOC,
@@ -137,8 +143,8 @@ static void kmt_tp_page_alloc(void *data, struct page *page,
 	kmt_record_or_filter(&ev);
 }
 
-static void kmt_tp_page_free(void *data, struct page *page,
-			     unsigned int order)
+static __flatten void kmt_tp_page_free(void *data, struct page *page,
+				       unsigned int order)
 {
 	struct kmt_ev ev = {
 		.type = KMT_REC_PAGE_FREE,

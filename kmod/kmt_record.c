@@ -25,14 +25,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/irqflags.h>
 #include <linux/jhash.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/relay.h>
 #include <linux/sched.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/topology.h>
 
@@ -57,7 +60,7 @@ bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
 	*rec = (struct kmt_lost) {
 		.type = KMT_REC_LOST,
 		.cpu = cpu,
-		.seq = c->seq,
+		.seq = kmt_next_seq(c),
 		.timestamp = now,
 		.count = c->pending_lost,
 		.first_lost_ns = c->first_lost_ns,
@@ -344,14 +347,12 @@ void kmt_finish_buffers(void)
 
 		if (!buf)
 			continue;
-		/* A stats reader preempting this writer would spin. */
+		/* As the write path: interrupts off while they change. */
 		local_irq_save(irqflags);
 		now = ktime_get_mono_fast_ns();
-		raw_write_seqcount_begin(&c->stats_seq);
 		kmt_fold_nested(c, now);
 		if (c->pending_lost)
 			kmt_write_lost(c, buf, cpu, now);
-		raw_write_seqcount_end(&c->stats_seq);
 		if (buf->offset && buf->offset <= buf->chan->subbuf_size)
 			relay_switch_subbuf(buf, 0);
 		local_irq_restore(irqflags);
@@ -359,19 +360,49 @@ void kmt_finish_buffers(void)
 	cpus_read_unlock();
 }
 
+/*
+ * Runs @fn(@arg) where none of @cpu's writes is half done, for a reader
+ * of its counters: on @cpu itself, whose writers run with interrupts
+ * off, when it is online; here when it is not, as nothing writes them
+ * then. So the write path needs no sequence count of its own (eight
+ * instructions an event on arm64). kmt_enable_lock keeps out the flush
+ * at disable time, which writes each CPU's from one. May sleep.
+ */
+void kmt_read_on_cpu(unsigned int cpu, smp_call_func_t fn, void *arg)
+{
+	mutex_lock(&kmt_enable_lock);
+	cpus_read_lock();
+	if (!cpu_online(cpu) || smp_call_function_single(cpu, fn, arg, 1))
+		fn(arg);
+	cpus_read_unlock();
+	mutex_unlock(&kmt_enable_lock);
+}
+
+struct kmt_counts {
+	unsigned int cpu;
+	u64 emitted, written, dropped;
+};
+
+static void kmt_read_counts(void *arg)
+{
+	struct kmt_counts *n = arg;
+	const struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, n->cpu);
+	u64 nested = local_read(&c->nested);
+
+	/* Each nested event (an NMI's) was emitted, and dropped. */
+	n->emitted = c->emitted + nested;
+	n->written = c->emitted - c->dropped;
+	n->dropped = c->dropped + nested;
+}
+
 void kmt_snapshot(unsigned int cpu, u64 *emitted, u64 *written, u64 *dropped)
 {
-	struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
-	unsigned int start;
-	u64 nested;
+	struct kmt_counts n = { .cpu = cpu };
 
-	do {
-		start = read_seqcount_begin(&c->stats_seq);
-		nested = local_read(&c->nested);
-		*emitted = c->emitted + nested;
-		*written = c->written;
-		*dropped = c->dropped + nested;
-	} while (read_seqcount_retry(&c->stats_seq, start));
+	kmt_read_on_cpu(cpu, kmt_read_counts, &n);
+	*emitted = n.emitted;
+	*written = n.written;
+	*dropped = n.dropped;
 }
 
 u64 kmt_total_dropped(void)

@@ -304,23 +304,33 @@ noinline void kmt_take_stack(struct kmt_cpu *c, const struct kmt_ev *ev,
 	}
 }
 
+struct kmt_stack_read {
+	unsigned int cpu;
+	struct kmt_stack_stats *st;
+};
+
+static void kmt_read_stack_stats(void *arg)
+{
+	const struct kmt_stack_read *r = arg;
+	const struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, r->cpu);
+	struct kmt_stack_stats *st = r->st;
+
+	st->with_stack = c->with_stack;
+	st->no_stack_full = c->no_stack_full;
+	st->no_stack_unwind = c->no_stack_unwind;
+	st->stacks_written = c->stacks_written;
+	st->stacks_dropped = c->stacks_dropped;
+	st->walked = c->stacks_walked;
+	st->cached = c->stacks_cached;
+	st->check_failed = c->stacks_check_failed;
+	st->used = c->stack_used;
+}
+
 void kmt_stack_snapshot(unsigned int cpu, struct kmt_stack_stats *st)
 {
-	struct kmt_cpu *c = per_cpu_ptr(kmt_cpus, cpu);
-	unsigned int start;
+	struct kmt_stack_read r = { .cpu = cpu, .st = st };
 
-	do {
-		start = read_seqcount_begin(&c->stats_seq);
-		st->with_stack = c->with_stack;
-		st->no_stack_full = c->no_stack_full;
-		st->no_stack_unwind = c->no_stack_unwind;
-		st->stacks_written = c->stacks_written;
-		st->stacks_dropped = c->stacks_dropped;
-		st->walked = c->stacks_walked;
-		st->cached = c->stacks_cached;
-		st->check_failed = c->stacks_check_failed;
-		st->used = c->stack_used;
-	} while (read_seqcount_retry(&c->stats_seq, start));
+	kmt_read_on_cpu(cpu, kmt_read_stack_stats, &r);
 }
 
 /* Bytes of one CPU's stack table's parts: index, entries, frames. */

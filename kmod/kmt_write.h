@@ -35,6 +35,12 @@ u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
 	      u64 **reason);
 void kmt_record_stack(struct kmt_ev ev, unsigned long entry_pc);
 
+/* The seq of this CPU's next data record (struct kmt_cpu). */
+static inline u32 kmt_next_seq(const struct kmt_cpu *c)
+{
+	return (u32)c->emitted;
+}
+
 static inline u32 kmt_u32(size_t bytes, u8 *flags)
 {
 	if (bytes > U32_MAX) {
@@ -90,7 +96,6 @@ static inline void kmt_fold_nested(struct kmt_cpu *c, u64 now)
 		return;
 	n = local_xchg(&c->nested, 0);
 	c->emitted += n;
-	c->seq += n;
 	kmt_note_dropped(c, n, now);
 }
 
@@ -108,11 +113,9 @@ static __always_inline void *kmt_data_slot(struct kmt_cpu *c,
 {
 	void *slot = room ? kmt_slot(buf) : NULL;
 
-	*seq = c->seq++;
+	*seq = kmt_next_seq(c);
 	c->emitted++;
-	if (slot)
-		c->written++;
-	else
+	if (!slot)
 		kmt_note_dropped(c, 1, now);
 	return slot;
 }
@@ -251,6 +254,11 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 	u32 seq;
 
 	local_irq_save(irqflags);
+	/*
+	 * The clock first, the one call of the path: only the event is
+	 * live across it then, not also this CPU's state read before it.
+	 */
+	now = ktime_get_mono_fast_ns();
 	c = this_cpu_ptr(kmt_cpus);
 	if (unlikely(c->busy)) {
 		/* Only an NMI can get here; never recurse into relay. */
@@ -263,9 +271,7 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 	flags = kmt_context_flags() | ev->flags;
 	if (taken)
 		kmt_take_stack(c, ev, taken);
-	now = ktime_get_mono_fast_ns();
 
-	raw_write_seqcount_begin(&c->stats_seq);
 	kmt_fold_nested(c, now);
 	if (c->pending_lost)
 		room = kmt_write_lost(c, buf, cpu, now);
@@ -290,7 +296,7 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 			.gfp_flags = (__force u32)ev->gfp,
 			.node = ev->node,
 			.pid = current->pid,
-			.cpu_node = cpu_to_node(cpu),
+			.cpu_node = numa_node_id(),
 			.stack_id = stack_id,
 		};
 		rec->flags = flags;
@@ -298,7 +304,6 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 		if (stack_outcome)
 			(*stack_outcome)++;
 	}
-	raw_write_seqcount_end(&c->stats_seq);
 	c->busy = false;
 out:
 	local_irq_restore(irqflags);
