@@ -267,11 +267,11 @@ static int finish_switch(struct kmtd_cpu *c)
  * Binds the thread to its CPU. kmemtrace.ko only lets a reader bound to
  * the buffer's CPU read while tracing is on (elsewhere relay can hand out
  * a stale sub-buffer), and CPU hotplug unbinds threads: so this is done
- * before every drain. It fails while the CPU is offline, when any CPU may
- * read (no probe writes there). A read refused with EAGAIN is what says the
- * thread lost its binding (or never had it), so the drain binds then, not
- * before every read: sched_setaffinity() each time the buffer filled a
- * sub-buffer cost a few thousand instructions.
+ * when the thread starts, and again whenever a read is refused with
+ * EAGAIN, which is what says the thread lost its binding. Not before every
+ * read: sched_setaffinity() each time the buffer filled a sub-buffer cost
+ * a few thousand instructions. It fails while the CPU is offline, when any
+ * CPU may read (no probe writes there).
  */
 static int bind_to_cpu(struct kmtd_cpu *c, bool *warned)
 {
