@@ -151,10 +151,10 @@ int kmtd_cpu_discard(struct kmtd_cpu *c)
 	}
 }
 
-static void fail(struct kmtd_cpu *c, int err, bool relay)
+static void fail(struct kmtd_cpu *c, int err, enum kmtd_err_source source)
 {
 	c->err = err;
-	c->err_relay = relay;
+	c->err_source = source;
 	atomic_store(&c->dr->failed, true);
 	/* Wake the main thread; if even this fails it sees the flag within 500 ms. */
 	(void)!write(c->dr->wake_efd, &(uint64_t){ 1 }, sizeof(uint64_t));
@@ -167,11 +167,11 @@ static int put_records(struct kmtd_cpu *c, int fd, const void *p, size_t n)
 		return 0;
 	if (fd < 0) {
 		/* A record after the cut with no switch under way: never. */
-		fail(c, EINVAL, false);
+		fail(c, EINVAL, KMTD_ERR_OUTPUT);
 		return -1;
 	}
 	if (kmtd_write_all(fd, p, n) < 0) {
-		fail(c, errno, false);
+		fail(c, errno, KMTD_ERR_OUTPUT);
 		return -1;
 	}
 	if (fd == c->out_fd)
@@ -230,7 +230,7 @@ static int start_switch(struct kmtd_cpu *c)
 	c->next_fd = create_out(c, false);
 	out_path_of(c, c->seg);
 	if (c->next_fd < 0) {
-		fail(c, errno ? errno : EIO, false);
+		fail(c, errno ? errno : EIO, KMTD_ERR_OUTPUT);
 		return -1;
 	}
 	return 0;
@@ -245,7 +245,7 @@ static int finish_switch(struct kmtd_cpu *c)
 	if (kmtd_cpu_finish(c, false) < 0) {
 		close(c->next_fd);
 		c->next_fd = -1;
-		fail(c, EIO, false);
+		fail(c, EIO, KMTD_ERR_OUTPUT);
 		return -1;
 	}
 	c->closed_bytes = c->bytes - c->bytes_prev;
@@ -296,25 +296,35 @@ static int bind_to_cpu(struct kmtd_cpu *c, bool *warned)
 }
 
 /*
- * KMT_IOC_RING_NEXT: gives back ext->done bytes, fills in the next
- * extent. 0, or the errno (EAGAIN: refused even after binding).
+ * One call on the relay file: with ext, KMT_IOC_RING_NEXT (gives back
+ * ext->done bytes of the mapped ring, fills in the next extent); without,
+ * a read() into c->buf, whose bytes go to *n. The module refuses (EAGAIN)
+ * a reader not bound to the buffer's CPU, which is how the thread learns
+ * that it lost its binding: it binds and tries once more. 0; the call's
+ * errno (EAGAIN: refused even bound); or -1 after fail(), when the thread
+ * cannot bind.
  */
-static int ring_next(struct kmtd_cpu *c, struct kmt_ring_extent *ext, bool *warned)
+static int relay_call(struct kmtd_cpu *c, struct kmt_ring_extent *ext, ssize_t *n,
+		      bool *warned)
 {
 	bool rebound = false;
 
 	for (;;) {
 		int err;
 
-		if (ioctl(c->relay_fd, KMT_IOC_RING_NEXT, ext) == 0)
+		*n = ext ? ioctl(c->relay_fd, KMT_IOC_RING_NEXT, ext)
+			 : read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
+		if (*n >= 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN || rebound)
 			return errno;
 		err = bind_to_cpu(c, warned);
-		if (err)
-			return err;
+		if (err) {
+			fail(c, err, KMTD_ERR_BIND);
+			return -1;
+		}
 		rebound = true;
 	}
 }
@@ -328,59 +338,34 @@ static int ring_next(struct kmtd_cpu *c, struct kmt_ring_extent *ext, bool *warn
  */
 static ssize_t take(struct kmtd_cpu *c, const uint8_t **p, bool *warned)
 {
-	bool rebound = false;
+	struct kmt_ring_extent ext = { .done = c->ring_taken };
 	ssize_t n;
+	int err = relay_call(c, c->ring ? &ext : NULL, &n, warned);
 
-	if (c->ring) {
-		struct kmt_ring_extent ext = { .done = c->ring_taken };
-		int err = ring_next(c, &ext, warned);
-
-		if (err == EAGAIN)
-			return TAKE_REFUSED;
-		if (err == ENOTTY && !c->ring_taken) {
-			unmap_ring(c);
-			return take(c, p, warned);
-		}
-		if (err) {
-			fail(c, err, true);
-			return -1;
-		}
-		if (ext.ring_size != c->ring_size && !c->ring_taken) {
-			unmap_ring(c);
-			return take(c, p, warned);
-		}
-		if (ext.len % KMT_RECORD_SIZE || ext.offset > c->ring_size ||
-		    ext.len > c->ring_size - ext.offset) {
-			fail(c, EPROTO, true);
-			return -1;
-		}
-		c->ring_taken = ext.len;
-		*p = c->ring + ext.offset;
-		return (ssize_t)ext.len;
+	/* Nothing taken from the ring yet, and a module without the ioctl or another size. */
+	if (c->ring && !c->ring_taken &&
+	    (err == ENOTTY || (!err && ext.ring_size != c->ring_size))) {
+		unmap_ring(c);
+		return take(c, p, warned);
 	}
-	for (;;) {
-		n = read(c->relay_fd, c->buf, KMTD_READ_CHUNK);
-		if (n >= 0) {
-			*p = c->buf;
-			return n;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN && !rebound) {
-			int err = bind_to_cpu(c, warned);
-
-			if (err) {
-				fail(c, err, false);
-				return -1;
-			}
-			rebound = true;
-			continue;
-		}
-		if (errno == EAGAIN)
-			return TAKE_REFUSED;
-		fail(c, errno, true);
+	if (err == EAGAIN)
+		return TAKE_REFUSED;
+	if (err > 0)
+		fail(c, err, KMTD_ERR_RELAY);
+	if (err)
+		return -1;
+	if (!c->ring) {
+		*p = c->buf;
+		return n;
+	}
+	if (ext.len % KMT_RECORD_SIZE || ext.offset > c->ring_size ||
+	    ext.len > c->ring_size - ext.offset) {
+		fail(c, EPROTO, KMTD_ERR_RELAY);
 		return -1;
 	}
+	c->ring_taken = ext.len;
+	*p = c->ring + ext.offset;
+	return (ssize_t)ext.len;
 }
 
 /*
@@ -450,7 +435,7 @@ static void *cpu_main(void *arg)
 	int err = bind_to_cpu(c, &warned);
 
 	if (err) {
-		fail(c, err, false);
+		fail(c, err, KMTD_ERR_BIND);
 		return NULL;
 	}
 	for (;;) {
@@ -464,7 +449,7 @@ static void *cpu_main(void *arg)
 
 		n = poll(p, 2, POLL_MS);
 		if (n < 0 && errno != EINTR) {
-			fail(c, errno, true);
+			fail(c, errno, KMTD_ERR_RELAY);
 			break;
 		}
 		/*
@@ -477,7 +462,7 @@ static void *cpu_main(void *arg)
 			break;
 		if (moved == 0 && n > 0 && (p[0].revents & (POLLERR | POLLNVAL))) {
 			/* relay says POLLERR once the module closed the buffer. */
-			fail(c, EPIPE, true);
+			fail(c, EPIPE, KMTD_ERR_RELAY);
 			break;
 		}
 		if (moved == 0 && n > 0 && !(p[1].revents & POLLIN)) {
@@ -551,6 +536,22 @@ out:
 		return -1;
 	}
 	return 0;
+}
+
+void kmtd_cpu_describe_error(const struct kmtd_cpu *c, char *buf, size_t size)
+{
+	switch (c->err_source) {
+	case KMTD_ERR_RELAY:
+		snprintf(buf, size, "%s: read failed: %s", c->relay_path, strerror(c->err));
+		break;
+	case KMTD_ERR_BIND:
+		snprintf(buf, size, "cpu%u: cannot run the drain thread on CPU %u: %s", c->cpu,
+			 c->cpu, strerror(c->err));
+		break;
+	default:
+		snprintf(buf, size, "%s: write failed: %s", c->out_path, strerror(c->err));
+		break;
+	}
 }
 
 void kmtd_cpu_free(struct kmtd_cpu *c)

@@ -45,6 +45,13 @@ struct kmtd_drain {
 	uint64_t ring_size;
 };
 
+/* What a drain thread's failure came from, for the message that names it. */
+enum kmtd_err_source {
+	KMTD_ERR_OUTPUT,	/* writing cpuN.out */
+	KMTD_ERR_RELAY,		/* reading the CPU's relay file */
+	KMTD_ERR_BIND,		/* running the thread on its CPU */
+};
+
 /* One traced CPU: its relay file, its output file and its thread. */
 struct kmtd_cpu {
 	struct kmtd_drain *dr;
@@ -75,7 +82,7 @@ struct kmtd_cpu {
 	struct kmt_file_header hdr;	/* every file's header, host order */
 	const char *outdir;
 	int err;		/* errno of the failure that ended this thread, or 0 */
-	bool err_relay;		/* err came from the relay file, not the output */
+	enum kmtd_err_source err_source;	/* what failed with err */
 	char out_path[PATH_MAX + 32];
 	char relay_path[PATH_MAX + 32];
 };
@@ -93,6 +100,8 @@ int kmtd_cpu_discard(struct kmtd_cpu *c);
 int kmtd_cpu_start(struct kmtd_cpu *c);
 void kmtd_cpu_join(struct kmtd_cpu *c);
 int kmtd_cpu_finish(struct kmtd_cpu *c, bool failed);
+/* The message of the failure that ended c's thread (c->err set), into buf. */
+void kmtd_cpu_describe_error(const struct kmtd_cpu *c, char *buf, size_t size);
 void kmtd_cpu_free(struct kmtd_cpu *c);
 
 #endif /* KMTD_DRAIN_H */

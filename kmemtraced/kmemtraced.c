@@ -776,6 +776,19 @@ static int rotation_step(struct kmtd *d)
 	return 0;
 }
 
+/*
+ * The size of each CPU's relay ring, which the drain threads map, from the
+ * module's stats; 0 (every thread reads with read()) when it does not say.
+ */
+static uint64_t ring_size_of(const char *kdir)
+{
+	struct kmtd_buffers b;
+
+	if (kmtd_read_buffers(kdir, &b) < 0)
+		return 0;
+	return (uint64_t)b.subbufs * b.subbuf_size;
+}
+
 static int run(struct kmtd *d)
 {
 	bool fake = getenv(KMTD_FAKE_ENV) && strcmp(getenv(KMTD_FAKE_ENV), "1") == 0;
@@ -865,12 +878,7 @@ static int run(struct kmtd *d)
 		goto abort;
 	}
 
-	{
-		struct kmtd_buffers b;
-
-		if (kmtd_read_buffers(d->run.kdir, &b) == 0)
-			d->drain.ring_size = (uint64_t)b.subbufs * b.subbuf_size;
-	}
+	d->drain.ring_size = ring_size_of(d->run.kdir);
 	if (kmtd_write_kallsyms(&d->run) < 0)
 		goto abort;
 	made_kallsyms = true;
@@ -1099,12 +1107,7 @@ static int run(struct kmtd *d)
 		if (!c)
 			continue;
 		if (c->err) {
-			if (c->err_relay)
-				snprintf(d->run.error, sizeof(d->run.error), "%s: read failed: %s",
-					 c->relay_path, strerror(c->err));
-			else
-				snprintf(d->run.error, sizeof(d->run.error), "%s: write failed: %s",
-					 c->out_path, strerror(c->err));
+			kmtd_cpu_describe_error(c, d->run.error, sizeof(d->run.error));
 			kmtd_err("%s", d->run.error);
 		}
 	}

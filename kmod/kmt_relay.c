@@ -60,18 +60,34 @@ static bool kmt_reader_bound(const struct rchan_buf *buf)
 	       cpumask_test_cpu(buf->cpu, current->cpus_ptr);
 }
 
+/*
+ * Holds tracing's state and the CPU's online state still (the two locks,
+ * taken in this order, released by kmt_reader_unlock()) and says whether
+ * the calling task may read buf now: the one rule of read() and of the
+ * mapped ring's KMT_IOC_RING_NEXT alike.
+ */
+static bool kmt_reader_lock(const struct rchan_buf *buf)
+{
+	mutex_lock(&kmt_enable_lock);
+	cpus_read_lock();
+	return !kmt_enabled || !cpu_online(buf->cpu) || kmt_reader_bound(buf);
+}
+
+static void kmt_reader_unlock(void)
+{
+	cpus_read_unlock();
+	mutex_unlock(&kmt_enable_lock);
+}
+
 static ssize_t kmt_relay_read(struct file *file, char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
 	struct rchan_buf *buf = file->private_data;
 	ssize_t ret = -EAGAIN;
 
-	mutex_lock(&kmt_enable_lock);
-	cpus_read_lock();
-	if (!kmt_enabled || !cpu_online(buf->cpu) || kmt_reader_bound(buf))
+	if (kmt_reader_lock(buf))
 		ret = relay_file_operations.read(file, ubuf, count, ppos);
-	cpus_read_unlock();
-	mutex_unlock(&kmt_enable_lock);
+	kmt_reader_unlock();
 	return ret;
 }
 
@@ -151,17 +167,14 @@ static long kmt_relay_ioctl(struct file *file, unsigned int cmd,
 		return -ENOTTY;
 	if (copy_from_user(&ext, uarg, sizeof(ext)))
 		return -EFAULT;
-	mutex_lock(&kmt_enable_lock);
-	cpus_read_lock();
-	if (!kmt_enabled || !cpu_online(buf->cpu) || kmt_reader_bound(buf)) {
+	if (kmt_reader_lock(buf)) {
 		inode_lock(file_inode(file));
 		local_irq_save(irqflags);
 		ret = kmt_ring_next(buf, &ext);
 		local_irq_restore(irqflags);
 		inode_unlock(file_inode(file));
 	}
-	cpus_read_unlock();
-	mutex_unlock(&kmt_enable_lock);
+	kmt_reader_unlock();
 	if (!ret && copy_to_user(uarg, &ext, sizeof(ext)))
 		ret = -EFAULT;
 	return ret;

@@ -80,4 +80,30 @@ ok_cmd "with -f the segments and checkpoint are gone" \
 	sh -c "! ls -d '$O'/seg.* '$O'/ckpt.* 2>/dev/null | grep -q ."
 ok_cmd "and the new trace is plain cpuN.out files" test -f "$O/cpu0.out"
 
+# --- Drain threads that cannot run on their CPUs ------------------------------------------------
+# nobind.so makes pthread_setaffinity_np() fail with EPERM (ASan would refuse a library loaded
+# before its own runtime without verify_asan_link_order=0). Without --max-size a thread reads
+# where it runs and its CPU's records once tracing stops: a warning. A segment's cut holds only
+# for a thread on its CPU, so with --max-size the run fails, saying why.
+NOBIND=$BIN/tests/nobind.so
+if [ -f "$NOBIND" ]; then
+	nobind() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		LD_PRELOAD=$NOBIND run "$@"; }
+	nobind "$D" -r "$T/fake" -o "$T/nobind1" -t 1
+	is "$rc" 0 "threads that cannot bind, without --max-size: exit 0" "$err"
+	like "$err" "cpu1: cannot run on CPU 1 (Operation not permitted): its buffer is read only once tracing stops" \
+		"without --max-size: a warning that names the CPU and the error"
+	is "$(cat "$T"/nobind1/cpu*.out | wc -c)" "$((rec_bytes + 2 * 64))" \
+		"without --max-size: every record the fake module held, after the two headers"
+	nobind "$D" -r "$T/fake" -o "$T/nobind2" -t 1 --max-size 64k --segment-size 16k
+	is "$rc" 3 "threads that cannot bind, with --max-size: exit 3"
+	like "$err" "cpu0: cannot run the drain thread on CPU 0: Operation not permitted" \
+		"with --max-size: the error names the CPU, the thread and the cause"
+	ok_cmd "with --max-size: not said to be a read or write failure" \
+		test "${err/read failed/}" = "$err" -a "${err/write failed/}" = "$err"
+	like "$err" "every file in $T/nobind2 ends on a whole record" "and says the files are whole"
+else
+	for i in 1 2 3 4 5 6 7; do skip "$NOBIND not built"; done
+fi
+
 done_testing

@@ -11,7 +11,10 @@ KMT_ROTATE := $(BUILD)/kmemtrace-rotate
 # and the test library.
 KMT_UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 KMT_UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.t,$(KMT_UNIT_SRCS))
-UNIT_TESTS += $(KMT_UNIT_TESTS) $(KMT_GEN) $(KMT_ROTATE)
+# The host tests' LD_PRELOAD shim that keeps kmemtraced's threads off their CPUs: built
+# without the sanitizers, which a preloaded library need not carry.
+KMT_NOBIND := $(BUILD)/tests/nobind.so
+UNIT_TESTS += $(KMT_UNIT_TESTS) $(KMT_GEN) $(KMT_ROTATE) $(KMT_NOBIND)
 
 $(OBJDIR)/tests/unit/%.o: KMT_CFLAGS += -Itests -Itests/unit
 
@@ -28,3 +31,7 @@ $(KMT_UNIT_TESTS): $(BUILD)/tests/%.t: $(OBJDIR)/tests/unit/%.o $(TESTLIB_OBJS) 
 		$(LIBKMT)
 	@mkdir -p $(dir $@)
 	$(CC) $(KMT_LDFLAGS) -o $@ $^ $(LIBKMT)
+
+$(KMT_NOBIND): tests/unit/nobind.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror $(CFLAGS) -shared -fPIC -o $@ $<
