@@ -640,9 +640,10 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec)
  * types, a useless load, never a wrong result), and with --alloc its
  * per-address map slot. PREFETCH_NEAR records on, those slots are in: what
  * they point to is asked for, with --alloc the address's tallies, with
- * --lifetimes the histogram bucket a free will count in. (Asking ahead for
- * the call sites' map slots and counters, in the L2 cache already, was
- * tried: it only added time.)
+ * --lifetimes the histogram bucket a free will count in and the line of
+ * the histogram's count, sum and maximum. (Asking ahead for the call
+ * sites' map slots and counters, in the L2 cache already, was tried: it
+ * only added time.)
  */
 #define PREFETCH_FAR	16
 #define PREFETCH_NEAR	8
@@ -671,8 +672,7 @@ static void prefetch_near(const struct rpt *r, const union kmt_rec *rec)
 		const struct obj *o = &r->objs.e[hash64(ptr, r->objs.bits)];
 
 		if (o->ptr == ptr && o->state == OBJ_LIVE_SEL && rec->ev.timestamp > o->ts)
-			__builtin_prefetch(lp_freed_bucket(r->lp, o->site,
-							   rec->ev.timestamp - o->ts));
+			lp_freed_prefetch(r->lp, o->site, rec->ev.timestamp - o->ts);
 	}
 }
 

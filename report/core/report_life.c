@@ -172,14 +172,16 @@ int lp_freed(struct rpt_lp *lp, uint32_t site, uint32_t cache, uint64_t ns)
 	return 0;
 }
 
-const void *lp_freed_bucket(const struct rpt_lp *lp, uint32_t site, uint64_t ns)
+void lp_freed_prefetch(const struct rpt_lp *lp, uint32_t site, uint64_t ns)
 {
 	const struct rpt_life *l;
 
 	if (site >= lp->sites.n || !lp->sites.p[site])
-		return NULL;
+		return;
 	l = lp->sites.p[site];
-	return &l->freed.b[rpt_hist_bucket(ns)];
+	/* The histogram's count, sum and maximum are a line of their own. */
+	__builtin_prefetch(&l->freed);
+	__builtin_prefetch(&l->freed.b[rpt_hist_bucket(ns)]);
 }
 
 static void live_add(struct rpt_life *l, uint64_t ns)

@@ -76,8 +76,8 @@ void lp_free(struct rpt_lp *lp);
 size_t lp_memory(const struct rpt_lp *lp);
 /* An object of site (and cache, UINT32_MAX: none) freed after ns. 0 or -1 (memory). */
 int lp_freed(struct rpt_lp *lp, uint32_t site, uint32_t cache, uint64_t ns);
-/* The histogram bucket lp_freed() would count site's ns in, or NULL: for prefetching. */
-const void *lp_freed_bucket(const struct rpt_lp *lp, uint32_t site, uint64_t ns);
+/* Asks for the memory lp_freed() of site's ns will touch, ahead of it. */
+void lp_freed_prefetch(const struct rpt_lp *lp, uint32_t site, uint64_t ns);
 /* An object live at the end, of age ns. 0 or -1. */
 int lp_live(struct rpt_lp *lp, uint32_t site, uint32_t cache, uint64_t ns);
 /* An allocation (free: false) or a free at site, ns after the trace's start. 0 or -1. */
