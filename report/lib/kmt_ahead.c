@@ -15,9 +15,10 @@
  * often finds the ring empty for a few microseconds. Put to sleep then, it
  * waited for the scheduler (in a virtual machine, for the host's) far
  * longer than the batch took: so it spins a while first, AHEAD_SPIN_NS,
- * the time the thread takes for two or three batches. The thread, whose waits have the ring's other
- * batches to cover them, sleeps at once, and until half the ring is free,
- * so that the caller wakes it once a few batches rather than once each.
+ * the time the thread takes for two or three batches. The thread, whose
+ * waits have the ring's other batches to cover them, sleeps at once, and
+ * until half the ring is free, so that the caller wakes it once a few
+ * batches rather than once each.
  */
 #include <errno.h>
 #include <pthread.h>
