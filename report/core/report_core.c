@@ -372,10 +372,14 @@ static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
 	if (__builtin_expect(!o || o->state != OBJ_LIVE_SEL, 0)) {
 		if (o && o->state == OBJ_LIVE) {
 			o->state = OBJ_FREED_UNSEL;
-			o->ts = r->objs.frees;
+			o->ts = ++r->objs.frees;
 			return 0;
 		}
-		return free_unknown(r, ev, o);
+		/* Whether o is remembered is decided before this free is numbered. */
+		if (free_unknown(r, ev, o))
+			return -1;
+		r->objs.frees++;
+		return 0;
 	}
 	s = &r->sites[o->site];
 	s->frees++;

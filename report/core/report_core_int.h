@@ -83,7 +83,7 @@ int rpt_grow(void **arr, size_t *cap, size_t n, size_t elsize);
 #define OBJ_DEAD	0	/* nothing to remember: reusable */
 #define OBJ_LIVE	1	/* allocated, its allocation not selected */
 #define OBJ_LIVE_SEL	2	/* allocated, its allocation passed the filters */
-#define OBJ_FREED	3	/* a selected object's free; ts is the free's serial */
+#define OBJ_FREED	3	/* a selected object's free; ts is the free's number */
 #define OBJ_FREED_UNSEL	4	/* the same for an object not selected: its frees never count */
 
 /* 32 bytes: two per cache line. */
@@ -105,9 +105,15 @@ _Static_assert(sizeof(struct obj) == 32, "object slots pack two per cache line")
 #endif
 
 /*
- * The most recent FREED_WINDOW frees of selected slab objects are
- * remembered, to recognize a double free. Fixed, whatever the trace's
- * length: the table holds at most the live objects and this many freed.
+ * Freed objects are remembered, to recognize a double free, while their
+ * free is among the trace's last FREED_WINDOW slab frees: every slab
+ * free record of an address the analysis is fed, whatever it finds
+ * (tracked, untracked, a double free) and whatever the filters select,
+ * so that which frees are remembered depends on the records' order
+ * alone, not on what the analysis found for other objects: an analysis
+ * divided by address numbers them without seeing those objects.
+ * Fixed, whatever the trace's length: the table holds at most the live
+ * objects and this many freed.
  */
 #ifndef FREED_BITS
 #define FREED_BITS	16	/* fuzz builds shrink it so that their traces leave the window */
@@ -128,13 +134,13 @@ struct objtab {
 	unsigned int bits;
 	size_t used;		/* slots with ptr != 0, whatever their state */
 	size_t full;		/* used beyond this: rebuild (70% of the slots) */
-	uint64_t frees;		/* serial of the next OBJ_FREED */
+	uint64_t frees;		/* slab free records of an address fed so far */
 };
 
 /*
  * A freed object is remembered while its free is among the last
- * FREED_WINDOW frees of selected objects: deterministic, whatever the
- * table's size. Past that, or DEAD, a slot is as good as empty.
+ * FREED_WINDOW slab frees: deterministic, whatever the table's size.
+ * Past that, or DEAD, a slot is as good as empty.
  */
 static inline bool obj_reusable(const struct objtab *t, const struct obj *o)
 {

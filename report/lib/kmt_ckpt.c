@@ -8,8 +8,9 @@
  * allocation and the free that ends it, where the report would find
  * nothing odd in the pair, and failed allocations. A pair is summed only
  * once as many frees followed it as the report remembers a freed object
- * for (its FREED_WINDOW): a second free of the address before then is a
- * double free to the report, so the pair and that free stay verbatim. Everything else stays
+ * for (its FREED_WINDOW, counted over every free of an address): a
+ * second free of the address before then is a double free to the
+ * report, so the pair and that free stay verbatim. Everything else stays
  * verbatim: cache descriptions, stacks, LOST records, page events, frees
  * of objects never seen allocated, and every record of an address once it
  * did something the report calls an error (allocated twice, freed by the
@@ -33,13 +34,14 @@
 
 #define ST_EMPTY	0
 #define ST_LIVE		1	/* r is the allocation, waiting for its free */
-#define ST_ODD		2	/* every record of the address is kept; serial: 1 while live */
+#define ST_ODD		2	/* every record of the address is kept */
 #define ST_FREED	3	/* freed by the pair in ring slot serial, not yet summed */
 
 /*
  * The report's FREED_WINDOW (report/core/report_core_int.h): a free of an
- * address freed fewer than this many frees of live objects ago is a
- * double free, one later a free of an object never seen. Fuzz builds
+ * address freed fewer than this many slab frees ago (of any address,
+ * whatever they were) is a double free, one later a free of an object
+ * never seen. Fuzz builds
  * shrink both alike.
  */
 #ifndef FREED_BITS
@@ -92,7 +94,7 @@ struct kmt_ckpt {
 	size_t sums_cap, nsums;
 
 	struct pair *ring;	/* [FREED_WINDOW], by free number; allocated at the first pair */
-	uint64_t frees;		/* frees of live objects so far, as the report numbers them */
+	uint64_t frees;		/* frees of an address so far, as the report numbers them */
 
 	uint64_t serial, folded;
 	uint64_t *dropped;	/* records fed, by CPU (65536 entries once a record came) */
@@ -321,7 +323,7 @@ static int sum_add(struct kmt_ckpt *k, const struct kmt_event *a, const struct k
 }
 
 /*
- * The next free of a live object: its number's ring slot is emptied, the
+ * The next free of an address: its number's ring slot is emptied, the
  * pair there (freed FREED_WINDOW frees ago) summed and its address
  * forgotten. Returns the slot, or -1 (out of memory).
  */
@@ -363,14 +365,10 @@ static bool clean_pair(const struct kmt_event *a, const struct kmt_event *f)
 	return f->type == KMT_REC_CACHE_FREE && f->cache_id == a->cache_id;
 }
 
-/*
- * From here every record of the address at slot i is kept. Whether the
- * report sees it live is followed, for its numbering of frees.
- */
-static void set_odd(struct kmt_ckpt *k, size_t i, bool live)
+/* From here every record of the address at slot i is kept. */
+static void set_odd(struct kmt_ckpt *k, size_t i)
 {
 	k->state[i] = ST_ODD;
-	k->live[i].serial = live;
 }
 
 /* Both records of a pair the report finds odd (r the later), and all later ones of the address. */
@@ -378,7 +376,7 @@ static int make_odd(struct kmt_ckpt *k, size_t i, const union kmt_rec *r, uint64
 {
 	if (keep(k, &k->live[i].r, k->live[i].serial) < 0 || keep(k, r, serial) < 0)
 		return -1;
-	set_odd(k, i, r->c.type == KMT_REC_KMALLOC || r->c.type == KMT_REC_CACHE_ALLOC);
+	set_odd(k, i);
 	k->nlive--;
 	return 0;
 }
@@ -402,7 +400,7 @@ static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t seria
 		return -1;
 	i = slot_of(k, e->ptr);
 	if (k->state[i] == ST_ODD) {
-		set_odd(k, i, true);
+		set_odd(k, i);
 		return keep(k, r, serial);
 	}
 	if (k->state[i] == ST_FREED) {
@@ -430,7 +428,7 @@ static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t seria
 	k->live_used++;
 	if (e->bytes_alloc < e->bytes_req) {
 		/* The report's short_allocation error: the address is odd from here. */
-		set_odd(k, i, true);
+		set_odd(k, i);
 		return keep(k, r, serial);
 	}
 	k->state[i] = ST_LIVE;
@@ -440,11 +438,18 @@ static int feed_alloc(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t seria
 	return 0;
 }
 
+/*
+ * The report numbers every free of an address (its window of remembered
+ * frees), after deciding what the free is: next_free() comes once a free
+ * is judged, and may sum, and move, other slots.
+ */
 static int feed_free(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial)
 {
 	size_t i = slot_of(k, r->ev.ptr);
 	long slot;
 
+	if (!r->ev.ptr)
+		return keep(k, r, serial);
 	if (k->state[i] == ST_FREED) {
 		/* A double free: the pair it frees again, and it, stay. */
 		struct pair *p = &k->ring[k->live[i].serial];
@@ -452,20 +457,17 @@ static int feed_free(struct kmt_ckpt *k, const union kmt_rec *r, uint64_t serial
 		if (keep(k, &p->a, p->sa) < 0 || keep(k, &p->f, p->sf) < 0)
 			return -1;
 		p->used = false;
-		set_odd(k, i, false);
-		return keep(k, r, serial);
-	}
-	if (k->state[i] == ST_ODD && k->live[i].serial) {
-		/* An odd address's object freed: the report numbers that free too. */
-		if (next_free(k) < 0)
+		set_odd(k, i);
+		if (keep(k, r, serial) < 0)
 			return -1;
-		set_odd(k, slot_of(k, r->ev.ptr), false);
-		return keep(k, r, serial);
+		return next_free(k) < 0 ? -1 : 0;
 	}
-	if (k->state[i] != ST_LIVE)
+	if (k->state[i] != ST_LIVE) {
 		/* An odd address, or an object allocated before the trace. */
-		return keep(k, r, serial);
-	/* The report numbers this free; that may sum, and move, other slots. */
+		if (keep(k, r, serial) < 0)
+			return -1;
+		return next_free(k) < 0 ? -1 : 0;
+	}
 	slot = next_free(k);
 	if (slot < 0)
 		return -1;
@@ -501,7 +503,7 @@ int kmt_ckpt_feed(struct kmt_ckpt *k, const union kmt_rec *r)
 			size_t i = slot_of(k, r->ev.ptr);
 
 			k->live[i].ptr = r->ev.ptr;
-			set_odd(k, i, true);
+			set_odd(k, i);
 			k->live_used++;
 		}
 		return keep(k, r, serial);

@@ -646,9 +646,17 @@ static void test_bounded_memory(void)
 }
 
 /* Frees P, then `others` other objects, then P again: what does the report make of it? */
-static struct rpt *double_free_after(size_t others)
+/*
+ * An object allocated and freed, then others frees of other addresses,
+ * then its address freed again. others_kind: 0, each of an object
+ * allocated just before; 1, of an address never allocated (untracked);
+ * 2, of an object a --pid filter leaves out (pid 20, where 10 is
+ * selected).
+ */
+static struct rpt *double_free_after_kind(size_t others, int others_kind)
 {
-	struct rpt *r = rpt_new(NULL, 0);
+	struct rpt_filter f = { .has_pid = true, .pid = 10 };
+	struct rpt *r = rpt_new(others_kind == 2 ? &f : NULL, 0);
 	union kmt_rec rec;
 	size_t i;
 
@@ -656,6 +664,7 @@ static struct rpt *double_free_after(size_t others)
 		return NULL;
 	memset(&rec, 0, sizeof(rec));
 	rec.ev.node = KMT_NODE_ANY;
+	rec.ev.pid = 10;
 	rec.ev.type = KMT_REC_KMALLOC;
 	rec.ev.ptr = 0x5000;
 	rec.ev.call_site = S_G;
@@ -668,12 +677,15 @@ static struct rpt *double_free_after(size_t others)
 		rec.ev.type = KMT_REC_KMALLOC;
 		rec.ev.ptr = 0x10000000 + 64 * i;
 		rec.ev.call_site = S1;
-		rpt_feed(r, &rec);
+		rec.ev.pid = others_kind == 2 ? 20 : 10;
+		if (others_kind != 1)
+			rpt_feed(r, &rec);
 		rec.ev.type = KMT_REC_KFREE;
 		rpt_feed(r, &rec);
 	}
 	rec.ev.ptr = 0x5000;
 	rec.ev.call_site = S_H;
+	rec.ev.pid = 10;
 	rpt_feed(r, &rec);
 	rpt_finish(r);
 	return r;
@@ -718,6 +730,11 @@ static void test_filtered_double_free(void)
 	rpt_free(r);
 }
 
+static struct rpt *double_free_after(size_t others)
+{
+	return double_free_after_kind(others, 0);
+}
+
 /* The window of remembered frees is documented as 65536: both sides of it. */
 static void test_double_free_window(void)
 {
@@ -729,6 +746,26 @@ static void test_double_free_window(void)
 	r = double_free_after(65536);
 	ok(r && rpt_error_count(r, RPT_ERR_DOUBLE_FREE) == 0 && rpt_totals(r)->untracked_frees == 1,
 	   "65536 frees later, it is an untracked free (the documented window)");
+	rpt_free(r);
+	/* Every free of an address counts, whatever the analysis made of it. */
+	r = double_free_after_kind(65536 - 1, 1);
+	ok(r && rpt_error_count(r, RPT_ERR_DOUBLE_FREE) == 1 &&
+	   rpt_totals(r)->untracked_frees == 65535,
+	   "double free recognized 65535 untracked frees after the first");
+	rpt_free(r);
+	r = double_free_after_kind(65536, 1);
+	ok(r && rpt_error_count(r, RPT_ERR_DOUBLE_FREE) == 0 &&
+	   rpt_totals(r)->untracked_frees == 65537,
+	   "65536 untracked frees later, it is an untracked free too");
+	rpt_free(r);
+	r = double_free_after_kind(65536 - 1, 2);
+	ok(r && rpt_error_count(r, RPT_ERR_DOUBLE_FREE) == 1 && rpt_totals(r)->allocs == 1,
+	   "double free recognized 65535 frees of objects the filter left out after the first");
+	rpt_free(r);
+	r = double_free_after_kind(65536, 2);
+	ok(r && rpt_error_count(r, RPT_ERR_DOUBLE_FREE) == 0 &&
+	   rpt_totals(r)->untracked_frees == 1,
+	   "65536 frees of objects the filter left out later, an untracked free");
 	rpt_free(r);
 }
 
