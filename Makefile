@@ -37,7 +37,7 @@ BUILD ?= build/san
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 else ifeq ($(SAN),thread)
 # ThreadSanitizer, for the code that shares memory between threads (check builds the tests of
-# the merge read ahead on a thread with it: tests/host/57-tsan.t runs them).
+# the merge read ahead on a thread and kmemtrace-report with it: tests/host/57-tsan.t runs them).
 BUILD ?= build/tsan
 SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 else
@@ -139,7 +139,7 @@ CHECK_FIRST := tests/host/05-checkpatch.t tests/host/60-packaging.t
 check: check-space deps test-bin
 	$(MAKE) $(KMT_JOBS) all test-modules unit-tests
 	$(MAKE) $(KMT_JOBS) SAN=1 tools unit-tests
-	$(MAKE) $(KMT_JOBS) SAN=thread build/tsan/tests/test_merge.t
+	$(MAKE) $(KMT_JOBS) SAN=thread build/tsan/tests/test_merge.t build/tsan/kmemtrace-report
 	tests/guest/matrix-tests >$(BUILD)/matrix-tests.list
 	$(TEST_PATH) KMT_QUICK=1 prove -j2 --exec '' --timer $(CHECK_FIRST) tests/guest/*.t \
 		$$(cat $(BUILD)/matrix-tests.list) \

@@ -168,8 +168,8 @@ static const struct argp_option options[] = {
 	  "Ignore a partial record at the end of a file (said on stderr)", 5 },
 	{ "jobs", 'j', "N", 0,
 	  "Threads: from 2 on, the files are read and merged on a thread of their own while the "
-	  "analysis runs (default: the CPUs this process may run on; 1: one thread); the report "
-	  "is the same", 5 },
+	  "analysis runs, from 3 on the analysis is divided by address over up to 3 more "
+	  "(default: the CPUs this process may run on; 1: one thread); the report is the same", 5 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 

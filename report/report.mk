@@ -11,7 +11,8 @@ TOOLS += $(KMT_REPORT)
 # The analysis proper: the files that share core/report_core_int.h, and with it the object
 # table's sizes (tests/fuzz/fuzz.mk builds them all again with small tables).
 REPORT_ANALYSIS_OBJS := $(addprefix $(OBJDIR)/report/core/,report_core.o rpt_errors.o \
-	rpt_growth.o rpt_large.o rpt_map.o rpt_objects.o rpt_pages.o rpt_results.o rpt_samples.o rpt_sites.o)
+	rpt_growth.o rpt_large.o rpt_map.o rpt_objects.o rpt_pages.o rpt_results.o rpt_samples.o \
+	rpt_shards.o rpt_sites.o)
 # The analysis and symbolizer objects the unit tests link too (no libdw/libbfd in these).
 REPORT_CORE_OBJS := $(REPORT_ANALYSIS_OBJS) $(addprefix $(OBJDIR)/report/,core/report_gfp.o \
 	core/report_life.o core/report_meta.o core/report_slab.o sym/sym_kallsyms.o sym/sym_path.o \

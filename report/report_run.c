@@ -20,6 +20,7 @@
 #include "core/report_gfp.h"
 #include "core/report_meta.h"
 #include "core/report_slab.h"
+#include "core/rpt_shards.h"
 #include "report_run.h"
 #include "sym/sym_kallsyms.h"
 #include "writers/out_html.h"
@@ -51,6 +52,7 @@ struct run {
 	struct srcline *sl;
 	struct kmt_merge *m;
 	struct kmt_ahead *ahead;	/* -j 2 or more: m read ahead on a thread */
+	struct rpt_shards *shards;	/* -j 3 or more: r divided over -j less one threads */
 	struct rpt_slab *slab;
 	struct rpt *r;
 	struct ivl *iv;
@@ -280,6 +282,13 @@ static int start_analysis(struct run *x)
 	return 0;
 }
 
+/*
+ * -j: shards of the analysis at most. Past three, the one thread that
+ * reads, checks and merges the files is the slower side (architecture.md,
+ * "The report on more than one core"): more would only spin.
+ */
+#define MAX_SHARDS	3
+
 /* Every record in merged order to the dump, the interval tables or the analysis. */
 static int read_trace(struct run *x)
 {
@@ -297,17 +306,30 @@ static int read_trace(struct run *x)
 	/*
 	 * One thread: batches of records read in place, no copy between reader
 	 * and analysis. More (-j): the reading and merging on a thread of its
-	 * own, ahead of what follows here.
+	 * own, ahead of what follows here; three or more: the analysis divided
+	 * by address too, its shard 0 here and the others on threads.
 	 */
-	if (j->jobs > 1) {
+	if (j->jobs > 2 && !j->raw && !x->iv && !x->gw && rpt_shardable(x->r)) {
+		unsigned int nsh = j->jobs - 1 < MAX_SHARDS ? j->jobs - 1 : MAX_SHARDS;
+
+		x->shards = rpt_shards_start(x->r, x->m, nsh, &x->ahead);
+		if (!x->shards)
+			fprintf(stderr, PROG ": no %u threads to analyse with (%s): using two\n",
+				nsh, strerror(errno));
+	}
+	if (j->jobs > 1 && !x->shards) {
 		x->ahead = kmt_ahead_start(x->m);
 		if (!x->ahead)
 			fprintf(stderr, PROG ": no thread to read with (%s): reading on one\n",
 				strerror(errno));
 	}
-	while ((n = x->ahead ? kmt_ahead_next(x->ahead, &batch) :
+	while ((n = x->shards ? rpt_shards_next(x->shards, &batch) :
+		    x->ahead ? kmt_ahead_next(x->ahead, &batch) :
 		    kmt_merge_next_batch(x->m, here, sizeof(here) / sizeof(here[0]))) > 0) {
-		if (j->raw) {
+		if (x->shards) {
+			/* Read to the end whatever happens: the other shards read the same batches. */
+			(void)rpt_shards_feed(x->shards, batch, (size_t)n);
+		} else if (j->raw) {
 			if (first)
 				t0 = batch[0]->c.timestamp;
 			first = false;
@@ -338,6 +360,16 @@ static int read_trace(struct run *x)
 	}
 	if (shown)
 		fputs("\r\033[K", stderr);
+	if (x->shards) {
+		int rc = rpt_shards_join(x->shards);
+
+		x->shards = NULL;
+		if (rc && n >= 0) {
+			kmt_ahead_stop(x->ahead);
+			x->ahead = NULL;
+			return RUN_NOMEM;
+		}
+	}
 	/* The merge is the caller's again: its error and its files' counts. */
 	kmt_ahead_stop(x->ahead);
 	x->ahead = NULL;

@@ -96,6 +96,7 @@ struct rpt_site {
 	uint64_t out_count;	/* still live at the end (rpt_finish) */
 	uint64_t out_bytes;
 	uint64_t out_oldest_ts;	/* alloc time of the oldest live one */
+	uint64_t first;		/* divided analysis: the record that made it (rpt_shards.c) */
 } __attribute__((aligned(64)));
 
 struct rpt_cache {
@@ -113,6 +114,13 @@ struct rpt_cache {
 	char name[KMT_CACHE_NAME_LEN + 8];
 	uint32_t object_size, size;
 	uint64_t live, live_bytes; /* at the end (rpt_finish) */
+	/*
+	 * Divided analysis (rpt_shards.c): the record that made it, the one
+	 * that last set the sizes of an undescribed cache, and how many
+	 * caches at its address a CACHE_DESC replaced before it.
+	 */
+	uint64_t first, size_pos;
+	uint32_t gen;
 };
 
 struct rpt_error {
@@ -126,6 +134,7 @@ struct rpt_error {
 	 * an allocation may have come between the two frees.
 	 */
 	bool uncertain;
+	uint64_t first;		/* divided analysis: the record that made it */
 };
 
 /* Per-address view (RPT_PTR_VIEW), like perf kmem --alloc. */
@@ -134,6 +143,7 @@ struct rpt_ptr {
 	uint64_t site;		/* call site of the latest allocation */
 	uint64_t hits, bytes_req, bytes_alloc;
 	uint64_t frees, cross_cpu_frees;
+	uint64_t first;		/* divided analysis: the record that made it */
 };
 
 /*

@@ -294,6 +294,11 @@ struct rpt {
 	bool dmap_known;
 
 	bool finished;
+	/*
+	 * A divided analysis' shard (rpt_shards.c): the record being fed,
+	 * counted from the trace's first, which every entry made remembers.
+	 */
+	uint64_t pos;
 };
 
 /* ---- per event, inline wherever they are called ------------------------------ */

@@ -260,6 +260,92 @@ void lp_tl_take_back(struct rpt_lp *lp, uint32_t site, uint64_t ns)
 	lp->all.allocs[b]--;
 }
 
+static void hist_merge(struct rpt_hist *d, const struct rpt_hist *s)
+{
+	unsigned int i;
+
+	d->n += s->n;
+	d->sum += s->sum;
+	if (s->max > d->max)
+		d->max = s->max;
+	for (i = 0; i < RPT_HIST_NB; i++)
+		d->b[i] += s->b[i];
+}
+
+static void life_merge(struct rpt_life *d, const struct rpt_life *s)
+{
+	unsigned int i;
+
+	hist_merge(&d->freed, &s->freed);
+	d->live += s->live;
+	if (s->live_oldest > d->live_oldest)
+		d->live_oldest = s->live_oldest;
+	for (i = 0; i < 64; i++)
+		d->live_log2[i] += s->live_log2[i];
+}
+
+/* s's timeline, at its bucket width 2^shift, added to d's at dst's (at least as wide). */
+static void tl_merge(struct rpt_tl *d, const struct rpt_tl *s, unsigned int shift,
+		     unsigned int dshift)
+{
+	struct rpt_tl t = *s;
+	unsigned int i;
+
+	for (; shift < dshift; shift++)
+		tl_halve(&t);
+	for (i = 0; i < RPT_TL_NB; i++) {
+		d->allocs[i] += t.allocs[i];
+		d->frees[i] += t.frees[i];
+	}
+}
+
+int lp_merge(struct rpt_lp *dst, const struct rpt_lp *src, const uint32_t *site_map,
+	     const uint32_t *cache_map)
+{
+	size_t i;
+
+	/* Both at the wider width: a bucket's events are those of ns >> shift, however reached. */
+	while (dst->shift < src->shift) {
+		for (i = 0; i < dst->tls.n; i++)
+			if (dst->tls.p[i])
+				tl_halve(dst->tls.p[i]);
+		tl_halve(&dst->all);
+		dst->shift++;
+	}
+	for (i = 0; i < src->sites.n; i++) {
+		struct rpt_life *l;
+
+		if (!src->sites.p[i])
+			continue;
+		l = parr_get(dst, &dst->sites, site_map[i], sizeof(*l));
+		if (!l)
+			return -1;
+		life_merge(l, src->sites.p[i]);
+	}
+	for (i = 0; i < src->caches.n; i++) {
+		struct rpt_life *l;
+
+		if (!src->caches.p[i])
+			continue;
+		l = parr_get(dst, &dst->caches, cache_map[i], sizeof(*l));
+		if (!l)
+			return -1;
+		life_merge(l, src->caches.p[i]);
+	}
+	for (i = 0; i < src->tls.n; i++) {
+		struct rpt_tl *t;
+
+		if (!src->tls.p[i])
+			continue;
+		t = parr_get(dst, &dst->tls, site_map[i], sizeof(*t));
+		if (!t)
+			return -1;
+		tl_merge(t, src->tls.p[i], src->shift, dst->shift);
+	}
+	tl_merge(&dst->all, &src->all, src->shift, dst->shift);
+	return 0;
+}
+
 const struct rpt_life *lp_site(const struct rpt_lp *lp, size_t site)
 {
 	return lp && lp->lifetimes && site < lp->sites.n ? lp->sites.p[site] : NULL;

@@ -85,6 +85,14 @@ int lp_tl_event(struct rpt_lp *lp, uint32_t site, bool free, uint64_t ns);
 /* Takes back an allocation lp_tl_event() counted at site, ns after the start. */
 void lp_tl_take_back(struct rpt_lp *lp, uint32_t site, uint64_t ns);
 
+/*
+ * Adds src's tallies to dst's (a divided analysis' shards, rpt_shards.c):
+ * src's site i counts as dst's site_map[i], its cache j as cache_map[j];
+ * the timelines at the wider of their bucket widths. 0 or -1 (memory).
+ */
+int lp_merge(struct rpt_lp *dst, const struct rpt_lp *src, const uint32_t *site_map,
+	     const uint32_t *cache_map);
+
 /* ---- readers ----------------------------------------------------------------- */
 
 /* NULL when lifetimes were not kept or the site/cache had no object freed or live. */

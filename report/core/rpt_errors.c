@@ -63,7 +63,7 @@ int rpt_error_add(struct rpt *r, enum rpt_err_kind kind, uint64_t alloc_site,
 		return -1;
 	r->errors[r->nerrors] = (struct rpt_error){
 		.kind = kind, .alloc_site = alloc_site, .free_site = free_site, .count = 1,
-		.uncertain = uncertain,
+		.uncertain = uncertain, .first = r->pos,
 	};
 	r->err_slots[i].idx1 = (uint32_t)(++r->nerrors);
 	return 0;

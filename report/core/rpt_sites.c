@@ -22,6 +22,7 @@ struct rpt_site *rpt_site_new(struct rpt *r, uint64_t addr)
 	r->nsites++;
 	memset(&r->sites[i], 0, sizeof(r->sites[i]));
 	r->sites[i].addr = addr;
+	r->sites[i].first = r->pos;
 	return &r->sites[i];
 }
 
@@ -32,6 +33,7 @@ static struct rpt_cache *cache_new(struct rpt *r, uint32_t *idx)
 		return NULL;
 	*idx = (uint32_t)r->ncaches;
 	memset(&r->caches[r->ncaches], 0, sizeof(r->caches[0]));
+	r->caches[r->ncaches].first = r->pos;
 	return &r->caches[r->ncaches++];
 }
 
@@ -96,7 +98,7 @@ int rpt_cache_desc(struct rpt *r, const struct kmt_cache_desc *d)
 {
 	char name[KMT_CACHE_NAME_LEN + 1];
 	struct rpt_cache *c;
-	uint32_t i;
+	uint32_t i, gen = 0;
 
 	memcpy(name, d->name, KMT_CACHE_NAME_LEN);
 	name[KMT_CACHE_NAME_LEN] = '\0';
@@ -109,11 +111,13 @@ int rpt_cache_desc(struct rpt *r, const struct kmt_cache_desc *d)
 		    c->size == d->size)
 			return 0;
 		/* Destroyed and another cache created at the same address. */
+		gen = c->gen + 1;
 	}
 	c = cache_new(r, &i);
 	if (!c || rpt_map_put(&r->cache_map, d->cache_id, i))
 		return -1;
 	c->id = d->cache_id;
+	c->gen = gen;
 fill:
 	c->described = true;
 	c->object_size = d->object_size;
@@ -137,5 +141,6 @@ struct rpt_ptr *rpt_ptr_get(struct rpt *r, uint64_t ptr)
 	r->nptrs++;
 	memset(&r->ptrs[i], 0, sizeof(r->ptrs[i]));
 	r->ptrs[i].ptr = ptr;
+	r->ptrs[i].first = r->pos;
 	return &r->ptrs[i];
 }

@@ -3,12 +3,14 @@
  * kmt_ahead.c - a merge read ahead on a thread of its own (kmt_ahead.h).
  *
  * A ring of AHEAD_SLOTS batches between one writer, the thread, and one
- * reader, the caller. The thread fills the next free slot with copies of
- * the records kmt_merge_next_batch() points to (they live in the files'
- * read buffers, which its next call reuses) and publishes it; the caller
- * takes the slots in order, each until its next call. Two counters, each
- * written by one side, say which slots are whose; a side waits on a
- * condition only when the ring gives it nothing to do.
+ * or more readers (the caller, and with a divided analysis its shards'
+ * threads, each of which reads every batch). The thread fills the next
+ * free slot with copies of the records kmt_merge_next_batch() points to
+ * (they live in the files' read buffers, which its next call reuses) and
+ * publishes it; each reader takes the slots in order, each until its
+ * next call. Counters, each written by one side, say which slots are
+ * whose: a slot is free again once every reader gave it back. A side
+ * waits on a condition only when the ring gives it nothing to do.
  *
  * The two sides run about as fast as each other (Documentation/
  * architecture.md, "The report on more than one core"), so the caller
@@ -26,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "kmt_ahead.h"
@@ -50,68 +53,89 @@ struct ahead_slot {
 	union kmt_rec recs[AHEAD_BATCH];
 };
 
-/* Who sleeps on the condition (asleep's bits). */
-#define THREAD_ASLEEP	1u
-#define CALLER_ASLEEP	2u
+/*
+ * One reader's side of the ring, on a cache line of its own: released is
+ * the one counter it writes that the thread reads.
+ */
+struct ahead_reader {
+	atomic_uint released;	/* slots given back since the start */
+	unsigned int taken;	/* slots taken, the held one included */
+	bool held;		/* it holds slot taken - 1 (its last batch) */
+	bool ended;		/* it saw the last slot: end_rc is the answer */
+	int end_rc;
+} __attribute__((aligned(64)));
 
 struct kmt_ahead {
 	struct kmt_merge *m;
 	pthread_t thread;
 	/*
-	 * Slots published by the thread and given back by the caller, since
-	 * the start (unsigned: they wrap together); the thread fills slot
-	 * published % AHEAD_SLOTS while published - released < AHEAD_SLOTS.
+	 * Slots published by the thread since the start (unsigned: it wraps
+	 * with the readers' counters); the thread fills slot published %
+	 * AHEAD_SLOTS while every reader has given back all but fewer than
+	 * AHEAD_SLOTS of them.
 	 */
-	atomic_uint published, released;
+	atomic_uint published;
 	atomic_bool stop;	/* the caller is done: the thread ends */
-	atomic_uint asleep;	/* THREAD_ASLEEP | CALLER_ASLEEP */
+	atomic_uint thread_asleep;	/* 1 while the thread waits on wake */
+	atomic_uint readers_asleep;	/* how many readers wait on wake */
 	pthread_mutex_t lock;	/* only to sleep and to wake */
 	pthread_cond_t wake;
-	/* The caller's alone: */
-	unsigned int taken;	/* slots taken, the held one included */
-	bool held;		/* the caller holds slot taken - 1 (its last batch) */
-	bool ended;		/* the caller saw the last slot: end_rc is the answer */
-	int end_rc;
+	unsigned int nreaders;
 	struct ahead_slot slot[AHEAD_SLOTS];
+	struct ahead_reader rd[];
 };
 
 /*
- * Sleeps until ready(a). The side that makes it true wakes the sleeper
- * only if its bit is set: the bit is set before ready() is asked again and
- * the counters are sequentially consistent, so one of the two sees the
- * other's change, and the lock keeps the wake from falling between the
- * question and the sleep.
+ * Sleeps until ready(a, rd). The side that makes it true wakes the
+ * sleepers only if it sees one counted in *asleep: the count is raised
+ * before ready() is asked again and the counters are sequentially
+ * consistent, so one of the two sees the other's change, and the lock
+ * keeps the wake from falling between the question and the sleep.
  */
-static void sleep_until(struct kmt_ahead *a, bool (*ready)(struct kmt_ahead *), unsigned int me)
+static void sleep_until(struct kmt_ahead *a, bool (*ready)(struct kmt_ahead *, struct ahead_reader *),
+			struct ahead_reader *rd, atomic_uint *asleep)
 {
 	pthread_mutex_lock(&a->lock);
-	atomic_fetch_or(&a->asleep, me);
-	while (!ready(a))
+	atomic_fetch_add(asleep, 1);
+	while (!ready(a, rd))
 		pthread_cond_wait(&a->wake, &a->lock);
-	atomic_fetch_and(&a->asleep, ~me);
+	atomic_fetch_sub(asleep, 1);
 	pthread_mutex_unlock(&a->lock);
 }
 
-static void wake(struct kmt_ahead *a, unsigned int who)
+static void wake_all(struct kmt_ahead *a)
 {
-	if (!(atomic_load(&a->asleep) & who))
-		return;
 	pthread_mutex_lock(&a->lock);
 	pthread_cond_broadcast(&a->wake);
 	pthread_mutex_unlock(&a->lock);
 }
 
-/* The thread may fill a slot: told to stop, or half the ring is free. */
-static bool thread_ready(struct kmt_ahead *a)
+/* How many published slots the reader furthest behind has not given back. */
+static unsigned int behind(struct kmt_ahead *a, unsigned int published)
 {
-	return atomic_load(&a->stop) ||
-	       atomic_load(&a->published) - atomic_load(&a->released) <= AHEAD_SLOTS / 2;
+	unsigned int most = 0, i;
+
+	for (i = 0; i < a->nreaders; i++) {
+		unsigned int d = published - atomic_load(&a->rd[i].released);
+
+		if (d > most)
+			most = d;
+	}
+	return most;
 }
 
-/* The caller may take a slot. */
-static bool caller_ready(struct kmt_ahead *a)
+/* The thread may fill a slot: told to stop, or half the ring is free. */
+static bool thread_ready(struct kmt_ahead *a, struct ahead_reader *rd)
 {
-	return atomic_load(&a->published) != a->taken;
+	(void)rd;
+	return atomic_load(&a->stop) ||
+	       behind(a, atomic_load(&a->published)) <= AHEAD_SLOTS / 2;
+}
+
+/* The reader may take a slot. */
+static bool reader_ready(struct kmt_ahead *a, struct ahead_reader *rd)
+{
+	return atomic_load(&a->published) != rd->taken;
 }
 
 /* Fills s from the merge: until it is full, the merge ends or fails. */
@@ -141,27 +165,35 @@ static void *ahead_thread(void *arg)
 	while (more) {
 		unsigned int p = atomic_load(&a->published);
 
-		if (p - atomic_load(&a->released) == AHEAD_SLOTS)
-			sleep_until(a, thread_ready, THREAD_ASLEEP);
+		if (behind(a, p) == AHEAD_SLOTS)
+			sleep_until(a, thread_ready, NULL, &a->thread_asleep);
 		if (atomic_load(&a->stop))
 			break;
 		/* The slot is the thread's alone until it is published. */
 		fill(a, &a->slot[p % AHEAD_SLOTS]);
 		more = a->slot[p % AHEAD_SLOTS].last == 1;
 		atomic_store(&a->published, p + 1);
-		wake(a, CALLER_ASLEEP);
+		if (atomic_load(&a->readers_asleep))
+			wake_all(a);
 	}
 	return NULL;
 }
 
-struct kmt_ahead *kmt_ahead_start(struct kmt_merge *m)
+struct kmt_ahead *kmt_ahead_start_readers(struct kmt_merge *m, unsigned int nreaders)
 {
-	struct kmt_ahead *a = calloc(1, sizeof(*a));
+	struct kmt_ahead *a;
 	int err;
 
+	if (!nreaders) {
+		errno = EINVAL;
+		return NULL;
+	}
+	a = aligned_alloc(64, (sizeof(*a) + nreaders * sizeof(a->rd[0]) + 63) / 64 * 64);
 	if (!a)
 		return NULL;
+	memset(a, 0, sizeof(*a) + nreaders * sizeof(a->rd[0]));
 	a->m = m;
+	a->nreaders = nreaders;
 	err = pthread_mutex_init(&a->lock, NULL);
 	if (err)
 		goto err_free;
@@ -183,14 +215,20 @@ err_free:
 	return NULL;
 }
 
-/* Gives the held slot back to the thread. */
-static void give_back(struct kmt_ahead *a)
+struct kmt_ahead *kmt_ahead_start(struct kmt_merge *m)
 {
-	if (!a->held)
+	return kmt_ahead_start_readers(m, 1);
+}
+
+/* Gives the reader's held slot back to the thread. */
+static void give_back(struct kmt_ahead *a, struct ahead_reader *rd)
+{
+	if (!rd->held)
 		return;
-	a->held = false;
-	atomic_store(&a->released, a->taken);
-	wake(a, THREAD_ASLEEP);
+	rd->held = false;
+	atomic_store(&rd->released, rd->taken);
+	if (atomic_load(&a->thread_asleep))
+		wake_all(a);
 }
 
 static uint64_t now_ns(void)
@@ -211,13 +249,13 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Until the thread published a slot not taken: spinning a while, then asleep. */
-static void await_slot(struct kmt_ahead *a)
+/* Until the thread published a slot rd did not take: spinning a while, then asleep. */
+static void await_slot(struct kmt_ahead *a, struct ahead_reader *rd)
 {
 	uint64_t until = 0;
 	unsigned int i;
 
-	for (i = 0; !caller_ready(a); i++) {
+	for (i = 0; !reader_ready(a, rd); i++) {
 		cpu_relax();
 		/* The clock is asked once each 64 questions. */
 		if (i % 64 == 0) {
@@ -226,34 +264,40 @@ static void await_slot(struct kmt_ahead *a)
 			if (!until) {
 				until = t + AHEAD_SPIN_NS;
 			} else if (t >= until) {
-				sleep_until(a, caller_ready, CALLER_ASLEEP);
+				sleep_until(a, reader_ready, rd, &a->readers_asleep);
 				return;
 			}
 		}
 	}
 }
 
-int kmt_ahead_next(struct kmt_ahead *a, const union kmt_rec *const **recs)
+int kmt_ahead_next_of(struct kmt_ahead *a, unsigned int reader, const union kmt_rec *const **recs)
 {
+	struct ahead_reader *rd = &a->rd[reader];
 	struct ahead_slot *s;
 
-	give_back(a);
-	while (!a->ended) {
-		await_slot(a);
-		s = &a->slot[a->taken % AHEAD_SLOTS];
-		a->taken++;
-		a->held = true;
+	give_back(a, rd);
+	while (!rd->ended) {
+		await_slot(a, rd);
+		s = &a->slot[rd->taken % AHEAD_SLOTS];
+		rd->taken++;
+		rd->held = true;
 		if (s->last != 1) {
-			a->ended = true;
-			a->end_rc = s->last;
+			rd->ended = true;
+			rd->end_rc = s->last;
 		}
 		if (s->n) {
 			*recs = s->refs;
 			return s->n;
 		}
-		give_back(a);
+		give_back(a, rd);
 	}
-	return a->end_rc;
+	return rd->end_rc;
+}
+
+int kmt_ahead_next(struct kmt_ahead *a, const union kmt_rec *const **recs)
+{
+	return kmt_ahead_next_of(a, 0, recs);
 }
 
 void kmt_ahead_stop(struct kmt_ahead *a)
@@ -261,7 +305,7 @@ void kmt_ahead_stop(struct kmt_ahead *a)
 	if (!a)
 		return;
 	atomic_store(&a->stop, true);
-	wake(a, THREAD_ASLEEP);
+	wake_all(a);
 	pthread_join(a->thread, NULL);
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);

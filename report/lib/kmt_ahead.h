@@ -24,12 +24,22 @@ struct kmt_ahead;
 struct kmt_ahead *kmt_ahead_start(struct kmt_merge *m);
 
 /*
+ * The same with nreaders readers (numbered from 0), each of which gets
+ * every batch, in order, from kmt_ahead_next_of(): the thread waits for
+ * the slowest. Each reader must read to the end (0 or -1), or the others
+ * may wait for ever; only then may kmt_ahead_stop() come.
+ */
+struct kmt_ahead *kmt_ahead_start_readers(struct kmt_merge *m, unsigned int nreaders);
+
+/*
  * The next batch, as kmt_merge_next_batch() would give it: *recs points
  * to its pointers, valid until the next call or kmt_ahead_stop(). Returns
  * the count (> 0), 0 at the end, -1 on the merge's error (kmt_merge_error()
  * on m, once kmt_ahead_stop() returned).
  */
 int kmt_ahead_next(struct kmt_ahead *a, const union kmt_rec *const **recs);
+/* The same for one of kmt_ahead_start_readers()' readers, each on one thread. */
+int kmt_ahead_next_of(struct kmt_ahead *a, unsigned int reader, const union kmt_rec *const **recs);
 
 /* Stops the thread (at once, if the end was not reached) and frees a; NULL is ignored. */
 void kmt_ahead_stop(struct kmt_ahead *a);

@@ -3,10 +3,11 @@
  * test_merge.c - unit tests of finding a trace's cpuN.out files and of the
  * streaming k-way merge: order with equal timestamps, a larger random
  * trace, the errors that make files unmergeable, and the batch API and the
- * merge read ahead on a thread (kmt_ahead.h) against a merge of files read
- * one record at a time.
+ * merge read ahead on a thread (kmt_ahead.h), for one reader and for three,
+ * against a merge of files read one record at a time.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,15 +421,42 @@ out:
 /* The merge through kmt_merge_next() (batch 0) or kmt_merge_next_batch(). */
 /* api_merge()'s batch size for the merge read ahead on a thread (kmt_ahead_next()). */
 #define AHEAD	((size_t)-1)
+/* The same with three readers, two on threads of their own, each getting every batch. */
+#define AHEAD3	((size_t)-2)
+
+/* A reader of kmt_ahead_start_readers() on a thread: every batch into its stream. */
+struct reader_arg {
+	struct kmt_ahead *a;
+	unsigned int reader;
+	struct stream s;
+	pthread_t thread;
+};
+
+static void *read_all(void *arg)
+{
+	struct reader_arg *ra = arg;
+	const union kmt_rec *const *recs;
+	int rc, i;
+
+	while ((rc = kmt_ahead_next_of(ra->a, ra->reader, &recs)) > 0)
+		for (i = 0; i < rc; i++)
+			if (stream_add(&ra->s, recs[i]) < 0)
+				ra->s.rc = -2;
+	if (ra->s.rc != -2)
+		ra->s.rc = rc;
+	return NULL;
+}
 
 static int api_merge(char **paths, size_t n, unsigned int flags, size_t batch,
 		     struct stream *out, uint64_t *bad_batches)
 {
 	const union kmt_rec *recs[256];
 	const union kmt_rec *const *ahead_recs;
+	struct reader_arg ra[2] = { 0 };
 	struct kmt_ahead *a = NULL;
 	struct kmt_error err;
 	struct kmt_merge *m;
+	unsigned int started = 0;
 	size_t i, fi;
 	int rc;
 
@@ -438,12 +466,21 @@ static int api_merge(char **paths, size_t n, unsigned int flags, size_t batch,
 		diag("merge: %s", err.msg);
 		return -1;
 	}
-	if (batch == AHEAD) {
-		a = kmt_ahead_start(m);
+	if (batch == AHEAD || batch == AHEAD3) {
+		a = batch == AHEAD ? kmt_ahead_start(m) : kmt_ahead_start_readers(m, 3);
 		if (!a) {
 			diag("kmt_ahead_start: %s", strerror(errno));
 			kmt_merge_close(m);
 			return -1;
+		}
+	}
+	for (; batch == AHEAD3 && started < 2; started++) {
+		ra[started].a = a;
+		ra[started].reader = started + 1;
+		if (pthread_create(&ra[started].thread, NULL, read_all, &ra[started])) {
+			diag("pthread_create failed");
+			(*bad_batches)++;
+			break;
 		}
 	}
 	for (;;) {
@@ -477,6 +514,14 @@ static int api_merge(char **paths, size_t n, unsigned int flags, size_t batch,
 		/* The end is the answer from then on; then the merge is the caller's again. */
 		if (kmt_ahead_next(a, &ahead_recs) != rc)
 			(*bad_batches)++;
+		/* Every other reader got the same batches. */
+		for (i = 0; i < started; i++) {
+			pthread_join(ra[i].thread, NULL);
+			if (ra[i].s.rc != rc || ra[i].s.n != out->n ||
+			    (out->n && memcmp(ra[i].s.recs, out->recs, out->n * sizeof(*out->recs))))
+				(*bad_batches)++;
+			free(ra[i].s.recs);
+		}
 		kmt_ahead_stop(a);
 	}
 	out->rc = rc < 0 ? -1 : 0;
@@ -550,7 +595,7 @@ static void check_ref(const char *label, const struct stream *ref, size_t nfiles
 static void check_batches(const char *label, const char *dir, unsigned int flags,
 			  uint64_t min_records, int want_rc, const struct gen_totals *tot)
 {
-	static const size_t batches[] = { 0, 1, 7, 64, 256, AHEAD };
+	static const size_t batches[] = { 0, 1, 7, 64, 256, AHEAD, AHEAD3 };
 	struct stream ref, got;
 	char **paths;
 	struct kmt_error err;
@@ -573,6 +618,8 @@ static void check_batches(const char *label, const char *dir, unsigned int flags
 
 		if (batches[b] == AHEAD)
 			snprintf(how, sizeof(how), "read ahead");
+		else if (batches[b] == AHEAD3)
+			snprintf(how, sizeof(how), "read ahead for three readers");
 		else
 			snprintf(how, sizeof(how), "%s %zu", batches[b] ? "batch" : "kmt_merge_next",
 				 batches[b]);
