@@ -126,9 +126,13 @@ like "$(cat "$T/got.1")" "--- exit 2" "broken: bad trace data, exit status 2"
 
 # Threads the report starts: -j 2 the reading one; -j 3 and 4 it and one shard of the analysis
 # fewer than -j (the caller's thread is shard 0); --pprof keeps one analysis (-j 2's way).
-threads() {
+# Counted against -j 1's: a sanitizer's runtime may start threads of its own.
+clones() {
 	strace -f -qq -e trace=clone,clone3 "$REPORT" --no-progress "$@" 2>&1 >/dev/null |
 		grep -c 'clone'
+}
+threads() {
+	echo $(($(clones "$@") - $(clones -j 1 "$T/work/order")))
 }
 if command -v strace >/dev/null 2>&1; then
 	is "$(threads -j 2 "$T/work/order")" 1 "-j 2: one thread besides the caller's"
