@@ -583,9 +583,35 @@ static void feed_start(struct rpt *r, uint64_t ts)
 		r->abs_start = UINT64_MAX;
 }
 
-/* One record, after feed_start() and counted in t.records by the caller. */
-static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
-							  const union kmt_rec *rec)
+/*
+ * The shard of an address among n: its own hash, not hash64()'s top bits,
+ * which index each shard's object table (with those, each shard's objects
+ * would fill a fraction of its table and probe long runs).
+ */
+static inline unsigned int shard_of(uint64_t ptr, unsigned int n)
+{
+	uint64_t h = (ptr >> 3) * 0xd6e8feb86659fd93ULL;
+
+	h ^= h >> 32;
+	return (unsigned int)(((h & 0xffffffffu) * n) >> 32);
+}
+
+/*
+ * One record, after feed_start() and counted in t.records by the caller,
+ * for shard k of n (rpt_shards.c; one analysis is shard 0 of 1, for which
+ * every test of the shard folds away): every shard scans every
+ * record, so that what all of them keep alike is what one analysis
+ * keeps: cache descriptions and stacks, the trace's start and end, the
+ * number of frees (the window of remembered frees). A slab event is the
+ * shard's of its address; page events, LOST and SUM records are shard
+ * 0's. Another shard's allocation, or a page allocation, still ends
+ * what a CPU's last large kmalloc waits for (rpt_page_pair(): it cannot
+ * be that kmalloc's second event, which has the same address), and a
+ * slab allocation of another shard may be the kmalloc shard 0's last
+ * page allocation of that CPU waits for.
+ */
+static inline __attribute__((always_inline)) int feed_rec(struct rpt *r, const union kmt_rec *rec,
+							  unsigned int k, unsigned int n)
 {
 	uint64_t ts = rec->c.timestamp;
 	unsigned int type = rec->c.type;
@@ -605,17 +631,34 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 		return 0;
 	/* A sum's time (the cut) is no event's: it is not where the trace ends. */
 	if (__builtin_expect(type == KMT_REC_SUM, 0))
-		return sum_feed(r, &rec->sum);
+		return k == 0 ? sum_feed(r, &rec->sum) : 0;
 	if (ts > r->t.last_ts)
 		r->t.last_ts = ts;
-
-	if (type - KMT_REC_KMALLOC <= (unsigned int)(KMT_REC_CACHE_ALLOC - KMT_REC_KMALLOC))
-		return slab_alloc(r, &rec->ev);
+	if (type - KMT_REC_KMALLOC <= (unsigned int)(KMT_REC_CACHE_ALLOC - KMT_REC_KMALLOC)) {
+		if (shard_of(rec->ev.ptr, n) == k)
+			return slab_alloc(r, &rec->ev);
+		if (__builtin_expect(r->npend != 0, 0))
+			(void)rpt_page_pair(r, &rec->ev);
+		return 0;
+	}
+	if (type - KMT_REC_KFREE <= (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KFREE)) {
+		if (shard_of(rec->ev.ptr, n) != k) {
+			r->objs.frees += rec->ev.ptr != 0;
+			return 0;
+		}
+		if (__builtin_expect((rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)) != 0, 0))
+			other_stack(r, &rec->ev);
+		return rec->ev.ptr ? slab_free(r, &rec->ev) : 0;
+	}
+	if (k != 0) {
+		/* A page allocation is the CPU's next allocation too. */
+		if (type == KMT_REC_PAGE_ALLOC && __builtin_expect(r->npend != 0, 0))
+			(void)rpt_page_pair(r, &rec->ev);
+		return 0;
+	}
 	if (__builtin_expect(type <= KMT_REC_PAGE_FREE &&
 			     (rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)), 0))
 		other_stack(r, &rec->ev);
-	if (type - KMT_REC_KFREE <= (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KFREE))
-		return rec->ev.ptr ? slab_free(r, &rec->ev) : 0;
 	switch (type) {
 	case KMT_REC_PAGE_ALLOC:
 		return rpt_page_alloc(r, &rec->ev);
@@ -626,6 +669,13 @@ static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
 	default:
 		return 0;
 	}
+}
+
+/* One record for the one analysis (shard 0 of 1). */
+static inline __attribute__((always_inline)) int feed_one(struct rpt *r,
+							  const union kmt_rec *rec)
+{
+	return feed_rec(r, rec, 0, 1);
 }
 
 int rpt_feed(struct rpt *r, const union kmt_rec *rec)
@@ -741,87 +791,6 @@ int rpt_feed_refs(struct rpt *r, const union kmt_rec *const *recs, size_t n)
 	return feed_batch(r, NULL, recs, n);
 }
 
-/*
- * The shard of an address among n: its own hash, not hash64()'s top bits,
- * which index each shard's object table (with those, each shard's objects
- * would fill a fraction of its table and probe long runs).
- */
-static inline unsigned int shard_of(uint64_t ptr, unsigned int n)
-{
-	uint64_t h = (ptr >> 3) * 0xd6e8feb86659fd93ULL;
-
-	h ^= h >> 32;
-	return (unsigned int)(((h & 0xffffffffu) * n) >> 32);
-}
-
-/*
- * One record for shard k of n (rpt_shards.c): every shard scans every
- * record, so that what all of them keep alike is what one analysis
- * keeps: cache descriptions and stacks, the trace's start and end, the
- * number of frees (the window of remembered frees). A slab event is the
- * shard's of its address; page events, LOST and SUM records are shard
- * 0's. Another shard's allocation, or a page allocation, still ends
- * what a CPU's last large kmalloc waits for (rpt_page_pair(): it cannot
- * be that kmalloc's second event, which has the same address), and a
- * slab allocation of another shard may be the kmalloc shard 0's last
- * page allocation of that CPU waits for.
- */
-static inline __attribute__((always_inline)) int feed_shard_one(struct rpt *r,
-								const union kmt_rec *rec,
-								unsigned int k, unsigned int n)
-{
-	uint64_t ts = rec->c.timestamp;
-	unsigned int type = rec->c.type;
-
-	if (__builtin_expect(type == KMT_REC_CACHE_DESC, 0))
-		return rpt_cache_desc(r, &rec->cache);
-	if (__builtin_expect(type == KMT_REC_STACK, 0)) {
-		r->t.stack_slots++;
-		return kmt_stacks_feed(r->stacks, &rec->stack);
-	}
-	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
-		return 0;
-	if (__builtin_expect(type == KMT_REC_SUM, 0))
-		return k == 0 ? sum_feed(r, &rec->sum) : 0;
-	if (ts > r->t.last_ts)
-		r->t.last_ts = ts;
-	if (type - KMT_REC_KMALLOC <= (unsigned int)(KMT_REC_CACHE_ALLOC - KMT_REC_KMALLOC)) {
-		if (shard_of(rec->ev.ptr, n) == k)
-			return slab_alloc(r, &rec->ev);
-		if (__builtin_expect(r->npend != 0, 0))
-			(void)rpt_page_pair(r, &rec->ev);
-		return 0;
-	}
-	if (type - KMT_REC_KFREE <= (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KFREE)) {
-		if (shard_of(rec->ev.ptr, n) != k) {
-			r->objs.frees += rec->ev.ptr != 0;
-			return 0;
-		}
-		if (__builtin_expect((rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)) != 0, 0))
-			other_stack(r, &rec->ev);
-		return rec->ev.ptr ? slab_free(r, &rec->ev) : 0;
-	}
-	if (k != 0) {
-		/* A page allocation is the CPU's next allocation too. */
-		if (type == KMT_REC_PAGE_ALLOC && __builtin_expect(r->npend != 0, 0))
-			(void)rpt_page_pair(r, &rec->ev);
-		return 0;
-	}
-	if (__builtin_expect(type <= KMT_REC_PAGE_FREE &&
-			     (rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)), 0))
-		other_stack(r, &rec->ev);
-	switch (type) {
-	case KMT_REC_PAGE_ALLOC:
-		return rpt_page_alloc(r, &rec->ev);
-	case KMT_REC_PAGE_FREE:
-		return rpt_page_free(r, &rec->ev);
-	case KMT_REC_LOST:
-		return lost(r, &rec->lost);
-	default:
-		return 0;
-	}
-}
-
 int rpt_feed_shard(struct rpt *r, const union kmt_rec *const *recs, size_t n, unsigned int k,
 		   unsigned int nshards)
 {
@@ -846,7 +815,7 @@ int rpt_feed_shard(struct rpt *r, const union kmt_rec *const *recs, size_t n, un
 			__builtin_prefetch(&r->objs.e[hash64(ptr, r->objs.bits) & own]);
 		}
 		r->pos = base + i;
-		if (feed_shard_one(r, recs[i], k, nshards))
+		if (feed_rec(r, recs[i], k, nshards))
 			return -1;
 	}
 	return 0;
