@@ -177,25 +177,6 @@ static bool same_key(const struct ent *a, const struct ent *b)
 	return a->k1 == b->k1 && a->k2 == b->k2 && a->k3 == b->k3;
 }
 
-/* Sorts the n entries and groups them by key, groups in order of their first record. */
-static struct grp *group(struct ent *e, size_t n, size_t *ngroups)
-{
-	struct grp *g = malloc((n ? n : 1) * sizeof(*g));
-	size_t i, j, ng = 0;
-
-	if (!g)
-		return NULL;
-	qsort(e, n, sizeof(*e), ent_cmp);
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && same_key(&e[i], &e[j]); j++)
-			;
-		g[ng++] = (struct grp){ .first = e[i].first, .lo = i, .hi = j };
-	}
-	qsort(g, ng, sizeof(*g), grp_cmp);
-	*ngroups = ng;
-	return g;
-}
-
 /* An array of n elements of size on cache lines, zeroed (rpt_grow()'s kind). */
 static void *lines(size_t n, size_t size, size_t *cap)
 {
@@ -209,6 +190,37 @@ static void *lines(size_t n, size_t size, size_t *cap)
 			return NULL;
 		}
 	return p;
+}
+
+/*
+ * Sorts the n entries and groups them by key, groups in order of their
+ * first record, and makes *out, the array of *ngroups elements of size
+ * (*cap) the merged entries go to. NULL when out of memory: e freed too.
+ */
+static struct grp *group(struct ent *e, size_t n, size_t *ngroups, void **out, size_t size,
+			 size_t *cap)
+{
+	struct grp *g = malloc((n ? n : 1) * sizeof(*g));
+	size_t i, j, ng = 0;
+
+	if (!g)
+		goto fail;
+	qsort(e, n, sizeof(*e), ent_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && same_key(&e[i], &e[j]); j++)
+			;
+		g[ng++] = (struct grp){ .first = e[i].first, .lo = i, .hi = j };
+	}
+	qsort(g, ng, sizeof(*g), grp_cmp);
+	*out = lines(ng, size, cap);
+	if (!*out)
+		goto fail;
+	*ngroups = ng;
+	return g;
+fail:
+	free(g);
+	free(e);
+	return NULL;
 }
 
 static void site_add(struct rpt_site *d, const struct rpt_site *s)
@@ -248,13 +260,9 @@ static int merge_sites(struct rpt **sh, unsigned int n, uint32_t **remap)
 			e[ne++] = (struct ent){ .k1 = sh[k]->sites[x].addr,
 						.first = sh[k]->sites[x].first,
 						.shard = k, .idx = (uint32_t)x };
-	g = group(e, ne, &ng);
-	ns = g ? lines(ng, sizeof(*ns), &cap) : NULL;
-	if (!ns) {
-		free(g);
-		free(e);
+	g = group(e, ne, &ng, (void **)&ns, sizeof(*ns), &cap);
+	if (!g)
 		return -1;
-	}
 	for (f = 0; f < ng; f++) {
 		ns[f] = sh[e[g[f].lo].shard]->sites[e[g[f].lo].idx];
 		remap[e[g[f].lo].shard][e[g[f].lo].idx] = (uint32_t)f;
@@ -340,13 +348,9 @@ static int merge_caches(struct rpt **sh, unsigned int n, uint32_t **remap)
 			e[ne++] = (struct ent){ .k1 = c->pseudo, .k2 = c->id, .k3 = c->gen,
 						.first = c->first, .shard = k, .idx = (uint32_t)x };
 		}
-	g = group(e, ne, &ng);
-	nc = g ? lines(ng, sizeof(*nc), &cap) : NULL;
-	if (!nc) {
-		free(g);
-		free(e);
+	g = group(e, ne, &ng, (void **)&nc, sizeof(*nc), &cap);
+	if (!g)
 		return -1;
-	}
 	for (f = 0; f < ng; f++) {
 		nc[f] = sh[e[g[f].lo].shard]->caches[e[g[f].lo].idx];
 		remap[e[g[f].lo].shard][e[g[f].lo].idx] = (uint32_t)f;
@@ -396,13 +400,9 @@ static int merge_errors(struct rpt **sh, unsigned int n)
 						.k3 = er->free_site, .first = er->first,
 						.shard = k, .idx = (uint32_t)x };
 		}
-	g = group(e, ne, &ng);
-	ne_arr = g ? lines(ng, sizeof(*ne_arr), &cap) : NULL;
-	if (!ne_arr) {
-		free(g);
-		free(e);
+	g = group(e, ne, &ng, (void **)&ne_arr, sizeof(*ne_arr), &cap);
+	if (!g)
 		return -1;
-	}
 	for (f = 0; f < ng; f++) {
 		ne_arr[f] = sh[e[g[f].lo].shard]->errors[e[g[f].lo].idx];
 		for (x = g[f].lo + 1; x < g[f].hi; x++) {
@@ -447,13 +447,9 @@ static int merge_ptrs(struct rpt **sh, unsigned int n)
 			e[ne++] = (struct ent){ .k1 = sh[k]->ptrs[x].ptr,
 						.first = sh[k]->ptrs[x].first,
 						.shard = k, .idx = (uint32_t)x };
-	g = group(e, ne, &ng);
-	np = g ? lines(ng, sizeof(*np), &cap) : NULL;
-	if (!np) {
-		free(g);
-		free(e);
+	g = group(e, ne, &ng, (void **)&np, sizeof(*np), &cap);
+	if (!g)
 		return -1;
-	}
 	for (f = 0; f < ng; f++)
 		np[f] = sh[e[g[f].lo].shard]->ptrs[e[g[f].lo].idx];
 	free(g);
