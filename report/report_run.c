@@ -16,6 +16,7 @@
 
 #include "kmt_ahead.h"
 #include "kmt_exit.h"
+#include "kmt_map.h"
 #include "kmt_reader.h"
 #include "core/report_gfp.h"
 #include "core/report_meta.h"
@@ -656,8 +657,10 @@ static int run_steps(struct run *x)
 	ret = open_srcline(x);
 	if (ret)
 		return ret;
-	x->m = kmt_merge_open_inputs(&x->in,
-			      x->j->allow_trunc ? KMT_OPEN_ALLOW_TRUNCATED : 0, &err);
+	/* The files are finished ones: mapped, not copied (kmt_map.h says what if not). */
+	kmt_map_guard(PROG);
+	x->m = kmt_merge_open_inputs(&x->in, KMT_OPEN_MAP |
+				     (x->j->allow_trunc ? KMT_OPEN_ALLOW_TRUNCATED : 0), &err);
 	if (!x->m) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return kmt_error_exit(&err);

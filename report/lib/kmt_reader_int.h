@@ -41,6 +41,10 @@ struct kmt_track {
 };
 
 struct kmt_file {
+	/*
+	 * The window of the file being read: rbuf, filled by read(2), or
+	 * with KMT_OPEN_MAP a mapping of the file (map_len bytes at buf).
+	 */
 	uint8_t *buf;
 	size_t len, pos;	/* bytes in buf, the next slot to examine or hand out */
 	/*
@@ -56,6 +60,9 @@ struct kmt_file {
 	int at_eof;		/* read(2) returned 0 */
 	int have_first;		/* a known record was read: st.first_* are set */
 	int fd;
+	int mapped;		/* buf is a mapping of the file, not rbuf */
+	size_t map_len;
+	uint8_t *rbuf;		/* the read buffer, KMT_READ_BUF bytes */
 	unsigned int flags;
 	uint64_t buf_off;	/* file offset of buf[0] */
 	uint64_t rec_off;	/* offset of the last slot examined (see kmt_file_offset) */

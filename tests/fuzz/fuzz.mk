@@ -119,8 +119,9 @@ $(REPORT_ANALYSIS_OBJS:$(OBJDIR)/%=$(FUZZ_OBJDIR)/%) $(FUZZ_OBJDIR)/report/lib/k
 
 # A 256-slot read buffer instead of 4096: inputs of a few KiB then refill it mid-record, and
 # each open costs a small allocation instead of a fresh 256 KiB mapping from ASan (which
-# took most of the reader target's time).
-$(FUZZ_OBJDIR)/report/lib/kmt_reader.o: FUZZ_CFLAGS += -DKMT_READ_BUF=4096
+# took most of the reader target's time). Mapped windows (KMT_OPEN_MAP) of four pages, for
+# inputs to cross them too.
+$(FUZZ_OBJDIR)/report/lib/kmt_reader.o: FUZZ_CFLAGS += -DKMT_READ_BUF=4096 -DKMT_MAP_WINDOW=16384
 
 # The JSON validator is the harness's oracle, not code under test: without coverage
 # instrumentation it neither slows the runs nor steers the fuzzer toward JSON shapes.

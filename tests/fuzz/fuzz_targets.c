@@ -1144,8 +1144,11 @@ int fuzz_report(const uint8_t *data, size_t size, struct fuzz_outcome *out)
 		outcome_set(out, kmt_error_exit(&err), err.msg);
 		goto out;
 	}
-	/* The same merge read in batches (of a size the input picks) must agree record by record. */
-	m2 = kmt_merge_open(paths, nfiles, flags, &err2);
+	/*
+	 * The same merge read in batches (of a size the input picks), and through mappings
+	 * of the files, as kmemtrace-report reads them, must agree record by record.
+	 */
+	m2 = kmt_merge_open(paths, nfiles, flags | KMT_OPEN_MAP, &err2);
 	if (!m2)
 		fail("a second merge of the same files failed: %s", err2.msg);
 	bmax = 1 + cut % (sizeof(refs) / sizeof(refs[0]));
