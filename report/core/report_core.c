@@ -597,6 +597,67 @@ static inline unsigned int shard_of(uint64_t ptr, unsigned int n)
 }
 
 /*
+ * Whether an event at ts is in the time window (--from, --to): outside
+ * it, as if not traced; in it, the trace's last time so far.
+ */
+static inline bool in_window(struct rpt *r, uint64_t ts)
+{
+	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
+		return false;
+	if (ts > r->t.last_ts)
+		r->t.last_ts = ts;
+	return true;
+}
+
+/*
+ * A record of feed_rec() other than a slab event, for shard k: page
+ * events, cache names, stacks, LOST and SUM records.
+ */
+static __attribute__((noinline)) int feed_rare(struct rpt *r, const union kmt_rec *rec,
+					       unsigned int k)
+{
+	uint64_t ts = rec->c.timestamp;
+	unsigned int type = rec->c.type;
+
+	/*
+	 * Cache names hold whatever the window, so that events in it are
+	 * named; everything else outside the window is as if not traced.
+	 */
+	if (type == KMT_REC_CACHE_DESC)
+		return rpt_cache_desc(r, &rec->cache);
+	/* Stacks too: an event in the window may name a stack written before it. */
+	if (type == KMT_REC_STACK) {
+		r->t.stack_slots++;
+		return kmt_stacks_feed(r->stacks, &rec->stack);
+	}
+	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
+		return 0;
+	/* A sum's time (the cut) is no event's: it is not where the trace ends. */
+	if (type == KMT_REC_SUM)
+		return k == 0 ? sum_feed(r, &rec->sum) : 0;
+	if (ts > r->t.last_ts)
+		r->t.last_ts = ts;
+	if (k != 0) {
+		/* A page allocation is the CPU's next allocation too. */
+		if (type == KMT_REC_PAGE_ALLOC && __builtin_expect(r->npend != 0, 0))
+			(void)rpt_page_pair(r, &rec->ev);
+		return 0;
+	}
+	if (type <= KMT_REC_PAGE_FREE && (rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)))
+		other_stack(r, &rec->ev);
+	switch (type) {
+	case KMT_REC_PAGE_ALLOC:
+		return rpt_page_alloc(r, &rec->ev);
+	case KMT_REC_PAGE_FREE:
+		return rpt_page_free(r, &rec->ev);
+	case KMT_REC_LOST:
+		return lost(r, &rec->lost);
+	default:
+		return 0;
+	}
+}
+
+/*
  * One record, after feed_start() and counted in t.records by the caller,
  * for shard k of n (rpt_shards.c; one analysis is shard 0 of 1, for which
  * every test of the shard folds away): every shard scans every
@@ -613,62 +674,34 @@ static inline unsigned int shard_of(uint64_t ptr, unsigned int n)
 static inline __attribute__((always_inline)) int feed_rec(struct rpt *r, const union kmt_rec *rec,
 							  unsigned int k, unsigned int n)
 {
-	uint64_t ts = rec->c.timestamp;
 	unsigned int type = rec->c.type;
 
 	/*
-	 * Cache names hold whatever the window, so that events in it are
-	 * named; everything else outside the window is as if not traced.
+	 * Slab events first, as they are nearly every record: the rarer
+	 * types, each asked for in turn, would cost each event a test.
 	 */
-	if (__builtin_expect(type == KMT_REC_CACHE_DESC, 0))
-		return rpt_cache_desc(r, &rec->cache);
-	/* Stacks too: an event in the window may name a stack written before it. */
-	if (__builtin_expect(type == KMT_REC_STACK, 0)) {
-		r->t.stack_slots++;
-		return kmt_stacks_feed(r->stacks, &rec->stack);
-	}
-	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
-		return 0;
-	/* A sum's time (the cut) is no event's: it is not where the trace ends. */
-	if (__builtin_expect(type == KMT_REC_SUM, 0))
-		return k == 0 ? sum_feed(r, &rec->sum) : 0;
-	if (ts > r->t.last_ts)
-		r->t.last_ts = ts;
 	if (type - KMT_REC_KMALLOC <= (unsigned int)(KMT_REC_CACHE_ALLOC - KMT_REC_KMALLOC)) {
+		if (!in_window(r, rec->c.timestamp))
+			return 0;
 		if (shard_of(rec->ev.ptr, n) == k)
 			return slab_alloc(r, &rec->ev);
 		if (__builtin_expect(r->npend != 0, 0))
 			(void)rpt_page_pair(r, &rec->ev);
 		return 0;
 	}
-	if (type - KMT_REC_KFREE <= (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KFREE)) {
-		if (shard_of(rec->ev.ptr, n) != k) {
-			r->objs.frees += rec->ev.ptr != 0;
-			return 0;
-		}
-		if (__builtin_expect((rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)) != 0, 0))
-			other_stack(r, &rec->ev);
-		return rec->ev.ptr ? slab_free(r, &rec->ev) : 0;
-	}
-	if (k != 0) {
-		/* A page allocation is the CPU's next allocation too. */
-		if (type == KMT_REC_PAGE_ALLOC && __builtin_expect(r->npend != 0, 0))
-			(void)rpt_page_pair(r, &rec->ev);
+	if (__builtin_expect(type - KMT_REC_KFREE > (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KFREE),
+			     0))
+		return feed_rare(r, rec, k);
+	if (!in_window(r, rec->c.timestamp))
+		return 0;
+	/* A slab free (KFREE, CACHE_FREE). */
+	if (shard_of(rec->ev.ptr, n) != k) {
+		r->objs.frees += rec->ev.ptr != 0;
 		return 0;
 	}
-	if (__builtin_expect(type <= KMT_REC_PAGE_FREE &&
-			     (rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)), 0))
+	if (__builtin_expect((rec->ev.stack_id | (rec->ev.flags & KMT_F_NO_STACK)) != 0, 0))
 		other_stack(r, &rec->ev);
-	switch (type) {
-	case KMT_REC_PAGE_ALLOC:
-		return rpt_page_alloc(r, &rec->ev);
-	case KMT_REC_PAGE_FREE:
-		return rpt_page_free(r, &rec->ev);
-	case KMT_REC_LOST:
-		return lost(r, &rec->lost);
-	default:
-		return 0;
-	}
+	return rec->ev.ptr ? slab_free(r, &rec->ev) : 0;
 }
 
 /* One record for the one analysis (shard 0 of 1). */
@@ -705,7 +738,7 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec)
 
 static inline void prefetch_far(const struct rpt *r, const union kmt_rec *rec, bool near)
 {
-	__builtin_prefetch(&r->objs.e[hash64(rec->ev.ptr, r->objs.bits)]);
+	__builtin_prefetch(&r->objs.e[hash_shift(rec->ev.ptr, r->objs.shift)]);
 	if (near && (r->flags & RPT_PTR_VIEW) && r->ptr_map.bits)
 		__builtin_prefetch(&r->ptr_map.e[hash64(rec->ev.ptr, r->ptr_map.bits)]);
 }
@@ -740,9 +773,15 @@ static inline __attribute__((always_inline)) int feed_loop(struct rpt *r,
 	size_t i;
 
 	if (refs) {
-		for (i = 0; i < n; i++) {
-			if (i + PREFETCH_FAR < n)
-				prefetch_far(r, refs[i + PREFETCH_FAR], near);
+		/* The records with one PREFETCH_FAR on, then the batch's last ones. */
+		for (i = 0; i + PREFETCH_FAR < n; i++) {
+			prefetch_far(r, refs[i + PREFETCH_FAR], near);
+			if (near)
+				prefetch_near(r, refs[i + PREFETCH_NEAR]);
+			if (feed_one(r, refs[i]))
+				return -1;
+		}
+		for (; i < n; i++) {
 			if (near && i + PREFETCH_NEAR < n)
 				prefetch_near(r, refs[i + PREFETCH_NEAR]);
 			if (feed_one(r, refs[i]))

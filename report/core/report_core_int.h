@@ -17,9 +17,14 @@
 #include "core/report_core.h"
 
 /* Golden-ratio multiplier: spreads aligned addresses over the whole table. */
+static inline size_t hash_shift(uint64_t k, unsigned int shift)
+{
+	return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> shift);
+}
+
 static inline size_t hash64(uint64_t k, unsigned int bits)
 {
-	return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+	return hash_shift(k, 64 - bits);
 }
 
 /* ---- u64 -> u32 map (call sites, caches, per-address tallies): rpt_map.c ---- */
@@ -34,6 +39,9 @@ struct u64slot {
 struct u64map {
 	struct u64slot *e;
 	unsigned int bits;	/* capacity is 1 << bits; 0 while empty */
+	/* 64 - bits and capacity - 1, for the lookup (shift 0 while empty). */
+	unsigned int shift;
+	size_t mask;
 	size_t n;
 	bool has_zero;		/* key 0 lives outside the table: 0 marks empty slots */
 	uint32_t zero_val;
@@ -41,16 +49,15 @@ struct u64map {
 
 static inline bool map_get(const struct u64map *m, uint64_t k, uint32_t *v)
 {
-	size_t mask, i;
+	size_t i;
 
 	if (__builtin_expect(k == 0, 0)) {
 		*v = m->zero_val;
 		return m->has_zero;
 	}
-	if (!m->bits)
+	if (!m->shift)
 		return false;
-	mask = ((size_t)1 << m->bits) - 1;
-	for (i = hash64(k, m->bits); m->e[i].key; i = (i + 1) & mask) {
+	for (i = hash_shift(k, m->shift); m->e[i].key; i = (i + 1) & m->mask) {
 		if (m->e[i].key == k) {
 			*v = m->e[i].val;
 			return true;
@@ -132,6 +139,8 @@ struct objtab {
 	 */
 	uint32_t *stk;
 	unsigned int bits;
+	unsigned int shift;	/* 64 - bits, for the lookups */
+	size_t mask;		/* capacity - 1 */
 	size_t used;		/* slots with ptr != 0, whatever their state */
 	size_t full;		/* used beyond this: rebuild (70% of the slots) */
 	uint64_t frees;		/* slab free records of an address fed so far */
@@ -156,9 +165,9 @@ static inline bool obj_kept(const struct objtab *t, const struct obj *o)
 /* The slot of ptr, whatever its state, or NULL. */
 static inline struct obj *obj_find(const struct objtab *t, uint64_t ptr)
 {
-	size_t mask = ((size_t)1 << t->bits) - 1, i;
+	size_t i;
 
-	for (i = hash64(ptr, t->bits); t->e[i].ptr; i = (i + 1) & mask)
+	for (i = hash_shift(ptr, t->shift); t->e[i].ptr; i = (i + 1) & t->mask)
 		if (t->e[i].ptr == ptr)
 			return &t->e[i];
 	return NULL;
@@ -180,8 +189,8 @@ static inline struct obj *obj_claim(struct objtab *t, uint64_t ptr)
 
 	if (__builtin_expect(t->used >= t->full, 0) && rpt_obj_rebuild(t))
 		return NULL;
-	mask = ((size_t)1 << t->bits) - 1;
-	home = hash64(ptr, t->bits);
+	mask = t->mask;
+	home = hash_shift(ptr, t->shift);
 	for (i = home; t->e[i].ptr; i = (i + 1) & mask)
 		if (t->e[i].ptr == ptr)
 			return &t->e[i];

@@ -46,6 +46,8 @@ int rpt_map_put(struct u64map *m, uint64_t k, uint32_t v)
 		free(m->e);
 		m->e = ne;
 		m->bits = nb;
+		m->shift = 64 - nb;
+		m->mask = ((size_t)1 << nb) - 1;
 	}
 	map_place(m->e, m->bits, k, v);
 	m->n++;

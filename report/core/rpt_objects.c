@@ -81,6 +81,8 @@ int rpt_obj_rebuild(struct objtab *t)
 	tab_free(t->e, oldcap * sizeof(*t->e));
 	t->e = ne;
 	t->bits = nb;
+	t->shift = 64 - nb;
+	t->mask = mask;
 	t->used = keep;
 	t->full = cap * 7 / 10;
 	return 0;
@@ -90,6 +92,8 @@ int rpt_obj_init(struct objtab *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->bits = OBJ_MIN_BITS;
+	t->shift = 64 - OBJ_MIN_BITS;
+	t->mask = ((size_t)1 << OBJ_MIN_BITS) - 1;
 	t->full = ((size_t)1 << t->bits) * 7 / 10;
 	t->e = tab_alloc(((size_t)1 << t->bits) * sizeof(*t->e));
 	return t->e ? 0 : -1;
