@@ -84,14 +84,31 @@ static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
 	return 0;
 }
 
+/* Room in r->stk for the tallies of stack index i. 0, or -1 (memory). */
+static __attribute__((noinline)) int stk_grow(struct rpt *r, uint32_t i)
+{
+	size_t ncap = r->stk_cap ? r->stk_cap : 64;
+	struct rpt_stack *p;
+
+	while (ncap <= i)
+		ncap *= 2;
+	p = realloc(r->stk, ncap * sizeof(*p));
+	if (!p)
+		return -1;
+	memset(p + r->stk_cap, 0, (ncap - r->stk_cap) * sizeof(*p));
+	r->stk = p;
+	r->stk_cap = ncap;
+	return 0;
+}
+
 /*
  * The tallies of the stack ev carries, grown to hold it, at *st and its
  * index at *idx; *st NULL when it has none, counted in *no_stack when
  * marked so (whatever id it names: kmemtrace_check refuses that), in
  * *unknown when it names one the trace does not hold. 0, or -1 (memory).
  */
-static int stk_of(struct rpt *r, const struct kmt_event *ev, uint64_t *no_stack,
-		  uint64_t *unknown, struct rpt_stack **st, uint32_t *idx)
+static inline int stk_of(struct rpt *r, const struct kmt_event *ev, uint64_t *no_stack,
+			 uint64_t *unknown, struct rpt_stack **st, uint32_t *idx)
 {
 	uint32_t i;
 
@@ -105,19 +122,8 @@ static int stk_of(struct rpt *r, const struct kmt_event *ev, uint64_t *no_stack,
 		(*unknown)++;
 		return 0;
 	}
-	if (i >= r->stk_cap) {
-		size_t ncap = r->stk_cap ? r->stk_cap : 64;
-		struct rpt_stack *p;
-
-		while (ncap <= i)
-			ncap *= 2;
-		p = realloc(r->stk, ncap * sizeof(*p));
-		if (!p)
-			return -1;
-		memset(p + r->stk_cap, 0, (ncap - r->stk_cap) * sizeof(*p));
-		r->stk = p;
-		r->stk_cap = ncap;
-	}
+	if (__builtin_expect(i >= r->stk_cap, 0) && stk_grow(r, i))
+		return -1;
 	*st = &r->stk[i];
 	*idx = i;
 	return 0;
@@ -151,7 +157,7 @@ static int stack_free(struct rpt *r, const struct kmt_event *ev, const struct ob
  * The stack of a selected allocation: tallied, and kept with its object
  * (at *o's slot) for its free and the end. 0, or -1 (memory).
  */
-static int stack_alloc(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
+static inline int stack_alloc(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
 {
 	uint32_t i = KMT_STACK_NONE;
 	struct rpt_stack *st;
@@ -348,8 +354,8 @@ static int free_unknown(struct rpt *r, const struct kmt_event *ev, const struct 
 	return stack_free(r, ev, NULL);
 }
 
-/* The rarer parts of a tracked free, out of the common path. */
-static int free_extra(struct rpt *r, const struct kmt_event *ev, const struct obj *o)
+/* The rarer parts of a tracked free, out of the common path; odd: see slab_free(). */
+static int free_extra(struct rpt *r, const struct kmt_event *ev, const struct obj *o, bool odd)
 {
 	if (r->flags & RPT_PTR_VIEW) {
 		struct rpt_ptr *p = rpt_ptr_get(r, ev->ptr);
@@ -360,7 +366,8 @@ static int free_extra(struct rpt *r, const struct kmt_event *ev, const struct ob
 		if (o->cpu != ev->cpu)
 			p->cross_cpu_frees++;
 	}
-	return rpt_free_errors(r, ev, o);
+	/* Of a kind and cache that match, a free is no error. */
+	return odd ? rpt_free_errors(r, ev, o) : 0;
 }
 
 static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
@@ -408,7 +415,7 @@ static inline __attribute__((always_inline)) int slab_free(struct rpt *r,
 		c->bytes_freed += o->bytes;
 		odd |= (ev->type == KMT_REC_CACHE_FREE) & (c->id != ev->cache_id);
 	}
-	if (__builtin_expect(odd || (r->flags & RPT_PTR_VIEW), 0) && free_extra(r, ev, o))
+	if (__builtin_expect(odd || (r->flags & RPT_PTR_VIEW), 0) && free_extra(r, ev, o, odd))
 		return -1;
 	o->state = OBJ_FREED;
 	o->ts = ++r->objs.frees;
@@ -743,7 +750,8 @@ static inline void prefetch_far(const struct rpt *r, const union kmt_rec *rec, b
 		__builtin_prefetch(&r->ptr_map.e[hash64(rec->ev.ptr, r->ptr_map.bits)]);
 }
 
-static void prefetch_near(const struct rpt *r, const union kmt_rec *rec)
+static inline __attribute__((always_inline)) void prefetch_near(const struct rpt *r,
+								 const union kmt_rec *rec)
 {
 	unsigned int type = rec->c.type;
 	uint64_t ptr = rec->ev.ptr;

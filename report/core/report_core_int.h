@@ -382,8 +382,18 @@ struct rpt_cache *rpt_cache_get(struct rpt *r, uint64_t id);
 /* The kmalloc-N pseudo-cache of kmalloc()s that reserved bytes, the first time. */
 struct rpt_cache *rpt_kmalloc_cache_new(struct rpt *r, uint32_t bytes);
 int rpt_cache_desc(struct rpt *r, const struct kmt_cache_desc *d);
-/* The per-address tally of ptr (RPT_PTR_VIEW), new the first time; NULL: memory. */
-struct rpt_ptr *rpt_ptr_get(struct rpt *r, uint64_t ptr);
+/* A new address's tallies (RPT_PTR_VIEW) (rpt_sites.c). NULL when out of memory. */
+struct rpt_ptr *rpt_ptr_new(struct rpt *r, uint64_t ptr);
+
+/* The tallies of ptr (--alloc), made when it is new. NULL when out of memory. */
+static inline struct rpt_ptr *rpt_ptr_get(struct rpt *r, uint64_t ptr)
+{
+	uint32_t i;
+
+	if (map_get(&r->ptr_map, ptr, &i))
+		return &r->ptrs[i];
+	return rpt_ptr_new(r, ptr);
+}
 
 /* ---- errors (rpt_errors.c) ----------------------------------------------------- */
 

@@ -85,7 +85,8 @@ struct rpt_lp {
 	size_t bytes;			/* held by the pointees */
 };
 
-static void *parr_get(struct rpt_lp *lp, struct parr *a, size_t i, size_t size)
+static __attribute__((noinline)) void *parr_make(struct rpt_lp *lp, struct parr *a, size_t i,
+						   size_t size)
 {
 	if (i >= a->n) {
 		size_t n = a->n ? a->n : 64;
@@ -107,6 +108,14 @@ static void *parr_get(struct rpt_lp *lp, struct parr *a, size_t i, size_t size)
 		lp->bytes += size;
 	}
 	return a->p[i];
+}
+
+/* Element i, made (zeroed) when it is not yet: once per site, cache or timeline. */
+static inline void *parr_get(struct rpt_lp *lp, struct parr *a, size_t i, size_t size)
+{
+	if (__builtin_expect(i < a->n && a->p[i], 1))
+		return a->p[i];
+	return parr_make(lp, a, i, size);
 }
 
 static void parr_free(struct parr *a)

@@ -126,12 +126,10 @@ fill:
 	return 0;
 }
 
-struct rpt_ptr *rpt_ptr_get(struct rpt *r, uint64_t ptr)
+struct rpt_ptr *rpt_ptr_new(struct rpt *r, uint64_t ptr)
 {
 	uint32_t i;
 
-	if (map_get(&r->ptr_map, ptr, &i))
-		return &r->ptrs[i];
 	if (r->nptrs >= UINT32_MAX - 1 ||
 	    rpt_grow((void **)&r->ptrs, &r->ptrs_cap, r->nptrs, sizeof(*r->ptrs)))
 		return NULL;

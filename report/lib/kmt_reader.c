@@ -617,9 +617,11 @@ enum rec_fault { FAULT_NONE, FAULT_CPU, FAULT_TS, FAULT_SEQ, FAULT_ADDR, FAULT_N
 
 /*
  * The first of the checks every known record passes that r fails (a cache
- * description or a LOST marker has its own checks too, in check_rare()).
+ * description or a LOST marker has its own checks too, in check_rare()),
+ * in a file of word_bits (t->word_bits, or the same as a constant).
  */
-static inline enum rec_fault rec_fault(const struct kmt_track *t, const union kmt_rec *r)
+static inline enum rec_fault rec_fault_bits(const struct kmt_track *t, const union kmt_rec *r,
+					    unsigned int word_bits)
 {
 	unsigned int type = r->c.type;
 
@@ -630,13 +632,18 @@ static inline enum rec_fault rec_fault(const struct kmt_track *t, const union km
 	/* A LOST marker carries the next seq, not its own: check_rare() checks it. */
 	if (type != KMT_REC_LOST && (uint32_t)(r->c.seq - t->expected) > t->unknown_since)
 		return FAULT_SEQ;
-	if (type <= KMT_REC_PAGE_FREE && t->word_bits == 32 &&
+	if (type <= KMT_REC_PAGE_FREE && word_bits == 32 &&
 	    ((r->ev.call_site | r->ev.ptr | r->ev.cache_id) >> 32))
 		return FAULT_ADDR;
 	/* Marked as having no stack, an event names none. */
 	if (type <= KMT_REC_PAGE_FREE && (r->ev.flags & KMT_F_NO_STACK) && r->ev.stack_id)
 		return FAULT_NO_STACK;
 	return FAULT_NONE;
+}
+
+static inline enum rec_fault rec_fault(const struct kmt_track *t, const union kmt_rec *r)
+{
+	return rec_fault_bits(t, r, t->word_bits);
 }
 
 /*
@@ -900,30 +907,43 @@ static int examine_slow(struct kmt_file *f, int may_fill)
  * examine_slow() takes when the merge or kmt_file_next() gets there. Only
  * a file read in host order whose first known record is known goes here.
  */
+static inline __attribute__((always_inline)) const union kmt_rec *
+vet_run(struct kmt_track *tr, uint64_t *by_type, const union kmt_rec *r,
+	const union kmt_rec *stop, const unsigned int word_bits)
+{
+	struct kmt_track t = *tr;
+
+	for (; r < stop; r++) {
+		__builtin_prefetch(r + VET_PREFETCH);
+		if (r->c.type - 1u >= KMT_REC_PAGE_FREE ||
+		    rec_fault_bits(&t, r, word_bits) != FAULT_NONE)
+			break;
+		rec_accept(&t, by_type, r);
+	}
+	*tr = t;
+	return r;
+}
+
 static void vet_events(struct kmt_file *f, size_t ahead)
 {
+	const union kmt_rec *r, *stop;
 	size_t end;
 
+	/* Inside a stack every record is checked for cutting it short. */
+	if (!f->have_first || f->swap || f->failed || f->tr.stk_next || f->tr.stk_orphans_ok ||
+	    f->ckpt || f->prev_path)
+		return;
 	if (f->mapped && ahead > KMT_READ_BUF)
 		ahead = KMT_READ_BUF;
 	end = f->len - f->pos < ahead ? f->len : f->pos + ahead;
 	/* Aligned as in examine_slow(): vet is a slot boundary. */
-	const union kmt_rec *r = (const union kmt_rec *)(const void *)(f->buf + f->vet);
-	const union kmt_rec *stop = r + (end > f->vet ? (end - f->vet) / KMT_RECORD_SIZE : 0);
-	struct kmt_track t = f->tr;
-	uint64_t *by_type = f->st.by_type;
-
-	/* Inside a stack every record is checked for cutting it short. */
-	if (!f->have_first || f->swap || f->failed || t.stk_next || t.stk_orphans_ok ||
-	    f->ckpt || f->prev_path)
-		return;
-	for (; r < stop; r++) {
-		__builtin_prefetch(r + VET_PREFETCH);
-		if (r->c.type - 1u >= KMT_REC_PAGE_FREE || rec_fault(&t, r) != FAULT_NONE)
-			break;
-		rec_accept(&t, by_type, r);
-	}
-	f->tr = t;
+	r = (const union kmt_rec *)(const void *)(f->buf + f->vet);
+	stop = r + (end > f->vet ? (end - f->vet) / KMT_RECORD_SIZE : 0);
+	/* A loop for each word size: the 32-bit check is asked of none in a 64-bit trace. */
+	if (f->tr.word_bits == 32)
+		r = vet_run(&f->tr, f->st.by_type, r, stop, 32);
+	else
+		r = vet_run(&f->tr, f->st.by_type, r, stop, 64);
 	f->vet = (size_t)((const uint8_t *)r - f->buf);
 }
 
