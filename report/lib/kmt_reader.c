@@ -44,7 +44,10 @@ _Static_assert(KMT_READ_BUF % KMT_RECORD_SIZE == 0 && KMT_READ_BUF >= KMT_RECORD
  * L2 cache when the merge takes them. Checking them is then what waits
  * for memory, so the loop asks for the slot VET_PREFETCH slots (8 KiB)
  * ahead: with it, 20 M events took 10-15% less time than read(2)'s copy,
- * without it as long (4 KiB ahead: 5% more than 8; 16 KiB: no better). A unit test makes the window small.
+ * without it as long (4 KiB ahead: 5% more than 8; 16 KiB: no better).
+ * A file in the other byte order is read, not mapped: swapped in place,
+ * its mapped pages would each become a private copy. A unit test makes
+ * the window small.
  */
 #ifndef KMT_MAP_WINDOW
 /* A 32-bit host's address space holds a few dozen CPUs' windows of 16 MiB. */
@@ -128,10 +131,33 @@ const char *kmt_rec_type_name(unsigned int type)
 }
 
 /*
+ * f is read with read(2) from its next slot on, no longer mapped: 0, or
+ * -1 when it cannot seek there. What a mapped window held past that slot
+ * (a partial slot) is read again.
+ */
+static int map_stop(struct kmt_file *f)
+{
+	uint64_t at = f->buf_off + f->pos;
+
+	f->flags &= ~KMT_OPEN_MAP;
+	if (!f->mapped)
+		return 0;
+	kmt_map_release(f->buf, f->map_len);
+	f->mapped = 0;
+	f->buf = f->rbuf;
+	f->buf_off = at;
+	f->vet -= f->pos;
+	f->pos = f->len = 0;
+	f->at_eof = 0;
+	return lseek(f->fd, (off_t)at, SEEK_SET) < 0 ? -1 : 0;
+}
+
+/*
  * Maps the window of the file that holds the next slot (f->buf_off +
  * f->pos), up to the file's end, in place of the one before: 0. When the
  * file cannot be mapped (not a regular file, no address space), it is
- * read with read(2) from that slot on: 1, or -1 when it cannot seek there.
+ * read with read(2) from that slot on (map_stop()): 1, or -1 when it
+ * cannot seek there.
  */
 static int map_fill(struct kmt_file *f)
 {
@@ -163,22 +189,7 @@ static int map_fill(struct kmt_file *f)
 	return 0;
 
 unmapped:
-	/* At most a partial slot is left: it moves to the read buffer. */
-	memmove(f->rbuf, f->buf + f->pos, rest);
-	f->flags &= ~KMT_OPEN_MAP;
-	f->buf_off = at;
-	f->vet -= f->pos;
-	f->pos = 0;
-	f->len = rest;
-	if (!f->mapped) {
-		f->buf = f->rbuf;
-		return 1;
-	}
-	kmt_map_release(f->buf, f->map_len);
-	f->mapped = 0;
-	f->buf = f->rbuf;
-	/* A mapped file was not read: read(2) starts after what was mapped. */
-	return lseek(f->fd, (off_t)(at + rest), SEEK_SET) < 0 ? -1 : 1;
+	return map_stop(f) < 0 ? -1 : 1;
 }
 
 /*
@@ -422,6 +433,11 @@ struct kmt_file *kmt_file_open(const char *path, unsigned int flags, struct kmt_
 	f->tr.word_bits = f->hdr.word_bits;
 	f->pos = KMT_RECORD_SIZE;
 	f->vet = f->pos;
+	if (f->swap && map_stop(f) < 0) {
+		kmt_err_set(err, KMT_ERR_IO, path, KMT_RECORD_SIZE, "seek error: %s",
+			    strerror(errno));
+		goto err_free;
+	}
 	f->tr.unknown_since = UINT32_MAX;
 	f->tr.stk_orphans_ok = 1;
 	f->st.files = 1;
