@@ -84,8 +84,7 @@ static int alloc_extra(struct rpt *r, const struct kmt_event *ev)
 	return 0;
 }
 
-/* Room in r->stk for the tallies of stack index i. 0, or -1 (memory). */
-static __attribute__((noinline)) int stk_grow(struct rpt *r, uint32_t i)
+__attribute__((noinline)) int rpt_stk_grow(struct rpt *r, size_t i)
 {
 	size_t ncap = r->stk_cap ? r->stk_cap : 64;
 	struct rpt_stack *p;
@@ -122,7 +121,7 @@ static inline int stk_of(struct rpt *r, const struct kmt_event *ev, uint64_t *no
 		(*unknown)++;
 		return 0;
 	}
-	if (__builtin_expect(i >= r->stk_cap, 0) && stk_grow(r, i))
+	if (__builtin_expect(i >= r->stk_cap, 0) && rpt_stk_grow(r, i))
 		return -1;
 	*st = &r->stk[i];
 	*idx = i;
@@ -603,13 +602,16 @@ static inline unsigned int shard_of(uint64_t ptr, unsigned int n)
 	return (unsigned int)(((h & 0xffffffffu) * n) >> 32);
 }
 
-/*
- * Whether an event at ts is in the time window (--from, --to): outside
- * it, as if not traced; in it, the trace's last time so far.
- */
+/* Whether a record at ts is outside the time window (--from, --to): as if not traced. */
+static inline bool outside_window(const struct rpt *r, uint64_t ts)
+{
+	return r->f.has_time && (ts < r->abs_start || ts > r->abs_end);
+}
+
+/* Whether an event at ts is in the time window; in it, the trace's last time so far. */
 static inline bool in_window(struct rpt *r, uint64_t ts)
 {
-	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
+	if (outside_window(r, ts))
 		return false;
 	if (ts > r->t.last_ts)
 		r->t.last_ts = ts;
@@ -637,13 +639,11 @@ static __attribute__((noinline)) int feed_rare(struct rpt *r, const union kmt_re
 		r->t.stack_slots++;
 		return kmt_stacks_feed(r->stacks, &rec->stack);
 	}
-	if (r->f.has_time && (ts < r->abs_start || ts > r->abs_end))
-		return 0;
 	/* A sum's time (the cut) is no event's: it is not where the trace ends. */
 	if (type == KMT_REC_SUM)
-		return k == 0 ? sum_feed(r, &rec->sum) : 0;
-	if (ts > r->t.last_ts)
-		r->t.last_ts = ts;
+		return k == 0 && !outside_window(r, ts) ? sum_feed(r, &rec->sum) : 0;
+	if (!in_window(r, ts))
+		return 0;
 	if (k != 0) {
 		/* A page allocation is the CPU's next allocation too. */
 		if (type == KMT_REC_PAGE_ALLOC && __builtin_expect(r->npend != 0, 0))
@@ -746,8 +746,8 @@ int rpt_feed(struct rpt *r, const union kmt_rec *rec)
 static inline void prefetch_far(const struct rpt *r, const union kmt_rec *rec, bool near)
 {
 	__builtin_prefetch(&r->objs.e[hash_shift(rec->ev.ptr, r->objs.shift)]);
-	if (near && (r->flags & RPT_PTR_VIEW) && r->ptr_map.bits)
-		__builtin_prefetch(&r->ptr_map.e[hash64(rec->ev.ptr, r->ptr_map.bits)]);
+	if (near && (r->flags & RPT_PTR_VIEW) && r->ptr_map.shift)
+		__builtin_prefetch(&r->ptr_map.e[hash_shift(rec->ev.ptr, r->ptr_map.shift)]);
 }
 
 static inline __attribute__((always_inline)) void prefetch_near(const struct rpt *r,
@@ -758,14 +758,14 @@ static inline __attribute__((always_inline)) void prefetch_near(const struct rpt
 
 	if (type - KMT_REC_KMALLOC > (unsigned int)(KMT_REC_CACHE_FREE - KMT_REC_KMALLOC) || !ptr)
 		return;
-	if ((r->flags & RPT_PTR_VIEW) && r->ptr_map.bits) {
-		const struct u64slot *m = &r->ptr_map.e[hash64(ptr, r->ptr_map.bits)];
+	if ((r->flags & RPT_PTR_VIEW) && r->ptr_map.shift) {
+		const struct u64slot *m = &r->ptr_map.e[hash_shift(ptr, r->ptr_map.shift)];
 
 		if (m->key == ptr && m->val < r->nptrs)
 			__builtin_prefetch(&r->ptrs[m->val]);
 	}
 	if ((r->flags & RPT_LIFETIMES) && r->lp && type >= KMT_REC_KFREE) {
-		const struct obj *o = &r->objs.e[hash64(ptr, r->objs.bits)];
+		const struct obj *o = &r->objs.e[hash_shift(ptr, r->objs.shift)];
 
 		if (o->ptr == ptr && o->state == OBJ_LIVE_SEL && rec->ev.timestamp > o->ts)
 			lp_freed_prefetch(r->lp, o->site, rec->ev.timestamp - o->ts);
@@ -859,7 +859,7 @@ int rpt_feed_shard(struct rpt *r, const union kmt_rec *const *recs, size_t n, un
 			uint64_t ptr = recs[i + PREFETCH_FAR]->ev.ptr;
 			size_t own = -(size_t)(shard_of(ptr, nshards) == k);
 
-			__builtin_prefetch(&r->objs.e[hash64(ptr, r->objs.bits) & own]);
+			__builtin_prefetch(&r->objs.e[hash_shift(ptr, r->objs.shift) & own]);
 		}
 		r->pos = base + i;
 		if (feed_rec(r, recs[i], k, nshards))

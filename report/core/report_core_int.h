@@ -382,6 +382,9 @@ struct rpt_cache *rpt_cache_get(struct rpt *r, uint64_t id);
 /* The kmalloc-N pseudo-cache of kmalloc()s that reserved bytes, the first time. */
 struct rpt_cache *rpt_kmalloc_cache_new(struct rpt *r, uint32_t bytes);
 int rpt_cache_desc(struct rpt *r, const struct kmt_cache_desc *d);
+/* Room in r->stk, zeroed, for the tallies of stack index i (report_core.c). 0, or -1. */
+int rpt_stk_grow(struct rpt *r, size_t i);
+
 /* A new address's tallies (RPT_PTR_VIEW) (rpt_sites.c). NULL when out of memory. */
 struct rpt_ptr *rpt_ptr_new(struct rpt *r, uint64_t ptr);
 

@@ -42,6 +42,14 @@ static void tab_free(void *p, size_t bytes)
 		munmap(p, bytes);
 }
 
+/* A table of 1 << bits slots: its size and what the lookups derive from it. */
+static void obj_set_bits(struct objtab *t, unsigned int bits)
+{
+	t->bits = bits;
+	t->shift = 64 - bits;
+	t->mask = ((size_t)1 << bits) - 1;
+}
+
 int rpt_obj_rebuild(struct objtab *t)
 {
 	size_t oldcap = (size_t)1 << t->bits, keep = 0, cap, mask, i, j;
@@ -80,9 +88,7 @@ int rpt_obj_rebuild(struct objtab *t)
 	t->stk = nstk;
 	tab_free(t->e, oldcap * sizeof(*t->e));
 	t->e = ne;
-	t->bits = nb;
-	t->shift = 64 - nb;
-	t->mask = mask;
+	obj_set_bits(t, nb);
 	t->used = keep;
 	t->full = cap * 7 / 10;
 	return 0;
@@ -91,9 +97,7 @@ int rpt_obj_rebuild(struct objtab *t)
 int rpt_obj_init(struct objtab *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->bits = OBJ_MIN_BITS;
-	t->shift = 64 - OBJ_MIN_BITS;
-	t->mask = ((size_t)1 << OBJ_MIN_BITS) - 1;
+	obj_set_bits(t, OBJ_MIN_BITS);
 	t->full = ((size_t)1 << t->bits) * 7 / 10;
 	t->e = tab_alloc(((size_t)1 << t->bits) * sizeof(*t->e));
 	return t->e ? 0 : -1;

@@ -475,15 +475,8 @@ static int merge_stacks(struct rpt **sh, unsigned int n)
 	for (k = 1; k < n; k++)
 		if (sh[k]->stk_cap > cap)
 			cap = sh[k]->stk_cap;
-	if (cap > r->stk_cap) {
-		struct rpt_stack *p = realloc(r->stk, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		memset(p + r->stk_cap, 0, (cap - r->stk_cap) * sizeof(*p));
-		r->stk = p;
-		r->stk_cap = cap;
-	}
+	if (cap > r->stk_cap && rpt_stk_grow(r, cap - 1))
+		return -1;
 	for (k = 1; k < n; k++)
 		for (i = 0; i < sh[k]->stk_cap; i++) {
 			struct rpt_stack *d = &r->stk[i];
