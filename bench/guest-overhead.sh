@@ -52,13 +52,14 @@
 #               perf-g: perf record -a -g of the same four kmem events (callchains)
 #               (default: all of them)
 # Writes $KMT_OUT/overhead.tsv, one line per run:
-#   round method workload ns events recorded lost bytes status
+#   round method workload ns events recorded lost bytes status ctxt
 # ns: CPU time the workload took, summed over CPUs (each CPU's loop times itself);
 # events: slab events the workload itself caused (module workloads: 2 * PAIRS * CPUs; user and
 # messaging: what kmemtrace recorded in its run of the same round, filled in on the host); recorded/lost:
 # what the tracer kept and dropped or overwrote; bytes: the tracer's output size; status: the
 # exit status of kmemtraced or perf record (0 for the other methods; 99 when a bulk
-# allocation of the workload failed). Also writes $KMT_OUT/kernel.txt (uname -r),
+# allocation of the workload failed); ctxt: the guest's context switches during the messaging
+# workload ("-" for the others, whose loops do not block). Also writes $KMT_OUT/kernel.txt (uname -r),
 # $KMT_OUT/coverage.txt (kmemtrace's coverage file: which paths its probes hook),
 # $KMT_OUT/batch.txt (B) and, for
 # perf, the first round's perf.data and its messages.
@@ -143,10 +144,19 @@ wl_user() {
 	cat "$work"/u*.out | awk '$1 == "ns" { s += $2; n++ } END { if (n) print s }' >"$work/ns"
 }
 
-# Its loops: as many messages as kmt-alloc-load's iterations make slab events, about.
+# The guest's context switches so far (/proc/stat).
+ctxt_now() {
+	awk '$1 == "ctxt" { print $2 }' /proc/stat
+}
+
+# Its loops: as many messages as kmt-alloc-load's iterations make slab events, about. Its
+# time follows its count of context switches (about 10,000 instructions each, whatever the
+# method; Documentation/architecture.md), which a tracer shifts: written to $work/ctxt.
 wl_messaging() {
+	c0=$(ctxt_now)
 	kmt-alloc-load --run perf bench sched messaging -g 1 -l "$((iters / 10 + 1))" \
 		>"$work/msg.out" 2>&1 || { say "messaging: $(tail -n 2 "$work/msg.out")"; return 1; }
+	echo "$(($(ctxt_now) - c0))" >"$work/ctxt"
 	awk '$1 == "ns" { print $2 }' "$work/msg.out" >"$work/ns"
 }
 
@@ -200,12 +210,19 @@ ftrace_set() {
 	done
 }
 
+# Every load of either module (ours, the base's) has sub-buffers that hold a whole run of the
+# probes-only methods: the messaging workload's 130,000 events a CPU are 8 MiB, where the
+# default 16 sub-buffers of 256 KiB hold 4 MiB, and once they are full every event takes the
+# drop path (relay's sub-buffer switch, refused), about 95 instructions more, which is not the
+# probes' cost. 64 of them take 16 MiB a CPU, within mem_share of the guest's memory.
+bench_subbufs=subbufs=64
+
 # kmt_reload_from FILE PARAMS: kmemtrace.ko replaced by FILE (a build of it) with PARAMS,
 # tracing off until kmemtraced starts it.
 kmt_reload_from() {
 	f=$1
 	shift
-	if ! rmmod kmemtrace || ! insmod "$f" start_disabled=1 "$@"; then
+	if ! rmmod kmemtrace || ! insmod "$f" start_disabled=1 "$bench_subbufs" "$@"; then
 		say "reloading kmemtrace.ko from $f ($*) failed"
 		return 1
 	fi
@@ -234,11 +251,14 @@ kmt_traced() {
 	[ "$2" = 1 ] && cp -r "$work/kt" "$out/$3-$1"
 }
 
+# kmemtrace-vm loaded it with the defaults.
+kmt_reload || exit 3
+
 # run_method METHOD WORKLOAD ROUND: one timed run; appends its line to the TSV.
 run_method() {
 	m=$1 w=$2 r=$3
 	rec=0 lost=0 bytes=0 st=0
-	rm -f "$work/ns" "$work/failed"
+	rm -f "$work/ns" "$work/failed" "$work/ctxt"
 	case $m in
 	none)
 		"wl_$w"
@@ -335,8 +355,9 @@ run_method() {
 		st=99
 	fi
 	case $w in user | messaging) ev=0 ;; *) ev=$((2 * pairs * ncpus)) ;; esac
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$m" "$w" "$ns" "$ev" "${rec:-0}" \
-		"${lost:-0}" "${bytes:-0}" "$st" >>"$tsv"
+	ctxt=$(cat "$work/ctxt" 2>/dev/null)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$m" "$w" "$ns" "$ev" "${rec:-0}" \
+		"${lost:-0}" "${bytes:-0}" "$st" "${ctxt:--}" >>"$tsv"
 	say "round $r $m $w: ns $ns recorded ${rec:-0} lost ${lost:-0} bytes ${bytes:-0} status $st"
 }
 

@@ -332,6 +332,24 @@ like "$sec1" "| kmemtrace at the previous commit (89abcde) ÷ ftrace | $b_r |" \
 like "$sum" "6.1 ${x_r}x / ${x_r}x; target at most 0.4x on every kernel: **missed** on 6.1 (module), 6.1 (user); at the previous commit (89abcde) in the same guests: 6.1 ${b_r}x / ${b_r}x." \
 	"the summary line has the previous commit's ratios beside this one's"
 
+# Context switches where the guest counted them (the tenth column; "-" where not): a column of
+# their medians in that workload's table only.
+R4=$T/res4
+cp -r "$R3" "$R4"
+awk -F '\t' -v OFS='\t' '{
+	base = $2 == "none" ? 2000 : $2 == "ftrace" ? 800 : 3000 + length($2)
+	print $0, $3 == "user" ? base + 10 * $1 : "-"
+}' "$R3/overhead/$K/overhead.tsv" >"$R4/overhead/$K/overhead.tsv"
+render_part1 "bench-render -n, overhead with context switches counted: exit 0" -n "$R4"
+# The per-kernel table's rows: untraced, ftrace's, each with the median last.
+row_of() { printf '%s\n' "$sec1" | grep -F "| $1 | " | grep -F "ms |" | grep -F " | $2 |"; }
+is "$(printf '%s\n' "$sec1" | grep -cF '| events kept | context switches (median) |')" 1 \
+	"a column of them in the user workload's table only, not the module workload's"
+like "$(row_of untraced 2,020)" "| untraced |" "... the median of the untraced runs' counts"
+like "$(row_of 'ftrace: kmem events into the ring buffer (no reader)' 820)" "| ftrace" \
+	"... and of ftrace's"
+like "$sec1" "Its time follows its count of context switches" "... and a line says what they mean"
+
 # --update: the new part's summary lines stand where those they replace stood.
 render "bench-render --update -n, overhead: exit 0" --update -n "$R2"
 sum=$(part "$out" '^## Summary' '^## 1\.')
