@@ -8,7 +8,9 @@
 # word, and adds the new ones in their place; malformed results end in an error naming the
 # file. Part 1 with an arm64 kernel beside an amd64 one: its own column, "not measured" for
 # perf when its guest has none and perf's figures when it has its own, its own summary line,
-# and the plot's data amd64's only. No guest: a quick test of the script.
+# and the plot's data amd64's only. Context switches counted in a guest: their medians and each
+# method's added cost at equal switches, fitted from the test's own runs. No guest: a quick test
+# of the script.
 set -u
 
 # shellcheck source=tests/host/lib.sh
@@ -333,12 +335,16 @@ like "$sum" "6.1 ${x_r}x / ${x_r}x; target at most 0.4x on every kernel: **misse
 	"the summary line has the previous commit's ratios beside this one's"
 
 # Context switches where the guest counted them (the tenth column; "-" where not): a column of
-# their medians in that workload's table only.
+# their medians in that workload's table only, and each method's added cost at equal switches.
+# Each of the user workload's runs takes 1,000 ns more a switch, its method's count different
+# from the untraced runs': less that, each method's added cost is its own again.
 R4=$T/res4
 cp -r "$R3" "$R4"
 awk -F '\t' -v OFS='\t' '{
 	base = $2 == "none" ? 2000 : $2 == "ftrace" ? 800 : 3000 + length($2)
-	print $0, $3 == "user" ? base + 10 * $1 : "-"
+	c = base + 10 * $1
+	if ($3 == "user") $4 += 1000 * c
+	print $0, $3 == "user" ? c : "-"
 }' "$R3/overhead/$K/overhead.tsv" >"$R4/overhead/$K/overhead.tsv"
 render_part1 "bench-render -n, overhead with context switches counted: exit 0" -n "$R4"
 # The per-kernel table's rows: untraced, ftrace's, each with the median last.
@@ -349,6 +355,10 @@ like "$(row_of untraced 2,020)" "| untraced |" "... the median of the untraced r
 like "$(row_of 'ftrace: kmem events into the ring buffer (no reader)' 820)" "| ftrace" \
 	"... and of ftrace's"
 like "$sec1" "Its time follows its count of context switches" "... and a line says what they mean"
+like "$(row_of 'kmemtrace (module + kmemtraced draining to a file)' 3,029)" \
+	" | 3,029 | ${x86b[kmemtrace]} |" "kmemtrace's added cost at equal switches: its own again"
+like "$(row_of 'ftrace: kmem events into the ring buffer (no reader)' 820)" \
+	" | 820 | ${x86b[ftrace]} |" "... and ftrace's, whose runs switched less than the untraced"
 
 # --update: the new part's summary lines stand where those they replace stood.
 render "bench-render --update -n, overhead: exit 0" --update -n "$R2"
