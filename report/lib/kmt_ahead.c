@@ -17,10 +17,11 @@
  * often finds the ring empty for a few microseconds. Put to sleep then, it
  * waited for the scheduler (in a virtual machine, for the host's) far
  * longer than the batch took: so it spins a while first, AHEAD_SPIN_NS,
- * the time the thread takes for two or three batches. The thread, whose
- * waits have the ring's other batches to cover them, sleeps at once, and
- * until half the ring is free, so that the caller wakes it once a few
- * batches rather than once each.
+ * the time the thread takes for two or three batches. The thread, when the
+ * ring is full, spins as long for a slot before it sleeps until half the
+ * ring is free: sleeping at once, it had the caller wake it every four
+ * batches, a system call and an interprocessor interrupt that were 5% of
+ * the caller's time (-j 2 on 100 M events: 2.29 s, 1.96 s spinning).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -110,6 +111,51 @@ static void wake_all(struct kmt_ahead *a)
 	pthread_mutex_unlock(&a->lock);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A spinning core's hint to its sibling threads and to the hypervisor. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/*
+ * Spins until ready(a, rd), AHEAD_SPIN_NS at most: whether it became so.
+ * A side the other has to wake costs that side a system call (and in a
+ * virtual machine an interprocessor interrupt) and itself the scheduler's
+ * delay, where the other often has what it waits for within microseconds.
+ */
+static bool spin_until(struct kmt_ahead *a, bool (*ready)(struct kmt_ahead *, struct ahead_reader *),
+		       struct ahead_reader *rd)
+{
+	uint64_t until = 0;
+	unsigned int i;
+
+	for (i = 0; !ready(a, rd); i++) {
+		cpu_relax();
+		/* The clock is asked once each 64 questions. */
+		if (i % 64 == 0) {
+			uint64_t t = now_ns();
+
+			if (!until)
+				until = t + AHEAD_SPIN_NS;
+			else if (t >= until)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* How many published slots the reader furthest behind has not given back. */
 static unsigned int behind(struct kmt_ahead *a, unsigned int published)
 {
@@ -130,6 +176,13 @@ static bool thread_ready(struct kmt_ahead *a, struct ahead_reader *rd)
 	(void)rd;
 	return atomic_load(&a->stop) ||
 	       behind(a, atomic_load(&a->published)) <= AHEAD_SLOTS / 2;
+}
+
+/* The thread may fill a slot: told to stop, or one is free. */
+static bool thread_may_fill(struct kmt_ahead *a, struct ahead_reader *rd)
+{
+	(void)rd;
+	return atomic_load(&a->stop) || behind(a, atomic_load(&a->published)) < AHEAD_SLOTS;
 }
 
 /* The reader may take a slot. */
@@ -165,7 +218,7 @@ static void *ahead_thread(void *arg)
 	while (more) {
 		unsigned int p = atomic_load(&a->published);
 
-		if (behind(a, p) == AHEAD_SLOTS)
+		if (behind(a, p) == AHEAD_SLOTS && !spin_until(a, thread_may_fill, NULL))
 			sleep_until(a, thread_ready, NULL, &a->thread_asleep);
 		if (atomic_load(&a->stop))
 			break;
@@ -231,46 +284,6 @@ static void give_back(struct kmt_ahead *a, struct ahead_reader *rd)
 		wake_all(a);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* A spinning core's hint to its sibling threads and to the hypervisor. */
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
-/* Until the thread published a slot rd did not take: spinning a while, then asleep. */
-static void await_slot(struct kmt_ahead *a, struct ahead_reader *rd)
-{
-	uint64_t until = 0;
-	unsigned int i;
-
-	for (i = 0; !reader_ready(a, rd); i++) {
-		cpu_relax();
-		/* The clock is asked once each 64 questions. */
-		if (i % 64 == 0) {
-			uint64_t t = now_ns();
-
-			if (!until) {
-				until = t + AHEAD_SPIN_NS;
-			} else if (t >= until) {
-				sleep_until(a, reader_ready, rd, &a->readers_asleep);
-				return;
-			}
-		}
-	}
-}
-
 int kmt_ahead_next_of(struct kmt_ahead *a, unsigned int reader, const union kmt_rec *const **recs)
 {
 	struct ahead_reader *rd = &a->rd[reader];
@@ -278,7 +291,8 @@ int kmt_ahead_next_of(struct kmt_ahead *a, unsigned int reader, const union kmt_
 
 	give_back(a, rd);
 	while (!rd->ended) {
-		await_slot(a, rd);
+		if (!spin_until(a, reader_ready, rd))
+			sleep_until(a, reader_ready, rd, &a->readers_asleep);
 		s = &a->slot[rd->taken % AHEAD_SLOTS];
 		rd->taken++;
 		rd->held = true;
