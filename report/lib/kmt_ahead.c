@@ -22,9 +22,11 @@
  * ring is free: sleeping at once, it had the caller wake it every four
  * batches, a system call and an interprocessor interrupt that were 5% of
  * the caller's time (-j 2 on 100 M events: 2.29 s, 1.96 s spinning).
+ * Neither side spins when the threads outnumber the CPUs (a->spin).
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -82,6 +84,7 @@ struct kmt_ahead {
 	pthread_mutex_t lock;	/* only to sleep and to wake */
 	pthread_cond_t wake;
 	unsigned int nreaders;
+	bool spin;		/* every side has a CPU of its own: waits spin first */
 	struct ahead_slot slot[AHEAD_SLOTS];
 	struct ahead_reader rd[];
 };
@@ -141,6 +144,8 @@ static bool spin_until(struct kmt_ahead *a, bool (*ready)(struct kmt_ahead *, st
 	uint64_t until = 0;
 	unsigned int i;
 
+	if (!a->spin)
+		return ready(a, rd);
 	for (i = 0; !ready(a, rd); i++) {
 		cpu_relax();
 		/* The clock is asked once each 64 questions. */
@@ -232,6 +237,21 @@ static void *ahead_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * The CPUs this process may run on. A side that spins while more threads
+ * than CPUs share them takes the CPU from the side it waits for: -j 3 on
+ * two CPUs took 1.40 s instead of 1.15 s on 20 M events with the reading
+ * thread spinning.
+ */
+static unsigned int cpus_available(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return (unsigned int)CPU_COUNT(&set);
+}
+
 struct kmt_ahead *kmt_ahead_start_readers(struct kmt_merge *m, unsigned int nreaders)
 {
 	struct kmt_ahead *a;
@@ -247,6 +267,7 @@ struct kmt_ahead *kmt_ahead_start_readers(struct kmt_merge *m, unsigned int nrea
 	memset(a, 0, sizeof(*a) + nreaders * sizeof(a->rd[0]));
 	a->m = m;
 	a->nreaders = nreaders;
+	a->spin = nreaders + 1 <= cpus_available();
 	err = pthread_mutex_init(&a->lock, NULL);
 	if (err)
 		goto err_free;

@@ -124,6 +124,18 @@ same "broken: --raw" --raw broken
 like "$(cat "$T/got.1")" "broken/cpu2.out: offset" "broken: the error names the file and offset"
 like "$(cat "$T/got.1")" "--- exit 2" "broken: bad trace data, exit status 2"
 
+# On one CPU neither side of the read-ahead spins (kmt_ahead.c: with fewer CPUs than threads a
+# spinning side takes the CPU from the one it waits for); the same answer, by the sleeping path.
+if command -v taskset >/dev/null 2>&1; then
+	for f in "" --json; do
+		"$REPORT" --no-progress -j 1 ${f:+"$f"} "$T/work/order" >"$T/one.1" 2>&1
+		taskset -c 0 "$REPORT" --no-progress -j 2 ${f:+"$f"} "$T/work/order" >"$T/one.2" 2>&1
+		ok_cmd "order: -j 2 on one CPU${f:+ $f} as -j 1" cmp -s "$T/one.1" "$T/one.2"
+	done
+else
+	skip "no taskset"; skip "no taskset"
+fi
+
 # Threads the report starts: -j 2 the reading one; -j 3 and 4 it and one shard of the analysis
 # fewer than -j (the caller's thread is shard 0); --pprof keeps one analysis (-j 2's way).
 # Counted against -j 1's: a sanitizer's runtime may start threads of its own.
