@@ -7,12 +7,12 @@
  */
 #include <argp.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmt_ahead.h"
 #include "kmt_exit.h"
 #include "report_run.h"
 #include "sym/sym_srcline.h"
@@ -619,16 +619,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *st)
 
 static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
 
-/* The CPUs this process may run on (its affinity mask), 1 if it cannot tell. */
-static unsigned int cpus_available(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	return CPU_COUNT(&set) > 0 ? (unsigned int)CPU_COUNT(&set) : 1;
-}
-
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
@@ -657,7 +647,7 @@ int main(int argc, char **argv)
 	}
 	a.job.out.filters = a.filters[0] ? a.filters : NULL;
 	if (!a.job.jobs)
-		a.job.jobs = cpus_available();
+		a.job.jobs = kmt_cpus_available();
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
 	ret = report_run(&a.job);

@@ -41,6 +41,12 @@ int kmt_ahead_next(struct kmt_ahead *a, const union kmt_rec *const **recs);
 /* The same for one of kmt_ahead_start_readers()' readers, each on one thread. */
 int kmt_ahead_next_of(struct kmt_ahead *a, unsigned int reader, const union kmt_rec *const **recs);
 
+/*
+ * The CPUs this process may run on (its affinity mask), 1 if it cannot
+ * tell: kmemtrace-report's default -j, and whether the ring's sides spin.
+ */
+unsigned int kmt_cpus_available(void);
+
 /* Stops the thread (at once, if the end was not reached) and frees a; NULL is ignored. */
 void kmt_ahead_stop(struct kmt_ahead *a);
 
