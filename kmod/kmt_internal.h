@@ -80,10 +80,16 @@ extern unsigned int kmt_track_slots;
 struct kmt_desc_slot {
 	const struct kmem_cache *cache;
 	const char *name;
-	u32 object_size;
-	u32 size;
+	u64 sizes;		/* kmt_desc_sizes() of what was described */
 	u32 gen;		/* kmt_desc_gen when it was described */
 };
+
+/* Both sizes a description records, as one word for one compare. */
+static inline u64 kmt_desc_sizes(size_t object_size, size_t size)
+{
+	return (u64)min_t(size_t, size, U32_MAX) << 32 |
+	       min_t(size_t, object_size, U32_MAX);
+}
 
 /*
  * Starts at 1 so that an emptied slot belongs to no generation. Bumped

@@ -72,6 +72,89 @@ bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
 }
 
 /*
+ * Looks @s up in this CPU's set, from its home slot on. Returns true if
+ * already described as it is now (@name, @sizes, @gen); otherwise
+ * *claim is the slot to remember it in once its description is
+ * written: its own, another cache's found where it was, or the first
+ * free one; NULL when the probe window is full (then the cache is
+ * described every time).
+ */
+static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
+			   const char *name, u64 sizes, u32 gen,
+			   struct kmt_desc_slot **claim)
+{
+	u32 h = hash_ptr(s, KMT_DESC_BITS);
+	unsigned int i;
+
+	*claim = NULL;
+	for (i = 0; i < KMT_DESC_PROBES; i++) {
+		struct kmt_desc_slot *d = &c->desc[(h + i) % KMT_DESC_SLOTS];
+
+		if (d->cache == s) {
+			if (d->gen == gen && d->name == name &&
+			    d->sizes == sizes)
+				return true;
+			*claim = d;
+			return false;
+		}
+		if (!d->cache) {
+			*claim = d;
+			return false;
+		}
+	}
+	return false;
+}
+
+/*
+ * kmt_describe()'s rest, when @s was not found described in its home
+ * slot: the whole lookup, and the CACHE_DESC record if the stream needs
+ * one. Returns room, as kmt_describe() does.
+ */
+noinline notrace bool kmt_describe_new(struct kmt_cpu *c, struct rchan_buf *buf,
+			      unsigned int cpu, const struct kmem_cache *s,
+			      bool room, u64 now)
+{
+	struct kmt_cache_desc *rec;
+	struct kmt_desc_slot *claim;
+	size_t object_size, size;
+	const char *name;
+	u8 flags = 0;
+	u64 sizes;
+	u32 gen;
+	u32 seq;
+
+	kmt_cache_info(s, &name, &object_size, &size);
+	sizes = kmt_desc_sizes(object_size, size);
+	gen = atomic_read(&kmt_desc_gen);
+	if (kmt_desc_known(c, s, name, sizes, gen, &claim))
+		return room;
+
+	rec = kmt_data_slot(c, buf, room, now, &seq);
+	if (!rec)
+		return false;
+	*rec = (struct kmt_cache_desc) {
+		.type = KMT_REC_CACHE_DESC,
+		.cpu = cpu,
+		.seq = seq,
+		.timestamp = now,
+		.cache_id = (unsigned long)s,
+		.object_size = kmt_u32(object_size, &flags),
+		.size = kmt_u32(size, &flags),
+	};
+	if (name && strscpy(rec->name, name, sizeof(rec->name)) < 0)
+		flags |= KMT_F_NAME_TRUNC;
+	rec->flags = flags;
+	kmt_commit(buf);
+	if (claim) {
+		claim->cache = s;
+		claim->name = name;
+		claim->sizes = sizes;
+		claim->gen = gen;
+	}
+	return true;
+}
+
+/*
  * Keeps the walk @t just took (c->scratch and where its frames were
  * read) under its key, its stack having got @id, if it can be checked
  * again. The walk cache's (kmt_stacks.c looks walks up), but here, per
