@@ -147,9 +147,9 @@ static __always_inline void *kmt_data_slot(struct kmt_cpu *c,
  * finds it there. The rest (a cache met for the first time, or again
  * after a new reader, one that collided, or a description to write) is
  * kmt_describe_new()'s, out of line: inline, its record and its probe
- * loop cost every cache event registers spilled to the stack, about 40
- * instructions where this takes about 20 (Documentation/
- * architecture.md, "What an event costs").
+ * loop made the probes keep more on the stack: each cache event cost
+ * about 15 instructions more (Documentation/architecture.md, "What an
+ * event costs").
  */
 static __always_inline bool kmt_describe(struct kmt_cpu *c,
 					 struct rchan_buf *buf,
