@@ -110,9 +110,10 @@ static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
  * slot: the whole lookup, and the CACHE_DESC record if the stream needs
  * one. Returns room, as kmt_describe() does.
  */
-noinline notrace bool kmt_describe_new(struct kmt_cpu *c, struct rchan_buf *buf,
-			      unsigned int cpu, const struct kmem_cache *s,
-			      bool room, u64 now)
+noinline notrace bool kmt_describe_new(struct kmt_cpu *c,
+				       struct rchan_buf *buf, unsigned int cpu,
+				       const struct kmem_cache *s, bool room,
+				       u64 now)
 {
 	struct kmt_cache_desc *rec;
 	struct kmt_desc_slot *claim;

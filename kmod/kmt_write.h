@@ -162,6 +162,11 @@ static __always_inline bool kmt_describe(struct kmt_cpu *c,
 	const char *name;
 
 	kmt_cache_info(s, &name, &object_size, &size);
+	/*
+	 * kmt_desc_known()'s question for its home slot, written out: the
+	 * same compares through a shared inline helper made gcc keep one
+	 * more value on the stack here.
+	 */
 	if (likely(d->cache == s && d->gen == atomic_read(&kmt_desc_gen) &&
 		   d->name == name &&
 		   d->sizes == kmt_desc_sizes(object_size, size)))
