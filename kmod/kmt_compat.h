@@ -223,12 +223,6 @@ static inline int kmt_check_cache_layout(void)
 }
 #endif
 
-#if KMT_KERNEL_AT_LEAST(5, 11)
-#define kmt_in_hardirq()	in_hardirq()
-#else
-#define kmt_in_hardirq()	in_irq()
-#endif
-
 /*
  * Name and sizes of a cache. Returns false when the layout of struct
  * kmem_cache is unknown (SLOB; a 6.8+ kernel built without BTF, or whose

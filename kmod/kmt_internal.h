@@ -214,6 +214,15 @@ struct kmt_cpu {
 	u64 pending_lost;	/* dropped since the last record written */
 	u64 first_lost_ns;	/* timestamp of the first of those */
 	bool busy;		/* a record is being written on this CPU */
+	/*
+	 * Which CPU this is, and its relay buffer (taken by the first
+	 * event: relay sets it once and clears it only in relay_close()).
+	 * In the line the write path reads anyway, so that an event does
+	 * not also read the CPU number and kmt_chan's per-CPU pointer: on
+	 * arm64 each is an address to build and the CPU's offset to read.
+	 */
+	u32 cpu;
+	struct rchan_buf *buf;
 	local_t nested;		/* events that arrived while busy (NMI) */
 	/* Written events that had a stack asked for, by outcome. */
 	u64 with_stack;

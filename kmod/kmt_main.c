@@ -237,6 +237,7 @@ static int kmt_size_buffers(void)
 
 static int __init kmt_init(void)
 {
+	unsigned int cpu;
 	int ret;
 
 	ret = kmt_size_buffers();
@@ -256,6 +257,8 @@ static int __init kmt_init(void)
 	kmt_cpus = alloc_percpu(struct kmt_cpu);
 	if (!kmt_cpus)
 		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(kmt_cpus, cpu)->cpu = cpu;
 	ret = kmt_alloc_stacks();
 	if (ret)
 		goto free_stacks;

@@ -50,8 +50,7 @@ atomic_t kmt_desc_gen = ATOMIC_INIT(1);
 DEFINE_STATIC_KEY_FALSE(kmt_stacks_on);
 
 /* Emits the pending LOST record; false if there is still no room. */
-bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
-		    u64 now)
+bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, u64 now)
 {
 	struct kmt_lost *rec = kmt_slot(buf);
 
@@ -59,7 +58,7 @@ bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
 		return false;
 	*rec = (struct kmt_lost) {
 		.type = KMT_REC_LOST,
-		.cpu = cpu,
+		.cpu = c->cpu,
 		.seq = kmt_next_seq(c),
 		.timestamp = now,
 		.count = c->pending_lost,
@@ -111,7 +110,7 @@ static bool kmt_desc_known(struct kmt_cpu *c, const struct kmem_cache *s,
  * one. Returns room, as kmt_describe() does.
  */
 noinline notrace bool kmt_describe_new(struct kmt_cpu *c,
-				       struct rchan_buf *buf, unsigned int cpu,
+				       struct rchan_buf *buf,
 				       const struct kmem_cache *s, bool room,
 				       u64 now)
 {
@@ -135,7 +134,7 @@ noinline notrace bool kmt_describe_new(struct kmt_cpu *c,
 		return false;
 	*rec = (struct kmt_cache_desc) {
 		.type = KMT_REC_CACHE_DESC,
-		.cpu = cpu,
+		.cpu = c->cpu,
 		.seq = seq,
 		.timestamp = now,
 		.cache_id = (unsigned long)s,
@@ -262,8 +261,7 @@ static u16 kmt_stack_id(struct kmt_cpu *c, const unsigned long *frames,
  * seq of its own. Returns room: false if a slot did not fit, in which
  * case the rest of them, and the event, are dropped too.
  */
-static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
-			    unsigned int cpu, u16 id,
+static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf, u16 id,
 			    const unsigned long *frames, unsigned int depth,
 			    bool room, u64 now)
 {
@@ -280,7 +278,7 @@ static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 		}
 		*rec = (struct kmt_stack) {
 			.type = KMT_REC_STACK,
-			.cpu = cpu,
+			.cpu = c->cpu,
 			.seq = seq,
 			.timestamp = now,
 			.stack_id = id,
@@ -305,8 +303,8 @@ static bool kmt_write_stack(struct kmt_cpu *c, struct rchan_buf *buf,
  * its arguments, and room, flags and reason in memory.
  */
 __always_inline u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
-			      unsigned int cpu, const struct kmt_taken *t,
-			      bool *room, u64 now, u8 *flags, u64 **reason)
+			      const struct kmt_taken *t, bool *room, u64 now,
+			      u8 *flags, u64 **reason)
 {
 	const unsigned long *frames = t->frames;
 	unsigned int depth = t->depth;
@@ -333,7 +331,7 @@ __always_inline u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 	gen = atomic_read(&kmt_desc_gen);
 	if (e->gen == gen)
 		return id;
-	*room = kmt_write_stack(c, buf, cpu, id, frames, depth, *room, now);
+	*room = kmt_write_stack(c, buf, id, frames, depth, *room, now);
 	if (*room) {
 		e->gen = gen;
 		c->stacks_written++;
@@ -436,7 +434,7 @@ void kmt_finish_buffers(void)
 		now = ktime_get_mono_fast_ns();
 		kmt_fold_nested(c, now);
 		if (c->pending_lost)
-			kmt_write_lost(c, buf, cpu, now);
+			kmt_write_lost(c, buf, now);
 		if (buf->offset && buf->offset <= buf->chan->subbuf_size)
 			relay_switch_subbuf(buf, 0);
 		local_irq_restore(irqflags);

@@ -28,15 +28,13 @@
 #include "kmt_internal.h"
 
 /* kmt_record.c: the rarer records, out of line. */
-bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
-		    u64 now);
-u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf, unsigned int cpu,
+bool kmt_write_lost(struct kmt_cpu *c, struct rchan_buf *buf, u64 now);
+u16 kmt_stack(struct kmt_cpu *c, struct rchan_buf *buf,
 	      const struct kmt_taken *t, bool *room, u64 now, u8 *flags,
 	      u64 **reason);
 void kmt_record_stack(struct kmt_ev ev, unsigned long entry_pc);
 bool kmt_describe_new(struct kmt_cpu *c, struct rchan_buf *buf,
-		      unsigned int cpu, const struct kmem_cache *s, bool room,
-		      u64 now);
+		      const struct kmem_cache *s, bool room, u64 now);
 
 /* The seq of this CPU's next data record (struct kmt_cpu). */
 static inline u32 kmt_next_seq(const struct kmt_cpu *c)
@@ -74,12 +72,11 @@ static inline bool kmt_still_full(const struct rchan_buf *buf)
  * Room for one record in @buf, or NULL when the buffer is full. Unlike
  * relay_reserve(), the offset only moves in kmt_commit(), after the
  * record is complete, so read() of the current sub-buffer by a
- * concurrent reader never returns a half-written record.
+ * concurrent reader never returns a half-written record. @buf is not
+ * NULL: the write path tests it once, when it takes it.
  */
 static inline void *kmt_slot(struct rchan_buf *buf)
 {
-	if (unlikely(!buf))
-		return NULL;
 	if (unlikely(buf->offset + KMT_RECORD_SIZE > buf->chan->subbuf_size) &&
 	    (kmt_still_full(buf) || !relay_switch_subbuf(buf, KMT_RECORD_SIZE)))
 		return NULL;
@@ -153,7 +150,6 @@ static __always_inline void *kmt_data_slot(struct kmt_cpu *c,
  */
 static __always_inline bool kmt_describe(struct kmt_cpu *c,
 					 struct rchan_buf *buf,
-					 unsigned int cpu,
 					 const struct kmem_cache *s,
 					 bool room, u64 now)
 {
@@ -171,7 +167,7 @@ static __always_inline bool kmt_describe(struct kmt_cpu *c,
 		   d->name == name &&
 		   d->sizes == kmt_desc_sizes(object_size, size)))
 		return room;
-	return kmt_describe_new(c, buf, cpu, s, room, now);
+	return kmt_describe_new(c, buf, s, room, now);
 }
 
 static __always_inline bool kmt_wants_stack(u8 type)
@@ -182,13 +178,22 @@ static __always_inline bool kmt_wants_stack(u8 type)
 	       type == KMT_REC_PAGE_ALLOC || kmt_stack_frees;
 }
 
+/*
+ * in_hardirq() and in_serving_softirq(), from one read of the preempt
+ * count: each macro reads it again, and on arm64 (where it is a
+ * READ_ONCE() of the task's) that is one load more per event. On
+ * PREEMPT_RT the softirq count is the task's own, not the preempt
+ * count's, as in_serving_softirq() knows.
+ */
 static inline u8 kmt_context_flags(void)
 {
+	unsigned int pc = preempt_count();
 	u8 flags = 0;
 
-	if (kmt_in_hardirq())
+	if (pc & HARDIRQ_MASK)
 		flags |= KMT_F_HARDIRQ;
-	if (in_serving_softirq())
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) ? in_serving_softirq() :
+	    pc & SOFTIRQ_OFFSET)
 		flags |= KMT_F_SOFTIRQ;
 	return flags;
 }
@@ -213,7 +218,6 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 	struct kmt_event *rec;
 	unsigned long irqflags;
 	struct kmt_cpu *c;
-	unsigned int cpu;
 	bool room = true;
 	u16 stack_id = 0;
 	u8 flags;
@@ -233,25 +237,39 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 		goto out;
 	}
 	c->busy = true;
-	cpu = smp_processor_id();
-	buf = *this_cpu_ptr(kmt_chan->buf);
+	/*
+	 * relay made this CPU's buffer before the CPU came up (or, for a
+	 * CPU that came up while relay_open() ran, never) and it stays
+	 * until relay_close(): the copy in struct kmt_cpu, once taken, is
+	 * the channel's.
+	 */
+	buf = c->buf;
+	if (unlikely(!buf)) {
+		buf = *this_cpu_ptr(kmt_chan->buf);
+		c->buf = buf;
+		if (!buf) {
+			/* As at a full buffer: its seq taken, dropped. */
+			kmt_data_slot(c, buf, false, now, &seq);
+			goto done;
+		}
+	}
 	flags = kmt_context_flags() | ev->flags;
 	if (taken)
 		kmt_take_stack(c, ev, taken);
 
 	kmt_fold_nested(c, now);
 	if (c->pending_lost)
-		room = kmt_write_lost(c, buf, cpu, now);
+		room = kmt_write_lost(c, buf, now);
 	if (ev->cache)
-		room = kmt_describe(c, buf, cpu, ev->cache, room, now);
+		room = kmt_describe(c, buf, ev->cache, room, now);
 	if (taken)
-		stack_id = kmt_stack(c, buf, cpu, taken, &room, now, &flags,
+		stack_id = kmt_stack(c, buf, taken, &room, now, &flags,
 				     &stack_outcome);
 	rec = kmt_data_slot(c, buf, room, now, &seq);
 	if (rec) {
 		*rec = (struct kmt_event) {
 			.type = ev->type,
-			.cpu = cpu,
+			.cpu = c->cpu,
 			.seq = seq,
 			.timestamp = now,
 			.call_site = ev->call_site,
@@ -271,6 +289,7 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 		if (stack_outcome)
 			(*stack_outcome)++;
 	}
+done:
 	c->busy = false;
 out:
 	local_irq_restore(irqflags);
