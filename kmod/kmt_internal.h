@@ -212,7 +212,12 @@ struct kmt_cpu {
 	u64 emitted;
 	u64 dropped;
 	u64 pending_lost;	/* dropped since the last record written */
-	u64 first_lost_ns;	/* timestamp of the first of those */
+	/*
+	 * Events that arrived while busy (NMI). Beside pending_lost: the
+	 * fast path asks of both at once (kmt_record_fast()).
+	 */
+	local_t nested;
+	u64 first_lost_ns;	/* timestamp of the first of those dropped */
 	bool busy;		/* a record is being written on this CPU */
 	/*
 	 * Which CPU this is, and its relay buffer (taken by the first
@@ -223,7 +228,6 @@ struct kmt_cpu {
 	 */
 	u32 cpu;
 	struct rchan_buf *buf;
-	local_t nested;		/* events that arrived while busy (NMI) */
 	/* Written events that had a stack asked for, by outcome. */
 	u64 with_stack;
 	u64 no_stack_full;	/* the table was full */

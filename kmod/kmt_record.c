@@ -356,6 +356,17 @@ noinline void kmt_record_stack(struct kmt_ev ev, unsigned long entry_pc)
 }
 
 /*
+ * What kmt_record_fast() leaves to the whole write path: a CPU's first
+ * event (its buffer not yet taken), a cache to describe (first met, or
+ * again for a new reader), a LOST record to write, nested events to
+ * fold, a sub-buffer to switch, a full buffer, an NMI.
+ */
+noinline notrace void kmt_record_full(struct kmt_ev ev)
+{
+	__kmt_record(&ev, NULL);
+}
+
+/*
  * The same for kmt_record() and kmt_record_entry(), with the event by
  * reference: they reach it by a tail call, as a probe reaches
  * kmt_record_stack(), so a kprobed path's stack has no more of the

@@ -83,11 +83,17 @@ static inline void *kmt_slot(struct rchan_buf *buf)
 	return buf->data + buf->offset;
 }
 
-static inline void kmt_commit(struct rchan_buf *buf)
+/* Publishes the record at @off, which the writer read from buf->offset. */
+static inline void kmt_commit_at(struct rchan_buf *buf, size_t off)
 {
 	/* Pairs with the reader's view of buf->offset: record, then offset. */
 	smp_wmb();
-	buf->offset += KMT_RECORD_SIZE;
+	buf->offset = off + KMT_RECORD_SIZE;
+}
+
+static inline void kmt_commit(struct rchan_buf *buf)
+{
+	kmt_commit_at(buf, buf->offset);
 }
 
 static inline void kmt_note_dropped(struct kmt_cpu *c, u64 n, u64 now)
@@ -138,34 +144,45 @@ static __always_inline void *kmt_data_slot(struct kmt_cpu *c,
 }
 
 /*
+ * Whether @s sits in its home slot of this CPU's set, or the one after
+ * it, as it was described: the question nearly every cache event ends
+ * with (one hash, four compares). Two slots, not one: a cache whose
+ * home another took (a few in a hundred) would otherwise leave the fast
+ * path at each of its events. kmt_desc_known() asks the rest.
+ */
+static __always_inline bool kmt_desc_near_home(const struct kmt_cpu *c,
+					       const struct kmem_cache *s)
+{
+	u32 h = hash_ptr(s, KMT_DESC_BITS);
+	const struct kmt_desc_slot *d = &c->desc[h];
+	size_t object_size, size;
+	const char *name;
+
+	if (unlikely(d->cache != s)) {
+		d = &c->desc[(h + 1) % KMT_DESC_SLOTS];
+		if (d->cache != s)
+			return false;
+	}
+	kmt_cache_info(s, &name, &object_size, &size);
+	return d->gen == atomic_read(&kmt_desc_gen) && d->name == name &&
+	       d->sizes == kmt_desc_sizes(object_size, size);
+}
+
+/*
  * Describes @s unless this CPU's stream already did; returns room.
- * Inline, per cache event, is only the question whether @s is in its
- * home slot of this CPU's set as it was described: nearly every event
- * finds it there. The rest (a cache met for the first time, or again
- * after a new reader, one that collided, or a description to write) is
- * kmt_describe_new()'s, out of line: inline, its record and its probe
- * loop made the probes keep more on the stack: each cache event cost
- * about 15 instructions more (Documentation/architecture.md, "What an
- * event costs").
+ * Inline is only kmt_desc_near_home(). The rest (a cache met for the
+ * first time, or again after a new reader, one that collided, or a
+ * description to write) is kmt_describe_new()'s, out of line: inline,
+ * its record and its probe loop made the probes keep more on the stack:
+ * each cache event cost about 15 instructions more
+ * (Documentation/architecture.md, "What an event costs").
  */
 static __always_inline bool kmt_describe(struct kmt_cpu *c,
 					 struct rchan_buf *buf,
 					 const struct kmem_cache *s,
 					 bool room, u64 now)
 {
-	const struct kmt_desc_slot *d = &c->desc[hash_ptr(s, KMT_DESC_BITS)];
-	size_t object_size, size;
-	const char *name;
-
-	kmt_cache_info(s, &name, &object_size, &size);
-	/*
-	 * kmt_desc_known()'s question for its home slot, written out: the
-	 * same compares through a shared inline helper made gcc keep one
-	 * more value on the stack here.
-	 */
-	if (likely(d->cache == s && d->gen == atomic_read(&kmt_desc_gen) &&
-		   d->name == name &&
-		   d->sizes == kmt_desc_sizes(object_size, size)))
+	if (likely(kmt_desc_near_home(c, s)))
 		return room;
 	return kmt_describe_new(c, buf, s, room, now);
 }
@@ -196,6 +213,33 @@ static inline u8 kmt_context_flags(void)
 	    pc & SOFTIRQ_OFFSET)
 		flags |= KMT_F_SOFTIRQ;
 	return flags;
+}
+
+/*
+ * Every field of the event's record but its timestamp, which the two
+ * writers take at different points (__kmt_record() first of all,
+ * kmt_record_fast() last). The record has no padding: every byte is
+ * written.
+ */
+static __always_inline void kmt_fill_event(struct kmt_event *rec,
+					   const struct kmt_ev *ev,
+					   const struct kmt_cpu *c, u32 seq,
+					   u8 flags, u16 stack_id)
+{
+	rec->type = ev->type;
+	rec->cpu = c->cpu;
+	rec->seq = seq;
+	rec->call_site = ev->call_site;
+	rec->ptr = ev->ptr;
+	rec->cache_id = ev->cache ? (unsigned long)ev->cache : ev->page_mt;
+	rec->bytes_req = kmt_u32(ev->bytes_req, &flags);
+	rec->bytes_alloc = kmt_u32(ev->bytes_alloc, &flags);
+	rec->gfp_flags = (__force u32)ev->gfp;
+	rec->node = ev->node;
+	rec->pid = current->pid;
+	rec->cpu_node = numa_node_id();
+	rec->stack_id = stack_id;
+	rec->flags = flags;
 }
 
 /*
@@ -267,24 +311,8 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 				     &stack_outcome);
 	rec = kmt_data_slot(c, buf, room, now, &seq);
 	if (rec) {
-		*rec = (struct kmt_event) {
-			.type = ev->type,
-			.cpu = c->cpu,
-			.seq = seq,
-			.timestamp = now,
-			.call_site = ev->call_site,
-			.ptr = ev->ptr,
-			.cache_id = ev->cache ? (unsigned long)ev->cache :
-				    ev->page_mt,
-			.bytes_req = kmt_u32(ev->bytes_req, &flags),
-			.bytes_alloc = kmt_u32(ev->bytes_alloc, &flags),
-			.gfp_flags = (__force u32)ev->gfp,
-			.node = ev->node,
-			.pid = current->pid,
-			.cpu_node = numa_node_id(),
-			.stack_id = stack_id,
-		};
-		rec->flags = flags;
+		kmt_fill_event(rec, ev, c, seq, flags, stack_id);
+		rec->timestamp = now;
 		kmt_commit(buf);
 		if (stack_outcome)
 			(*stack_outcome)++;
@@ -296,18 +324,79 @@ out:
 }
 
 /*
+ * The event alone, when nothing else must be written or counted before
+ * it: this CPU is not already writing (an NMI), has its buffer, has no
+ * nested events to fold and no LOST record waiting, has described the
+ * event's cache, and has room in the current sub-buffer. Then the
+ * record is what __kmt_record() writes, but for the moment of its
+ * timestamp. Returns false, having written nothing, for everything
+ * else: __kmt_record() then does it all.
+ *
+ * The record is filled before the clock is read, so that the clock's
+ * call, the one call of this path, has only the CPU's state, the
+ * record's place and the interrupt flags to keep across it, not the
+ * event: the probe then saves and restores fewer registers and moves
+ * none of its arguments (Documentation/architecture.md, "What an event
+ * costs"). Seq, timestamp and position are still all taken with
+ * interrupts off, so they keep one order in the CPU's stream.
+ */
+static __always_inline bool kmt_record_fast(const struct kmt_ev *ev)
+{
+	struct rchan_buf *buf;
+	struct kmt_event *rec;
+	unsigned long irqflags;
+	struct kmt_cpu *c;
+	u64 emitted;
+	size_t off;
+
+	local_irq_save(irqflags);
+	c = this_cpu_ptr(kmt_cpus);
+	if (unlikely(c->busy))
+		goto full;
+	buf = c->buf;
+	if (unlikely(!buf))
+		goto full;
+	/* One test of two words, both nearly always 0. */
+	if (unlikely(c->pending_lost | local_read(&c->nested)))
+		goto full;
+	if (ev->cache && unlikely(!kmt_desc_near_home(c, ev->cache)))
+		goto full;
+	off = buf->offset;
+	if (unlikely(off + KMT_RECORD_SIZE > buf->chan->subbuf_size))
+		goto full;
+	c->busy = true;
+	/* Read once: the record's stores might otherwise alias it. */
+	emitted = c->emitted;
+	c->emitted = emitted + 1;
+	rec = buf->data + off;
+	kmt_fill_event(rec, ev, c, (u32)emitted,
+		       kmt_context_flags() | ev->flags, 0);
+	rec->timestamp = ktime_get_mono_fast_ns();
+	kmt_commit_at(buf, off);
+	c->busy = false;
+	local_irq_restore(irqflags);
+	return true;
+full:
+	local_irq_restore(irqflags);
+	return false;
+}
+
+/* kmt_record.c: __kmt_record() for what kmt_record_fast() leaves. */
+void kmt_record_full(struct kmt_ev ev);
+
+/*
  * kmt_record(), inlined and after the filter: for the tracepoint
- * probes. The event goes to kmt_record_stack() by value, so that its
- * address never escapes: the probe's struct kmt_ev then lives in
- * registers, as the fields it was filled from, and the probe needs no
- * stack protector canary.
+ * probes. The event goes to kmt_record_stack() or kmt_record_full() by
+ * value, so that its address never escapes: the probe's struct kmt_ev
+ * then lives in registers, as the fields it was filled from, and the
+ * probe needs no stack protector canary.
  */
 static __always_inline void kmt_record_inline(const struct kmt_ev *ev)
 {
 	if (unlikely(kmt_wants_stack(ev->type)))
 		kmt_record_stack(*ev, 0);
-	else
-		__kmt_record(ev, NULL);
+	else if (unlikely(!kmt_record_fast(ev)))
+		kmt_record_full(*ev);
 }
 
 #endif /* KMT_WRITE_H */
