@@ -42,6 +42,12 @@
 #                 filter leaves out costs (an allocation's check, a free's table lookup)
 #               kmemtrace-filter-in: the same with a filter every event matches (size=0-):
 #                 recorded, plus the tracking table's insert and remove
+#               write-floor: no tracing: write(2) of as many bytes as the kmemtrace method's
+#                 run of this round and workload wrote (it must come before), to a file in
+#                 the same tmpfs, in sub-buffer-sized calls, once that run's trace is
+#                 removed (as kmemtrace's run found the one before it removed): what the
+#                 kernel takes for the writes of that drain alone (kmt-alloc-load --write),
+#                 timed by itself
 #               ftrace: the kernel's kmem events into the ftrace ring buffer, no reader
 #               perf: perf record -a of the same four kmem events
 #               perf-all: perf record -a -e 'kmem:*' (page events and more)
@@ -82,7 +88,7 @@ pairs=$1
 iters=$2
 rounds=${3:-1}
 [ "$#" -ge 3 ] && shift 3
-methods=${*:-none kmemtrace kmemtrace-probe ftrace perf perf-all}
+methods=${*:-none kmemtrace kmemtrace-probe write-floor ftrace perf perf-all}
 KO=${KMT_MODDIR:-/lib/modules}/kmemtrace.ko
 
 B=/sys/kernel/debug/kmemtrace_bench
@@ -249,6 +255,14 @@ kmt_traced() {
 	echo "$1 $(($(cat "$work"/kt/* | wc -c) - bytes))" >>"$out/kmt-meta.txt"
 	# The first round's trace goes home, to be checked and counted there.
 	[ "$2" = 1 ] && cp -r "$work/kt" "$out/$3-$1"
+	# What the write-floor method writes after this run.
+	[ "$3" = kmt ] && echo "$bytes" >"$work/kmt-bytes"
+	return 0
+}
+
+# The sub-buffer size of kmemtrace.ko's buffers, kmemtraced's usual write (stats' first line).
+subbuf_size() {
+	awk '$1 == "#" && $2 == "buffers" { for (i = 3; i < NF; i++) if ($i == "subbuf_size") print $(i + 1); exit }' "$K/stats"
 }
 
 # kmemtrace-vm loaded it with the defaults.
@@ -310,6 +324,20 @@ run_method() {
 		kmemtrace-probe-base) [ "$st" = 3 ] || kmt_reload || st=3 ;;
 		kmemtrace-filter-*) echo none >"$K/filter" ;;
 		esac
+		;;
+	write-floor)
+		b=$(cat "$work/kmt-bytes" 2>/dev/null)
+		rm -f "$work/kmt-bytes"
+		if [ -z "$b" ] || [ "$b" = 0 ]; then
+			say "write-floor $w: no kmemtrace run before it in this round"
+			st=3
+		elif rm -rf "$work/kt" &&
+			kmt-alloc-load --write "$b" "$(subbuf_size)" "$work/floor" >"$work/floor.out"; then
+			awk '$1 == "ns" { print $2 }' "$work/floor.out" >"$work/ns"
+			bytes=$b
+		else
+			st=3
+		fi
 		;;
 	ftrace)
 		echo 0 >"$T/tracing_on"

@@ -275,6 +275,36 @@ is "$(head -n 1 "$R2/plot/overhead-module.dat")" "method 6.1" "the plot's data: 
 is "$(cut -d' ' -f1 "$R2/plot/overhead-module.dat" | sed 1d | tr '\n' ' ')" \
 	'"kmemtrace" "kmemtrace-probe" "ftrace" "perf" ' "... and the methods the part ran only"
 
+# The write-floor method (the kernel's writes of kmemtraced's bytes alone): its whole time an
+# event, not less the untraced time; the drain (kmemtrace less its probes) over it, in the
+# table and the summary; not a line of the plot.
+R2f=$T/res2f
+mkdir -p "$R2f/overhead/$K"
+sed '/^cross_/d' "$R2/run.txt" >"$R2f/run.txt"
+floor=64
+oh_lines "$R2f/overhead/$K" x86
+for r in 1 2 3; do
+	for w in module user; do
+		printf '%s	write-floor	%s	%s	%s	0	0	%s	0
+' "$r" "$w" \
+			$((floor * ev + (r - 2) * 100)) "$ev" $((64 * ev))
+	done
+done >>"$R2f/overhead/$K/overhead.tsv"
+perf_stats "$R2f/overhead/$K"
+render_part1 "bench-render -n, overhead with write-floor: exit 0" -n "$R2f"
+like "$sec1" "| no tracing: write(2) of the bytes kmemtraced wrote, to tmpfs alone (its whole time, not added: the drain's floor) | $floor |" \
+	"write-floor's row: its whole time an event"
+f_r=$(ratio $((x86[kmemtrace] - x86[kmemtrace-probe])) "$floor")
+like "$sec1" "| kmemtraced's drain ÷ the same bytes' write(2) alone (write-floor) | $f_r |" \
+	"the drain over the floor"
+like "$sum" "kmemtraced's drain against the kernel's write(2) of the same bytes to tmpfs alone, the floor of a drain through the page cache (module / user workload): 6.1 ${f_r}x / ${f_r}x." \
+	"... and in the summary"
+commas() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
+like "$(part "$out" "^#### $K" '^## ')" "$(commas $((64 * ev))) bytes written" \
+	"its kept column: the bytes it wrote"
+[[ $(cut -d' ' -f1 "$R2f/plot/overhead-module.dat") != *write-floor* ]]
+ok $? "write-floor is no line of the plot"
+
 # The same with arm64's own perf in its guest (bench-guest's perf.txt: install-cross --perf):
 # its perf cells and ratio measured, the perf summary line has both, no "not measured".
 R2p=$T/res2p
