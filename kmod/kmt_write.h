@@ -352,7 +352,12 @@ static __always_inline bool kmt_record_fast(const struct kmt_ev *ev)
 	local_irq_save(irqflags);
 	c = this_cpu_ptr(kmt_cpus);
 	if (unlikely(c->busy))
-		goto full;
+		goto out;
+	/*
+	 * Busy before anything of the CPU's is read: an NMI from here on
+	 * drops its event, rather than write where this one will.
+	 */
+	c->busy = true;
 	buf = c->buf;
 	if (unlikely(!buf))
 		goto full;
@@ -364,7 +369,6 @@ static __always_inline bool kmt_record_fast(const struct kmt_ev *ev)
 	off = buf->offset;
 	if (unlikely(off + KMT_RECORD_SIZE > buf->chan->subbuf_size))
 		goto full;
-	c->busy = true;
 	/* Read once: the record's stores might otherwise alias it. */
 	emitted = c->emitted;
 	c->emitted = emitted + 1;
@@ -377,6 +381,8 @@ static __always_inline bool kmt_record_fast(const struct kmt_ev *ev)
 	local_irq_restore(irqflags);
 	return true;
 full:
+	c->busy = false;
+out:
 	local_irq_restore(irqflags);
 	return false;
 }
