@@ -382,7 +382,8 @@ static noinline void kmt_record_stack_at(const struct kmt_ev *ev,
 }
 
 /*
- * An event the filter let through, or any with no filter: recorded.
+ * An event the filter let through, or any with no filter: recorded,
+ * as the tracepoint probes record theirs (kmt_record_inline()).
  * Reached by a jump from kmt_record(), kmt_record_entry() or
  * kmt_filter.c's kmt_filtered_event().
  */
@@ -391,7 +392,7 @@ notrace void kmt_record_unfiltered(const struct kmt_ev *ev,
 {
 	if (unlikely(kmt_wants_stack(ev->type)))
 		kmt_record_stack_at(ev, entry_pc);
-	else
+	else if (!kmt_record_fast(ev))
 		__kmt_record(ev, NULL);
 }
 
