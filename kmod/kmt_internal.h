@@ -17,9 +17,11 @@
  * write path without a stack, which kmt_record.c and kmt_probes.c inline.
  *
  * Per event, a tracepoint probe writes the event itself
- * (kmt_record_inline()), a kprobed path calls kmt_record(); either calls
- * kmt_record_stack() and from it kmt_take_stack() when a stack is asked
- * for; everything else on that path is inlined into one of them. Helpers
+ * (kmt_record_inline(): kmt_record_fast() when only the event is to be
+ * written, else kmt_record_full()), a kprobed path calls kmt_record();
+ * either calls kmt_record_stack() and from it kmt_take_stack() when a
+ * stack is asked for; everything else on that path is inlined into one
+ * of them. Helpers
  * both kmt_record.c and kmt_stacks.c run per event are static inline
  * here, so that the split costs no call.
  */

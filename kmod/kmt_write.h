@@ -269,11 +269,6 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 	u32 seq;
 
 	local_irq_save(irqflags);
-	/*
-	 * The clock first, the one call of the path: only the event is
-	 * live across it then, not also this CPU's state read before it.
-	 */
-	now = ktime_get_mono_fast_ns();
 	c = this_cpu_ptr(kmt_cpus);
 	if (unlikely(c->busy)) {
 		/* Only an NMI can get here; never recurse into relay. */
@@ -281,6 +276,11 @@ static __always_inline void __kmt_record(const struct kmt_ev *ev,
 		goto out;
 	}
 	c->busy = true;
+	/*
+	 * The clock once busy: an NMI that came between the two would
+	 * write its event, stamped later, before this one.
+	 */
+	now = ktime_get_mono_fast_ns();
 	/*
 	 * relay made this CPU's buffer before the CPU came up (or, for a
 	 * CPU that came up while relay_open() ran, never) and it stays

@@ -205,31 +205,6 @@ is "$(command_status)" 0 "guest script ran to the end"
 is "$(tr -d '\n' <"$R/held" 2>/dev/null)" 11111111 "the slab tracepoints were held on by tracefs probes"
 dmesg_clean "guest dmesg is clean after every scenario"
 
-# exact DIR STATS NAME: each CPU's file against the module's final stats, which count from a
-# fresh load with tracing off until kmemtraced switched it on: the file holds exactly the
-# written records, seq runs from 0 without a gap, and every seq handed out is either in the file
-# or covered by a LOST record (written, or still pending in the module when tracing stopped).
-exact() {
-	local dir=$1 st=$2 name=$3 cpu ndata lsum gaps first endseq e w d out
-	out=$(python3 "$KMT_ACCOUNT" "$dir"/cpu*.out) || out=
-	ok "$name: the record reader read every file" test -n "$out"
-	while read -r cpu ndata lsum _ gaps first endseq; do
-		e=$(stat_of "$st" "$cpu" 2)
-		w=$(stat_of "$st" "$cpu" 3)
-		d=$(stat_of "$st" "$cpu" 4)
-		if ! [[ $e$w$d =~ ^[0-9]+$ && $ndata =~ ^[0-9]+$ ]]; then
-			ok "$name: cpu$cpu: the module's stats list this CPU" false
-			continue
-		fi
-		is "$e" "$((w + d))" "$name: cpu$cpu: emitted == written + dropped"
-		is "$ndata" "$w" "$name: cpu$cpu: data records in cpu$cpu.out == written ($w)"
-		is "$gaps.$first" "0.0" "$name: cpu$cpu: seq runs from 0 without a gap"
-		ok "$name: cpu$cpu: LOST records cover no more than dropped ($lsum <= $d)" \
-			test "$lsum" -le "$d"
-		is "$(((endseq + d - lsum) % 4294967296))" "$((e % 4294967296))" \
-			"$name: cpu$cpu: every seq handed out is in the file or in a LOST count"
-	done <<<"$out"
-}
 cpus_of() {
 	local f
 	for f in "$1"/cpu*.out; do

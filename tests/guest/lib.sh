@@ -45,6 +45,9 @@
 #   all_strict DIR             true when DIR has cpu*.out files and kmemtrace_check --strict
 #                              ($CHECK, default build/kmemtrace_check) passes every one
 #   KMT_ACCOUNT                tests/guest/account.py: per-CPU record accounting of cpuN.out files
+#   exact DIR STATS NAME       tests: each DIR/cpuN.out against STATS (the module's stats since a
+#                              fresh load): exactly the written records, seq from 0 without a
+#                              gap, every seq handed out in the file or in a LOST count
 #   tap_checks CMD...          run a checker (CMD); each "CHECK<tab>DESC<tab>GOT<tab>WANT" line it
 #                              prints becomes `is GOT WANT DESC`, any other line a diag; CMD
 #                              failing is one more failed test
@@ -324,6 +327,31 @@ all_strict() {
 	[ "$bad" = 0 ] && [ "$n" -gt 0 ]
 }
 
+# exact DIR STATS NAME: each CPU's file against the module's final stats, which count from a
+# fresh load with tracing off until kmemtraced switched it on: the file holds exactly the
+# written records, seq runs from 0 without a gap, and every seq handed out is either in the file
+# or covered by a LOST record (written, or still pending in the module when tracing stopped).
+exact() {
+	local dir=$1 st=$2 name=$3 cpu ndata lsum gaps first endseq e w d out
+	out=$(python3 "$KMT_ACCOUNT" "$dir"/cpu*.out) || out=
+	ok "$name: the record reader read every file" test -n "$out"
+	while read -r cpu ndata lsum _ gaps first endseq; do
+		e=$(stat_of "$st" "$cpu" 2)
+		w=$(stat_of "$st" "$cpu" 3)
+		d=$(stat_of "$st" "$cpu" 4)
+		if ! [[ $e$w$d =~ ^[0-9]+$ && $ndata =~ ^[0-9]+$ ]]; then
+			ok "$name: cpu$cpu: the module's stats list this CPU" false
+			continue
+		fi
+		is "$e" "$((w + d))" "$name: cpu$cpu: emitted == written + dropped"
+		is "$ndata" "$w" "$name: cpu$cpu: data records in cpu$cpu.out == written ($w)"
+		is "$gaps.$first" "0.0" "$name: cpu$cpu: seq runs from 0 without a gap"
+		ok "$name: cpu$cpu: LOST records cover no more than dropped ($lsum <= $d)" \
+			test "$lsum" -le "$d"
+		is "$(((endseq + d - lsum) % 4294967296))" "$((e % 4294967296))" \
+			"$name: cpu$cpu: every seq handed out is in the file or in a LOST count"
+	done <<<"$out"
+}
 tap_checks() {
 	local tag name got want
 	while IFS=$'\t' read -r tag name got want; do

@@ -123,6 +123,7 @@
 #include <linux/fs.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/kstrtox.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -139,6 +140,7 @@
 #include <linux/topology.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
+#include <trace/events/kmem.h>
 
 #define ORACLE_MAX_N		256
 #define ORACLE_MAX_SIZES	8
@@ -2035,6 +2037,104 @@ static int oracle_check_params(void)
 	return ok ? 0 : -EINVAL;
 }
 
+/* ==== nested: events that arrive while kmemtrace writes one ==== */
+/*
+ *   nested    write N (1..4096): a kprobe on ktime_get_mono_fast_ns(),
+ *             the clock kmemtrace's write path reads while the CPU is
+ *             marked busy writing an event. Its handler runs where kprobe
+ *             handlers run (on x86 an int3, NMI context), as an NMI
+ *             would, in the middle of that write; in the writing task
+ *             only, at most N times, it fires the kfree tracepoint itself
+ *             (trace_kfree(), with nested_token's address: nothing is
+ *             allocated or freed there). kmemtrace must drop and count
+ *             each such event, never write it, nor anything out of order.
+ *             Then N kmalloc(nested_outer_size)/kfree() pairs from
+ *             oracle_nested_outer(), the events being written when the
+ *             handler runs; then the kprobe goes.
+ *             Read: "calls C": the kfree events the handler fired.
+ */
+static unsigned int nested_outer_size = 88;
+module_param(nested_outer_size, uint, 0444);
+MODULE_PARM_DESC(nested_outer_size, "kmalloc size of the nested pattern's own events (default 88)");
+
+static struct task_struct *nested_task;
+static atomic_t nested_budget = ATOMIC_INIT(0);
+static atomic_t nested_calls = ATOMIC_INIT(0);
+static long nested_token;
+
+static noinline __noclone int oracle_nested_handler(struct kprobe *kp,
+						    struct pt_regs *regs)
+{
+	if (READ_ONCE(nested_task) != current ||
+	    !atomic_add_unless(&nested_budget, -1, 0))
+		return 0;
+	atomic_inc(&nested_calls);
+	trace_kfree(_THIS_IP_, &nested_token);
+	return 0;
+}
+
+static noinline __noclone void oracle_nested_outer(unsigned int pairs)
+{
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < pairs; i++) {
+		p = kmalloc(nested_outer_size, GFP_KERNEL);
+		kfree(p);
+	}
+}
+
+static ssize_t oracle_nested_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct kprobe kp = {
+		.symbol_name = "ktime_get_mono_fast_ns",
+		.pre_handler = oracle_nested_handler,
+	};
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 0, &v);
+	if (ret)
+		return ret;
+	if (v < 1 || v > 4096)
+		return -EINVAL;
+	mutex_lock(&oracle_lock);
+	atomic_set(&nested_calls, 0);
+	atomic_set(&nested_budget, v);
+	WRITE_ONCE(nested_task, current);
+	ret = register_kprobe(&kp);
+	if (ret) {
+		pr_err("kmemtrace_oracle: cannot kprobe ktime_get_mono_fast_ns: %d\n", ret);
+	} else {
+		oracle_nested_outer(v);
+		unregister_kprobe(&kp);
+	}
+	WRITE_ONCE(nested_task, NULL);
+	atomic_set(&nested_budget, 0);
+	mutex_unlock(&oracle_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t oracle_nested_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char buf[64];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "calls %d\n", atomic_read(&nested_calls));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations oracle_nested_fops = {
+	.owner = THIS_MODULE,
+	.write = oracle_nested_write,
+	.read = oracle_nested_read,
+	.llseek = default_llseek,
+};
+
+/* ==== end of nested ==== */
+
 static int __init oracle_init(void)
 {
 	int ret;
@@ -2071,6 +2171,7 @@ static int __init oracle_init(void)
 	debugfs_create_file("bulk_expected", 0400, oracle_dir,
 			    &oracle_bulk_expected, &oracle_expected_fops);
 	debugfs_create_file("load", 0600, oracle_dir, NULL, &oracle_load_fops);
+	debugfs_create_file("nested", 0600, oracle_dir, NULL, &oracle_nested_fops);
 	debugfs_create_file("stacks", 0200, oracle_dir, oracle_stacks_run,
 			    &oracle_cmd_fops);
 	debugfs_create_file("stacks_expected", 0400, oracle_dir,
