@@ -68,6 +68,12 @@ static inline bool kmt_still_full(const struct rchan_buf *buf)
 	       chan->n_subbufs;
 }
 
+/* Whether a record at @off still fits in @buf's current sub-buffer. */
+static inline bool kmt_fits(const struct rchan_buf *buf, size_t off)
+{
+	return off + KMT_RECORD_SIZE <= buf->chan->subbuf_size;
+}
+
 /*
  * Room for one record in @buf, or NULL when the buffer is full. Unlike
  * relay_reserve(), the offset only moves in kmt_commit(), after the
@@ -77,7 +83,7 @@ static inline bool kmt_still_full(const struct rchan_buf *buf)
  */
 static inline void *kmt_slot(struct rchan_buf *buf)
 {
-	if (unlikely(buf->offset + KMT_RECORD_SIZE > buf->chan->subbuf_size) &&
+	if (unlikely(!kmt_fits(buf, buf->offset)) &&
 	    (kmt_still_full(buf) || !relay_switch_subbuf(buf, KMT_RECORD_SIZE)))
 		return NULL;
 	return buf->data + buf->offset;
@@ -146,9 +152,10 @@ static __always_inline void *kmt_data_slot(struct kmt_cpu *c,
 /*
  * Whether @s sits in its home slot of this CPU's set, or the one after
  * it, as it was described: the question nearly every cache event ends
- * with (one hash, four compares). Two slots, not one: a cache whose
- * home another took (a few in a hundred) would otherwise leave the fast
- * path at each of its events. kmt_desc_known() asks the rest.
+ * with (one hash, four compares where it is found). Two slots, not one:
+ * a cache whose home another took (a few in a hundred) would otherwise
+ * leave the fast path at each of its events. kmt_desc_known() asks the
+ * rest.
  */
 static __always_inline bool kmt_desc_near_home(const struct kmt_cpu *c,
 					       const struct kmem_cache *s)
@@ -367,7 +374,7 @@ static __always_inline bool kmt_record_fast(const struct kmt_ev *ev)
 	if (ev->cache && unlikely(!kmt_desc_near_home(c, ev->cache)))
 		goto full;
 	off = buf->offset;
-	if (unlikely(off + KMT_RECORD_SIZE > buf->chan->subbuf_size))
+	if (unlikely(!kmt_fits(buf, off)))
 		goto full;
 	/* Read once: the record's stores might otherwise alias it. */
 	emitted = c->emitted;
