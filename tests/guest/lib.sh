@@ -352,6 +352,7 @@ exact() {
 			"$name: cpu$cpu: every seq handed out is in the file or in a LOST count"
 	done <<<"$out"
 }
+
 tap_checks() {
 	local tag name got want
 	while IFS=$'\t' read -r tag name got want; do
